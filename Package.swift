@@ -1,0 +1,33 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "OpenCoreLocation",
+    products: [
+        .library(name: "NMEA", targets: ["NMEA"]),
+        .library(name: "GNSS", targets: ["GNSS"]),
+        .library(name: "GNSSSources", targets: ["GNSSSources"]),
+        .executable(name: "gpsloc", targets: ["gpsloc"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
+    targets: [
+        .target(name: "NMEA"),
+        .target(name: "GNSS", dependencies: ["NMEA"]),
+        .target(name: "GNSSSources", dependencies: ["GNSS"]),
+        .executableTarget(
+            name: "gpsloc",
+            dependencies: [
+                "GNSS", "GNSSSources",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(name: "TestSupport", dependencies: ["NMEA", "GNSS"], path: "Tests/TestSupport"),
+        .testTarget(name: "NMEATests", dependencies: ["NMEA", "TestSupport"]),
+        .testTarget(name: "GNSSTests", dependencies: ["GNSS", "TestSupport"]),
+        .testTarget(name: "GNSSSourcesTests", dependencies: ["GNSSSources", "TestSupport"]),
+        .testTarget(name: "GPSLocTests", dependencies: ["TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

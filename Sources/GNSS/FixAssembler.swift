@@ -1,0 +1,764 @@
+import NMEA
+
+/// Merges the sentences of each receiver epoch into one ``Fix``.
+///
+/// Sentences of one epoch (RMC, GGA, GSA×n, GSV×n, VTG, GST, …) arrive one after another; the
+/// assembler learns from the stream which timed sentence type ends an epoch, as gpsd does, and
+/// hands out the fix as soon as that sentence arrives. A change of the time of day also closes an
+/// epoch, and ``flush(_:)`` closes the last one at the end of input. Time is an input: the
+/// assembler reads no clock.
+///
+/// The per-sentence rules (which sentence may set or keep the fix mode, when a position counts,
+/// how speed and climb are derived when the receiver gives none) follow gpsd, so that fixes agree
+/// with gpsd's reports for the same log.
+public struct FixAssembler: Sendable {
+    /// gpsd's 95% user equivalent range errors, metres (`gpsd_error_model`).
+    public enum UERE {
+        public static let horizontal = 15.0
+        public static let vertical = 23.0
+        public static let position = 19.0
+        public static let horizontalDGPS = 3.75
+        public static let verticalDGPS = 5.75
+        public static let positionDGPS = 4.75
+    }
+
+    /// A date no later than the receiver's true date, used to undo GPS week-number rollovers:
+    /// a date is moved forward by whole 1024-week periods while that brings it closer to this one.
+    public var referenceDate: CivilDate?
+
+    /// How many fixes have been handed out.
+    public private(set) var fixCount = 0
+
+    // The fix being merged (gpsd's gpsdata.fix) and the two earlier states the error model uses.
+    private var current = Fix()
+    private var lastFix = Fix()
+    private var oldFix = Fix()
+    private var dop = DOP()
+
+    // Running date and time of day (gpsd's nmea.date).
+    private var date: CivilDate?
+    private var timeOfDay: NMEATime?
+    private var lastHour = -1
+
+    // Cycle detection.
+    private var thisFracTime: NMEATime?
+    private var lastFracTime: NMEATime?
+    private var lastTag: Tag?
+    private var cycleEnders: Set<Tag> = []
+    private var cycleEndReliable = false
+
+    // gpsd's per-talker bookkeeping.
+    private var lastGGATalker: Talker?
+    private var lastGGATime: NMEATime??
+    private var latchMode = false
+    private var lastGSATalker: Talker?
+    private var seenNonGPSGSA = false
+    private var gsaUsedCount = 0
+
+    // The epoch being built.
+    private var epochHasData = false
+    private var epochHasTime = false
+    private var epochEmitted = false
+    private var epochKinds: [UInt32] = []
+    private var sentenceCount = 0
+    private var noise: NoiseStatistics?
+    private var receiverErrors: ErrorEstimates?
+    private var sky = SkyView()
+    private var lastEmitted: Fix?
+
+    public init(referenceDate: CivilDate? = nil) {
+        self.referenceDate = referenceDate
+        epochKinds.reserveCapacity(32)
+    }
+
+    /// Adds one sentence; calls `emit` for each epoch it completes (at most two: the previous
+    /// one, when this sentence starts a new epoch, and this one, when it ends it).
+    public mutating func add(_ sentence: NMEASentence, _ emit: (Fix) -> Void) {
+        var step = Step()
+        switch sentence {
+        case .gga(let gga): processGGA(gga, &step)
+        case .rmc(let rmc): processRMC(rmc, &step)
+        case .gll(let gll): processGLL(gll, &step)
+        case .gns(let gns): processGNS(gns, &step)
+        case .gsa(let gsa): processGSA(gsa, &step)
+        case .gsv(let gsv): processGSV(gsv, &step)
+        case .vtg(let vtg): processVTG(vtg, &step)
+        case .zda(let zda): processZDA(zda, &step)
+        case .gst(let gst): processGST(gst, &step)
+        case .gbs(let gbs): processGBS(gbs, &step)
+        case .hdt(let hdt):
+            if let heading = hdt.heading { step.new.heading = heading.doubleValue }
+        case .proprietary(let proprietary): processProprietary(proprietary, &step)
+        case .txt, .dtm, .unknown: break
+        }
+        if step.tag != .gsa { lastGSATalker = nil }
+
+        if step.mask.contains(.time) {
+            step.new.time = resolvedTime()
+        }
+
+        // The end-of-cycle detector.
+        if step.gsxMore {
+            // More parts to come: never ends or starts a cycle.
+        } else if step.latchFracTime {
+            if let this = thisFracTime, let last = lastFracTime,
+                abs(this.nanosecondsOfDay - last.nanosecondsOfDay) > 10_000_000
+            {
+                step.mask.insert(.clear)
+                if let lastTag, !cycleEnders.contains(lastTag), !step.cycleContinue {
+                    cycleEnders.insert(lastTag)
+                    cycleEndReliable = true
+                }
+            } else if thisFracTime != nil, lastFracTime == nil {
+                step.mask.insert(.clear)
+            }
+        } else if step.cycleContinue, let tag = step.tag {
+            if let lastTag { cycleEnders.remove(lastTag) }
+            cycleEnders.insert(tag)
+            cycleEndReliable = true
+        }
+        if let tag = step.tag, step.latchFracTime || step.cycleContinue, cycleEnders.contains(tag), !step.gsxMore {
+            step.mask.insert(.report)
+        }
+        if step.latchFracTime { lastTag = step.tag }
+
+        // Do not downgrade a held 3D fix (RMC and GLL do not say 2D or 3D).
+        if step.mask.contains(.mode), current.mode == .threeDimensional, step.new.mode != .noFix,
+            lastFix.altitudeHAE != nil || oldFix.altitudeHAE != nil || lastFix.altitudeMSL != nil
+                || oldFix.altitudeMSL != nil
+        {
+            step.new.mode = current.mode
+        }
+
+        // Epoch boundaries: a new time of day, or (while no time is known) a sentence seen twice.
+        if step.mask.contains(.clear) {
+            closeEpoch(emit)
+        } else if !epochHasTime, !step.latchFracTime, let key = step.kindKey, epochKinds.contains(key) {
+            closeEpoch(emit)
+            step.mask.insert(.clear)
+        }
+        if let key = step.kindKey, !epochHasTime { epochKinds.append(key) }
+        if step.latchFracTime { epochHasTime = true }
+
+        if step.mask.contains(.clear) {
+            if !step.mask.contains(.dop) { dop = DOP() }
+            current = Fix()
+        }
+        merge(step)
+        applyErrorModel()
+        sentenceCount += 1
+        if !step.mask.isDisjoint(with: .fixData) { epochHasData = true }
+
+        if step.mask.contains(.report), cycleEndReliable, !epochEmitted, epochHasData {
+            emitCurrent(emit)
+        }
+    }
+
+    /// Ends the input: hands out the epoch in progress, if it was not handed out already.
+    public mutating func flush(_ emit: (Fix) -> Void) {
+        closeEpoch(emit)
+    }
+
+    // MARK: - Epochs
+
+    private mutating func closeEpoch(_ emit: (Fix) -> Void) {
+        if epochHasData && !epochEmitted { emitCurrent(emit) }
+        epochHasData = false
+        epochHasTime = false
+        epochEmitted = false
+        epochKinds.removeAll(keepingCapacity: true)
+        sentenceCount = 0
+        noise = nil
+        receiverErrors = nil
+        sky.advanceEpoch()
+    }
+
+    private mutating func emitCurrent(_ emit: (Fix) -> Void) {
+        var fix = current
+        fix.timeOfDay = fix.time == nil ? (epochHasTime ? thisFracTime : nil) : timeOfDay
+        fix.sentenceCount = sentenceCount
+        fix.noise = noise
+        fix.satellites = sky.satellites()
+        let used = fix.satellites.reduce(0) { $0 + ($1.used ? 1 : 0) }
+        fix.satellitesUsed = used > 0 ? used : (gsaUsedCount > 0 ? gsaUsedCount : current.satellitesUsed)
+        fix.dop = dop
+        if let geometry = Geodesy.dilution(
+            azimuthsAndElevations: fix.satellites.compactMap { satellite in
+                guard satellite.used, let azimuth = satellite.azimuth, let elevation = satellite.elevation else {
+                    return nil
+                }
+                return (azimuth, elevation)
+            })
+        {
+            fix.dop.xdop = fix.dop.xdop ?? geometry.xdop
+            fix.dop.ydop = fix.dop.ydop ?? geometry.ydop
+            fix.dop.tdop = fix.dop.tdop ?? geometry.tdop
+            fix.dop.gdop = fix.dop.gdop ?? geometry.gdop
+            fix.dop.pdop = fix.dop.pdop ?? geometry.pdop
+            fix.dop.hdop = fix.dop.hdop ?? geometry.hdop
+            fix.dop.vdop = fix.dop.vdop ?? geometry.vdop
+        }
+        fix.errors = errorEstimates(for: fix)
+        epochEmitted = true
+        fixCount += 1
+        lastEmitted = fix
+        emit(fix)
+    }
+
+    /// The 95% error estimates of a fix: the receiver's own where it sent them, otherwise
+    /// DOP × UERE, and speed/climb errors from the previous fix.
+    private func errorEstimates(for fix: Fix) -> ErrorEstimates {
+        var errors = receiverErrors ?? ErrorEstimates()
+        if fix.time != nil { errors.time = 0.005 }
+        guard fix.mode >= .twoDimensional else { return errors }
+        let dgps = fix.status == .dgps
+        let h = dgps ? UERE.horizontalDGPS : UERE.horizontal
+        let v = dgps ? UERE.verticalDGPS : UERE.vertical
+        let p = dgps ? UERE.positionDGPS : UERE.position
+        var usedModel = false
+        if errors.longitude == nil, let xdop = fix.dop.xdop {
+            errors.longitude = xdop * h
+            usedModel = true
+        }
+        if errors.latitude == nil, let ydop = fix.dop.ydop {
+            errors.latitude = ydop * h
+            usedModel = true
+        }
+        if fix.mode == .threeDimensional, errors.vertical == nil, let vdop = fix.dop.vdop {
+            errors.vertical = vdop * v
+            usedModel = true
+        }
+        if errors.horizontal == nil, let hdop = fix.dop.hdop {
+            errors.horizontal = hdop * p
+            usedModel = true
+        }
+        if errors.spherical == nil, let pdop = fix.dop.pdop {
+            errors.spherical = pdop * p
+            usedModel = true
+        }
+        if errors.source == nil && usedModel { errors.source = .dopModel }
+        if let previous = lastEmitted, previous.mode >= .twoDimensional, let now = fix.time,
+            let then = previous.time
+        {
+            let dt = now.seconds(since: then)
+            if dt > 0 {
+                if let x0 = previous.errors.longitude, let y0 = previous.errors.latitude,
+                    let x1 = errors.longitude, let y1 = errors.latitude
+                {
+                    errors.speed = (max(x0, y0) + max(x1, y1)) / dt
+                }
+                if let v0 = previous.errors.vertical, let v1 = errors.vertical {
+                    errors.climb = (v0 + v1) / dt
+                }
+            }
+        }
+        return errors
+    }
+
+    // MARK: - Merge and error model
+
+    private mutating func merge(_ step: Step) {
+        let new = step.new
+        let mask = step.mask
+        if mask.contains(.time) { current.time = new.time }
+        if mask.contains(.latLon) {
+            current.latitude = new.latitude
+            current.longitude = new.longitude
+        }
+        if mask.contains(.mode) { current.mode = new.mode }
+        if mask.contains(.status) { current.status = new.status }
+        if mask.contains(.altitude) {
+            if let value = new.altitudeHAE { current.altitudeHAE = value }
+            if let value = new.altitudeMSL { current.altitudeMSL = value }
+        }
+        if mask.contains(.track) { current.course = new.course }
+        if mask.contains(.speed) {
+            current.speed = new.speed
+            current.speedIsDerived = false
+        }
+        if mask.contains(.magneticVariation), let value = new.magneticVariation { current.magneticVariation = value }
+        if let value = new.geoidSeparation { current.geoidSeparation = value }
+        if let value = new.heading { current.heading = value }
+        if let value = new.dgpsAge { current.dgpsAge = value }
+        if let value = new.dgpsStation { current.dgpsStation = value }
+        if let value = new.satellitesUsed { current.satellitesUsed = value }
+    }
+
+    /// gpsd's `gpsd_error_model`, less the parts that need its geoid and magnetic tables: keeps
+    /// the previous states, fills the missing altitude, derives speed and climb.
+    private mutating func applyErrorModel() {
+        var deltaTime: Double?
+        if let time = current.time {
+            if let last = lastFix.time {
+                let delta = time.seconds(since: last)
+                if abs(delta) > 0.0099 {
+                    oldFix = lastFix
+                    deltaTime = delta
+                } else if let old = oldFix.time {
+                    deltaTime = time.seconds(since: old)
+                }
+            }
+        }
+        if let latitude = current.latitude, let longitude = current.longitude {
+            if abs(latitude) > 90 || abs(longitude) > 180 {
+                current.latitude = nil
+                current.longitude = nil
+            }
+        } else {
+            current.latitude = nil
+            current.longitude = nil
+        }
+        if let speed = current.speed, abs(speed) > 9999.9 { current.speed = nil }
+        if let climb = current.climb, abs(climb) > 9999.9 { current.climb = nil }
+        if let separation = current.geoidSeparation {
+            if let hae = current.altitudeHAE, current.altitudeMSL == nil {
+                current.altitudeMSL = hae - separation
+            } else if current.altitudeHAE == nil, let msl = current.altitudeMSL {
+                current.altitudeHAE = msl + separation
+            }
+        }
+        if var course = current.course {
+            course = course.truncatingRemainder(dividingBy: 360)
+            if course < 0 { course += 360 }
+            current.course = course
+        }
+        if let deltaTime, deltaTime > 0, current.mode >= .twoDimensional, oldFix.mode >= .twoDimensional {
+            if current.speed == nil, let lat1 = current.latitude, let lon1 = current.longitude,
+                let lat0 = oldFix.latitude, let lon0 = oldFix.longitude
+            {
+                let speed =
+                    Geodesy.distance(latitude1: lat0, longitude1: lon0, latitude2: lat1, longitude2: lon1) / deltaTime
+                if abs(speed) <= 9999.9 {
+                    current.speed = speed
+                    current.speedIsDerived = true
+                }
+            }
+            if current.mode == .threeDimensional, oldFix.mode == .threeDimensional, current.climb == nil {
+                let now = current.altitudeHAE ?? current.altitudeMSL
+                let then = current.altitudeHAE != nil ? oldFix.altitudeHAE : oldFix.altitudeMSL
+                if let now, let then {
+                    let climb = (now - then) / deltaTime
+                    if abs(climb) <= 9999.9 {
+                        current.climb = climb
+                        current.climbIsDerived = true
+                    }
+                }
+            }
+        }
+        if current.time != nil { lastFix = current }
+    }
+
+    // MARK: - Time
+
+    private mutating func registerFracTime(_ time: NMEATime, _ step: inout Step) {
+        lastFracTime = thisFracTime
+        thisFracTime = time
+        step.latchFracTime = true
+    }
+
+    /// Moves the running time of day forward, rolling the date over at midnight.
+    private mutating func mergeTimeOfDay(_ time: NMEATime) {
+        let hour = Int(time.hour)
+        if lastHour >= 0, lastHour - hour >= 12, let current = date {
+            date = CivilDate(daysSinceEpoch: current.daysSinceEpoch + 1)
+        }
+        lastHour = hour
+        timeOfDay = time
+    }
+
+    private func resolvedTime() -> UTCTimestamp? {
+        guard var date, let timeOfDay else { return nil }
+        if let referenceDate {
+            let reference = referenceDate.daysSinceEpoch
+            var days = date.daysSinceEpoch
+            let period = 1024 * 7
+            while abs(days + period - reference) < abs(days - reference) { days += period }
+            date = CivilDate(daysSinceEpoch: days)
+        }
+        return UTCTimestamp(date: date, nanosecondsOfDay: timeOfDay.nanosecondsOfDay)
+    }
+
+    // MARK: - Sentences
+
+    private mutating func processGGA(_ gga: GGA, _ step: inout Step) {
+        step.tag = .gga
+        step.kindKey = kindKey(.gga, gga.talker)
+        let lastLastTalker = lastGGATalker
+        lastGGATalker = gga.talker
+        var status: FixStatus?
+        switch gga.quality {
+        case 0?:
+            status = .unknown
+            if gga.time == nil {
+                date = nil
+                cycleEndReliable = false
+            }
+        case 1?: status = .gps
+        case 2?: status = .dgps
+        case 3?: status = .pps
+        case 4?: status = .rtkFixed
+        case 5?: status = .rtkFloat
+        case 6?: status = .deadReckoning
+        case 7?: status = .manual
+        case 8?: status = .simulated
+        default: status = nil
+        }
+        if let status {
+            step.new.status = status
+            step.mask.insert(.status)
+        }
+        if let lastLastTalker, lastLastTalker != gga.talker {
+            latchMode = false
+        } else {
+            latchMode = lastGGATime.map { $0 == gga.time } ?? false
+        }
+        if latchMode {
+            step.new.status = .unknown
+            step.new.mode = .noFix
+            step.mask.formUnion([.mode, .status])
+        } else {
+            lastGGATime = .some(gga.time)
+        }
+        let satellites = gga.satellitesUsed ?? 0
+        if let time = gga.time {
+            mergeTimeOfDay(time)
+            registerFracTime(time, &step)
+            if date != nil { step.mask.insert(.time) }
+        }
+        if let latitude = gga.latitude?.degrees, let longitude = gga.longitude?.degrees {
+            step.new.mode = .twoDimensional
+            step.new.latitude = latitude
+            step.new.longitude = longitude
+            step.mask.insert(.latLon)
+            step.new.geoidSeparation = gga.geoidSeparation?.doubleValue
+            if let altitude = gga.altitude {
+                step.new.altitudeMSL = altitude.doubleValue
+                step.mask.insert(.altitude)
+                if satellites >= 4 { step.new.mode = .threeDimensional }
+            }
+            if satellites < 3 { step.new.mode = .noFix }
+        } else {
+            step.new.mode = .noFix
+        }
+        step.mask.insert(.mode)
+        if let hdop = gga.hdop?.doubleValue, hdop < 99 {
+            dop.hdop = hdop
+            step.mask.insert(.dop)
+        }
+        if let age = gga.dgpsAge?.doubleValue, let station = gga.dgpsStation, age > 0.09 || station > 0 {
+            step.new.dgpsAge = age
+            step.new.dgpsStation = station
+        }
+        step.new.satellitesUsed = gga.satellitesUsed
+    }
+
+    private mutating func processRMC(_ rmc: RMC, _ step: inout Step) {
+        step.tag = .rmc
+        step.kindKey = kindKey(.rmc, rmc.talker)
+        switch rmc.status {
+        case "A"?, "D"?:
+            if let time = rmc.time, let rmcDate = rmc.date {
+                let civil = CivilDate(
+                    year: rmcDate.pivotedYear, month: Int(rmcDate.month), day: Int(rmcDate.day))
+                mergeTimeOfDay(time)
+                date = civil
+                step.mask.insert(.time)
+                registerFracTime(time, &step)
+            }
+            var status = FixStatus.unknown
+            if let latitude = rmc.latitude?.degrees, let longitude = rmc.longitude?.degrees {
+                status = rmc.status == "D" ? .dgps : .gps
+                step.new.latitude = latitude
+                step.new.longitude = longitude
+                step.mask.insert(.latLon)
+                if lastFix.mode <= .twoDimensional {
+                    step.new.mode = .twoDimensional
+                    step.mask.insert(.mode)
+                } else if lastFix.mode == .threeDimensional {
+                    step.new.mode = .threeDimensional
+                    step.mask.insert(.mode)
+                }
+            } else {
+                step.new.mode = .noFix
+                step.mask.insert(.mode)
+            }
+            if let speed = rmc.speedKnots {
+                step.new.speed = speed.doubleValue * 1852 / 3600
+                step.mask.insert(.speed)
+            }
+            if let course = rmc.courseTrue {
+                step.new.course = course.doubleValue
+                step.mask.insert(.track)
+            }
+            if let variation = rmc.magneticVariation?.doubleValue, let direction = rmc.magneticVariationDirection {
+                let signed: Double? =
+                    switch direction {
+                    case "E": variation
+                    case "W": -variation
+                    default: nil
+                    }
+                if let signed, abs(signed) > 0.09 {
+                    step.new.magneticVariation = signed
+                    step.mask.insert(.magneticVariation)
+                }
+            }
+            if let mode = rmc.mode { status = FixStatus(faaMode: mode) }
+            if gsaUsedCount > 3 {
+                step.new.mode = .threeDimensional
+                step.mask.insert(.mode)
+            } else if current.altitudeHAE != nil || current.altitudeMSL != nil {
+                step.new.mode = .threeDimensional
+                step.mask.insert(.mode)
+            }
+            step.new.status = status
+            step.mask.insert(.status)
+        default:
+            step.new.mode = .noFix
+            if rmc.time == nil || rmc.date == nil {
+                date = nil
+                cycleEndReliable = false
+            }
+            step.mask.formUnion([.status, .mode])
+        }
+    }
+
+    private mutating func processGLL(_ gll: GLL, _ step: inout Step) {
+        step.tag = .gll
+        step.kindKey = kindKey(.gll, gll.talker)
+        step.cycleContinue = true
+        if let time = gll.time {
+            mergeTimeOfDay(time)
+            registerFracTime(time, &step)
+            if date != nil { step.mask.insert(.time) }
+        }
+        if gll.status == "A", gll.mode != "N", let latitude = gll.latitude?.degrees,
+            let longitude = gll.longitude?.degrees
+        {
+            step.new.latitude = latitude
+            step.new.longitude = longitude
+            step.mask.insert(.latLon)
+            if current.altitudeHAE != nil || current.altitudeMSL != nil {
+                step.new.mode = .threeDimensional
+            } else if gsaUsedCount > 3 {
+                step.new.mode = .threeDimensional
+            } else if current.mode < .twoDimensional || (oldFix.altitudeHAE == nil && oldFix.altitudeMSL == nil) {
+                step.new.mode = .twoDimensional
+            }
+            step.new.status = gll.mode.map(FixStatus.init(faaMode:)) ?? .gps
+        } else {
+            step.new.status = .unknown
+            step.new.mode = .noFix
+        }
+        step.mask.formUnion([.status, .mode])
+    }
+
+    private mutating func processGNS(_ gns: GNS, _ step: inout Step) {
+        step.tag = .gns
+        step.kindKey = kindKey(.gns, gns.talker)
+        if let time = gns.time {
+            mergeTimeOfDay(time)
+            registerFracTime(time, &step)
+            if date != nil { step.mask.insert(.time) }
+        }
+        let firstMode = gns.modes.first
+        guard let firstMode, firstMode != "N" else {
+            step.new.mode = .noFix
+            step.mask.insert(.mode)
+            return
+        }
+        if gns.navigationStatus == "U" || gns.navigationStatus == "V" { return }
+        let satellites = gns.satellitesUsed ?? 0
+        if let latitude = gns.latitude?.degrees, let longitude = gns.longitude?.degrees {
+            step.new.latitude = latitude
+            step.new.longitude = longitude
+            step.mask.insert(.latLon)
+            step.new.mode = .twoDimensional
+            if let altitude = gns.altitude {
+                step.new.altitudeMSL = altitude.doubleValue
+                step.mask.insert(.altitude)
+                if satellites > 3 { step.new.mode = .threeDimensional }
+                step.new.geoidSeparation = gns.geoidSeparation?.doubleValue
+            }
+        } else {
+            step.new.mode = .noFix
+        }
+        if let hdop = gns.hdop?.doubleValue {
+            dop.hdop = hdop
+            step.mask.insert(.dop)
+        }
+        step.new.status = FixStatus(faaMode: firstMode)
+        step.mask.formUnion([.mode, .status])
+        if let age = gns.dgpsAge?.doubleValue, let station = gns.dgpsStation {
+            step.new.dgpsAge = age
+            step.new.dgpsStation = station
+        }
+        step.new.satellitesUsed = gns.satellitesUsed
+    }
+
+    private mutating func processGSA(_ gsa: GSA, _ step: inout Step) {
+        step.tag = .gsa
+        step.kindKey = kindKey(.gsa, gsa.talker, extra: UInt32(gsa.systemID ?? 0))
+        let lastLastTalker = lastGSATalker
+        let fieldCount = 3 + gsa.satelliteSlots + 3 + (gsa.systemID != nil ? 1 : 0)
+        if fieldCount >= 18 && !latchMode {
+            step.new.mode = gsa.fixType.flatMap { FixMode(rawValue: $0) } ?? .notSeen
+            step.mask.insert(.mode)
+            if fieldCount <= 19 {
+                if let pdop = gsa.pdop?.doubleValue, pdop < 99 {
+                    dop.pdop = pdop
+                    step.mask.insert(.dop)
+                }
+                if let hdop = gsa.hdop?.doubleValue, hdop < 99 {
+                    dop.hdop = hdop
+                    step.mask.insert(.dop)
+                }
+                if let vdop = gsa.vdop?.doubleValue, vdop < 99 {
+                    dop.vdop = vdop
+                    step.mask.insert(.dop)
+                }
+            }
+            if lastGSATalker == nil || (gsa.talker == lastGSATalker && gsa.talker != .gnss) {
+                gsaUsedCount = 0
+            }
+            lastGSATalker = gsa.talker
+            if gsa.talker != .gps { seenNonGPSGSA = true }
+            gsaUsedCount += gsa.satellites.count
+        }
+        sky.noteUsed(gsa, startsGroup: lastLastTalker == nil)
+        if seenNonGPSGSA && gsa.talker == .gps {
+            step.mask = []
+        } else if lastLastTalker != .gnss && gsa.talker == .gnss && !step.mask.isEmpty {
+            step.mask = [.mode]
+        }
+    }
+
+    private mutating func processGSV(_ gsv: GSV, _ step: inout Step) {
+        step.tag = .gsv
+        step.kindKey = kindKey(
+            .gsv, gsv.talker, extra: UInt32(gsv.messageNumber ?? 0) << 8 | UInt32(gsv.signalID ?? 0))
+        if let number = gsv.messageNumber, let count = gsv.messageCount, number < count {
+            step.gsxMore = true
+        }
+        sky.add(gsv)
+    }
+
+    private mutating func processVTG(_ vtg: VTG, _ step: inout Step) {
+        step.tag = .vtg
+        step.kindKey = kindKey(.vtg, vtg.talker)
+        guard let course = vtg.courseTrue, let speed = vtg.speedKnots else { return }
+        if vtg.mode == "E" || vtg.mode == "N" { return }
+        step.new.course = course.doubleValue
+        step.new.speed = speed.doubleValue * 1852 / 3600
+        step.mask.formUnion([.track, .speed])
+    }
+
+    private mutating func processZDA(_ zda: ZDA, _ step: inout Step) {
+        step.tag = .zda
+        step.kindKey = kindKey(.zda, zda.talker)
+        guard let time = zda.time else { return }
+        mergeTimeOfDay(time)
+        guard let year = zda.year, let month = zda.month, let day = zda.day else { return }
+        let civil = CivilDate(year: year, month: month, day: day)
+        guard year >= 1970, civil.isValid else { return }
+        date = civil
+        step.mask.insert(.time)
+        registerFracTime(time, &step)
+    }
+
+    private mutating func processGST(_ gst: GST, _ step: inout Step) {
+        step.tag = .gst
+        step.kindKey = kindKey(.gst, gst.talker)
+        var statistics = NoiseStatistics()
+        statistics.rms = gst.rms?.doubleValue
+        statistics.semiMajor = gst.semiMajor?.doubleValue
+        statistics.semiMinor = gst.semiMinor?.doubleValue
+        statistics.orientation = gst.orientation?.doubleValue
+        statistics.latitude = gst.latitudeError?.doubleValue
+        statistics.longitude = gst.longitudeError?.doubleValue
+        statistics.altitude = gst.altitudeError?.doubleValue
+        noise = statistics
+    }
+
+    private mutating func processGBS(_ gbs: GBS, _ step: inout Step) {
+        step.tag = .gbs
+        step.kindKey = kindKey(.gbs, gbs.talker)
+        guard let time = gbs.time else { return }
+        let matches = timeOfDay.map { $0.nanosecondsOfDay == time.nanosecondsOfDay } ?? false
+        mergeTimeOfDay(time)
+        registerFracTime(time, &step)
+        if date != nil { step.mask.insert(.time) }
+        guard matches || thisFracTime == lastFracTime else { return }
+        var errors = receiverErrors ?? ErrorEstimates()
+        if let value = gbs.latitudeError?.doubleValue { errors.latitude = value }
+        if let value = gbs.longitudeError?.doubleValue { errors.longitude = value }
+        if let value = gbs.altitudeError?.doubleValue { errors.vertical = value }
+        errors.source = .receiverGBS
+        receiverErrors = errors
+    }
+
+    private mutating func processProprietary(_ sentence: ProprietarySentence, _ step: inout Step) {
+        // $PGRME,hpe,M,vpe,M,epe,M — Garmin's estimated position errors (CEP50 → 95%).
+        guard sentence.address == "PGRME", sentence.fields.count >= 5 else { return }
+        let scale = 2.45 / 1.18
+        var errors = receiverErrors ?? ErrorEstimates()
+        if let hpe = Double(sentence.fields[0]) {
+            errors.longitude = hpe / 2.0.squareRoot() * scale
+            errors.latitude = errors.longitude
+        }
+        if let vpe = Double(sentence.fields[2]) { errors.vertical = vpe * scale }
+        if let epe = Double(sentence.fields[4]) { errors.spherical = epe * scale }
+        errors.source = .receiverPGRME
+        receiverErrors = errors
+    }
+
+    private func kindKey(_ tag: Tag, _ talker: Talker, extra: UInt32 = 0) -> UInt32 {
+        UInt32(tag.rawValue) << 28 ^ UInt32(talker.rawValue) << 12 ^ extra
+    }
+}
+
+extension FixStatus {
+    /// The status an FAA mode letter implies.
+    init(faaMode: NMEALetter) {
+        switch faaMode.rawValue {
+        case UInt8(ascii: "C"), UInt8(ascii: "N"), UInt8(ascii: "U"), 0: self = .unknown
+        case UInt8(ascii: "D"), UInt8(ascii: "P"): self = .dgps
+        case UInt8(ascii: "E"): self = .deadReckoning
+        case UInt8(ascii: "F"): self = .rtkFloat
+        case UInt8(ascii: "R"): self = .rtkFixed
+        case UInt8(ascii: "M"), UInt8(ascii: "S"): self = .simulated
+        default: self = .gps
+        }
+    }
+}
+
+/// The sentence types that take part in cycle detection.
+private enum Tag: UInt8, Hashable, Sendable {
+    case gga = 1, rmc, gll, gns, gsa, gsv, vtg, zda, gst, gbs
+}
+
+/// What one sentence contributes, in gpsd's terms: new values and which of them to merge.
+private struct Step {
+    var new = Fix()
+    var mask: Mask = []
+    var tag: Tag?
+    var kindKey: UInt32?
+    var latchFracTime = false
+    var gsxMore = false
+    var cycleContinue = false
+}
+
+private struct Mask: OptionSet {
+    let rawValue: UInt32
+    static let time = Mask(rawValue: 1 << 0)
+    static let latLon = Mask(rawValue: 1 << 1)
+    static let mode = Mask(rawValue: 1 << 2)
+    static let status = Mask(rawValue: 1 << 3)
+    static let altitude = Mask(rawValue: 1 << 4)
+    static let speed = Mask(rawValue: 1 << 5)
+    static let track = Mask(rawValue: 1 << 6)
+    static let magneticVariation = Mask(rawValue: 1 << 7)
+    static let dop = Mask(rawValue: 1 << 8)
+    static let clear = Mask(rawValue: 1 << 9)
+    static let report = Mask(rawValue: 1 << 10)
+    static let fixData: Mask = [.time, .latLon, .mode, .status, .altitude, .speed, .track]
+}

@@ -1,0 +1,167 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Geodesic helpers on the WGS84 ellipsoid.
+public enum Geodesy {
+    static let semiMajorAxis = 6_378_137.0
+    static let flattening = 1 / 298.257223563
+    static let semiMinorAxis = semiMajorAxis * (1 - flattening)
+    static let degreesToRadians = Double.pi / 180
+
+    /// The ellipsoidal distance in metres between two points given in degrees (Vincenty's inverse
+    /// formula; falls back to a spherical distance for nearly antipodal points).
+    public static func distance(
+        latitude1: Double, longitude1: Double, latitude2: Double, longitude2: Double
+    ) -> Double {
+        let a = semiMajorAxis
+        let b = semiMinorAxis
+        let f = flattening
+        let l = (longitude2 - longitude1) * degreesToRadians
+        let u1 = atan((1 - f) * tan(latitude1 * degreesToRadians))
+        let u2 = atan((1 - f) * tan(latitude2 * degreesToRadians))
+        let sinU1 = sin(u1)
+        let cosU1 = cos(u1)
+        let sinU2 = sin(u2)
+        let cosU2 = cos(u2)
+        var lambda = l
+        for _ in 0..<100 {
+            let sinLambda = sin(lambda)
+            let cosLambda = cos(lambda)
+            let sinSigma = ((cosU2 * sinLambda) * (cosU2 * sinLambda)
+                + (cosU1 * sinU2 - sinU1 * cosU2 * cosLambda) * (cosU1 * sinU2 - sinU1 * cosU2 * cosLambda))
+                .squareRoot()
+            if sinSigma == 0 { return 0 }
+            let cosSigma = sinU1 * sinU2 + cosU1 * cosU2 * cosLambda
+            let sigma = atan2(sinSigma, cosSigma)
+            let sinAlpha = cosU1 * cosU2 * sinLambda / sinSigma
+            let cosSqAlpha = 1 - sinAlpha * sinAlpha
+            let cos2SigmaM = cosSqAlpha != 0 ? cosSigma - 2 * sinU1 * sinU2 / cosSqAlpha : 0
+            let c = f / 16 * cosSqAlpha * (4 + f * (4 - 3 * cosSqAlpha))
+            let previous = lambda
+            lambda =
+                l + (1 - c) * f * sinAlpha
+                * (sigma + c * sinSigma * (cos2SigmaM + c * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
+            if abs(lambda - previous) < 1e-12 {
+                let uSq = cosSqAlpha * (a * a - b * b) / (b * b)
+                let bigA = 1 + uSq / 16384 * (4096 + uSq * (-768 + uSq * (320 - 175 * uSq)))
+                let bigB = uSq / 1024 * (256 + uSq * (-128 + uSq * (74 - 47 * uSq)))
+                let deltaSigma =
+                    bigB * sinSigma
+                    * (cos2SigmaM + bigB / 4
+                        * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM) - bigB / 6 * cos2SigmaM
+                            * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)))
+                return b * bigA * (sigma - deltaSigma)
+            }
+        }
+        return sphericalDistance(
+            latitude1: latitude1, longitude1: longitude1, latitude2: latitude2, longitude2: longitude2)
+    }
+
+    /// The great-circle distance in metres on a sphere of the WGS84 mean radius.
+    public static func sphericalDistance(
+        latitude1: Double, longitude1: Double, latitude2: Double, longitude2: Double
+    ) -> Double {
+        let phi1 = latitude1 * degreesToRadians
+        let phi2 = latitude2 * degreesToRadians
+        let dPhi = phi2 - phi1
+        let dLambda = (longitude2 - longitude1) * degreesToRadians
+        let h = sin(dPhi / 2) * sin(dPhi / 2) + cos(phi1) * cos(phi2) * sin(dLambda / 2) * sin(dLambda / 2)
+        return 2 * 6_371_008.8 * asin(min(1, h.squareRoot()))
+    }
+
+    /// The initial bearing in degrees true (0…360) from point 1 to point 2, on a sphere.
+    public static func bearing(
+        latitude1: Double, longitude1: Double, latitude2: Double, longitude2: Double
+    ) -> Double {
+        let phi1 = latitude1 * degreesToRadians
+        let phi2 = latitude2 * degreesToRadians
+        let dLambda = (longitude2 - longitude1) * degreesToRadians
+        let y = sin(dLambda) * cos(phi2)
+        let x = cos(phi1) * sin(phi2) - sin(phi1) * cos(phi2) * cos(dLambda)
+        let degrees = atan2(y, x) / degreesToRadians
+        return degrees < 0 ? degrees + 360 : degrees
+    }
+
+    /// The point `distance` metres from a start point along `bearing` degrees true, on a sphere.
+    public static func destination(
+        latitude: Double, longitude: Double, bearing: Double, distance: Double
+    ) -> (latitude: Double, longitude: Double) {
+        let radius = 6_371_008.8
+        let delta = distance / radius
+        let theta = bearing * degreesToRadians
+        let phi1 = latitude * degreesToRadians
+        let lambda1 = longitude * degreesToRadians
+        let phi2 = asin(sin(phi1) * cos(delta) + cos(phi1) * sin(delta) * cos(theta))
+        let lambda2 = lambda1 + atan2(sin(theta) * sin(delta) * cos(phi1), cos(delta) - sin(phi1) * sin(phi2))
+        var longitude2 = lambda2 / degreesToRadians
+        if longitude2 > 180 { longitude2 -= 360 }
+        if longitude2 < -180 { longitude2 += 360 }
+        return (phi2 / degreesToRadians, longitude2)
+    }
+
+    /// Dilutions of precision from satellite geometry: the least-squares covariance of an
+    /// east/north/up/clock solution from the satellites' azimuths and elevations (degrees).
+    /// `nil` with fewer than four satellites or a singular geometry.
+    public static func dilution(azimuthsAndElevations: [(azimuth: Double, elevation: Double)]) -> DOP? {
+        guard azimuthsAndElevations.count >= 4 else { return nil }
+        // Normal matrix GᵀG, 4×4, rows of G = [cos(el)sin(az), cos(el)cos(az), sin(el), 1].
+        var normal = [Double](repeating: 0, count: 16)
+        for satellite in azimuthsAndElevations {
+            let az = satellite.azimuth * degreesToRadians
+            let el = satellite.elevation * degreesToRadians
+            let row = [cos(el) * sin(az), cos(el) * cos(az), sin(el), 1.0]
+            for i in 0..<4 { for j in 0..<4 { normal[i * 4 + j] += row[i] * row[j] } }
+        }
+        guard let inverse = invert4x4(normal) else { return nil }
+        let xx = inverse[0]
+        let yy = inverse[5]
+        let zz = inverse[10]
+        let tt = inverse[15]
+        guard xx >= 0, yy >= 0, zz >= 0, tt >= 0 else { return nil }
+        var dop = DOP()
+        dop.xdop = xx.squareRoot()
+        dop.ydop = yy.squareRoot()
+        dop.vdop = zz.squareRoot()
+        dop.tdop = tt.squareRoot()
+        dop.hdop = (xx + yy).squareRoot()
+        dop.pdop = (xx + yy + zz).squareRoot()
+        dop.gdop = (xx + yy + zz + tt).squareRoot()
+        return dop
+    }
+
+    private static func invert4x4(_ m: [Double]) -> [Double]? {
+        var a = m
+        var inverse = [Double](repeating: 0, count: 16)
+        for i in 0..<4 { inverse[i * 4 + i] = 1 }
+        for column in 0..<4 {
+            var pivot = column
+            for row in column..<4 where abs(a[row * 4 + column]) > abs(a[pivot * 4 + column]) { pivot = row }
+            guard abs(a[pivot * 4 + column]) > 1e-12 else { return nil }
+            if pivot != column {
+                for k in 0..<4 {
+                    a.swapAt(pivot * 4 + k, column * 4 + k)
+                    inverse.swapAt(pivot * 4 + k, column * 4 + k)
+                }
+            }
+            let scale = a[column * 4 + column]
+            for k in 0..<4 {
+                a[column * 4 + k] /= scale
+                inverse[column * 4 + k] /= scale
+            }
+            for row in 0..<4 where row != column {
+                let factor = a[row * 4 + column]
+                if factor == 0 { continue }
+                for k in 0..<4 {
+                    a[row * 4 + k] -= factor * a[column * 4 + k]
+                    inverse[row * 4 + k] -= factor * inverse[column * 4 + k]
+                }
+            }
+        }
+        return inverse
+    }
+}

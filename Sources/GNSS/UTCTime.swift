@@ -1,0 +1,120 @@
+/// A proleptic Gregorian calendar date.
+public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+
+    public init(year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// The date `days` days after 1970-01-01.
+    public init(daysSinceEpoch days: Int) {
+        // Civil-from-days over 400-year eras.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthPrime = (5 * dayOfYear + 2) / 153
+        day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
+        month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
+        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    }
+
+    /// Days since 1970-01-01 (negative before). Out-of-range days roll over into the next month.
+    public var daysSinceEpoch: Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let monthPrime = month > 2 ? month - 3 : month + 9
+        let dayOfYear = (153 * monthPrime + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// Whether the date exists (no 31 April, 29 February only in leap years).
+    public var isValid: Bool {
+        guard (1...12).contains(month), day >= 1 else { return false }
+        return CivilDate(daysSinceEpoch: daysSinceEpoch) == self
+    }
+
+    public static func < (lhs: CivilDate, rhs: CivilDate) -> Bool {
+        (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
+    }
+
+    /// `YYYY-MM-DD`.
+    public var description: String {
+        pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+    }
+
+    /// Parses `YYYY-MM-DD` (also `YYYY-M-D`, as some log headers write it); `nil` otherwise.
+    public init?(parsing text: some StringProtocol) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]),
+            let day = Int(parts[2].prefix(while: { $0.isNumber })), parts[0].count == 4
+        else { return nil }
+        self.init(year: year, month: month, day: day)
+        guard isValid else { return nil }
+    }
+}
+
+/// A UTC instant with nanosecond resolution, independent of Foundation.
+public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Nanoseconds since 1970-01-01T00:00:00Z (leap seconds not counted, as in POSIX time).
+    public var nanosecondsSinceEpoch: Int64
+
+    public init(nanosecondsSinceEpoch: Int64) { self.nanosecondsSinceEpoch = nanosecondsSinceEpoch }
+
+    public init(date: CivilDate, nanosecondsOfDay: Int64) {
+        nanosecondsSinceEpoch = Int64(date.daysSinceEpoch) * 86_400_000_000_000 + nanosecondsOfDay
+    }
+
+    /// Seconds since 1970 as a `Double`.
+    public var secondsSinceEpoch: Double { Double(nanosecondsSinceEpoch) / 1e9 }
+
+    public var date: CivilDate {
+        CivilDate(daysSinceEpoch: Int(floorDivide(nanosecondsSinceEpoch, 86_400_000_000_000)))
+    }
+
+    public var nanosecondsOfDay: Int64 {
+        nanosecondsSinceEpoch - Int64(date.daysSinceEpoch) * 86_400_000_000_000
+    }
+
+    public static func < (lhs: UTCTimestamp, rhs: UTCTimestamp) -> Bool {
+        lhs.nanosecondsSinceEpoch < rhs.nanosecondsSinceEpoch
+    }
+
+    /// Seconds from `other` to `self`.
+    public func seconds(since other: UTCTimestamp) -> Double {
+        Double(nanosecondsSinceEpoch - other.nanosecondsSinceEpoch) / 1e9
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.sssZ`, rounded to the millisecond (gpsd's format).
+    public var iso8601: String {
+        let milliseconds = floorDivide(nanosecondsSinceEpoch + 500_000, 1_000_000)
+        let rounded = UTCTimestamp(nanosecondsSinceEpoch: milliseconds * 1_000_000)
+        let ofDay = rounded.nanosecondsOfDay / 1_000_000
+        let hours = Int(ofDay / 3_600_000)
+        let minutes = Int(ofDay / 60_000 % 60)
+        let seconds = Int(ofDay / 1000 % 60)
+        let millis = Int(ofDay % 1000)
+        return rounded.date.description + "T" + pad(hours, 2) + ":" + pad(minutes, 2) + ":" + pad(seconds, 2) + "."
+            + pad(millis, 3) + "Z"
+    }
+
+    public var description: String { iso8601 }
+}
+
+func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
+    let quotient = value / divisor
+    return (value % divisor != 0 && (value < 0) != (divisor < 0)) ? quotient - 1 : quotient
+}
+
+func pad(_ value: Int, _ width: Int) -> String {
+    let text = String(value.magnitude)
+    let padded = text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    return value < 0 ? "-" + padded : padded
+}

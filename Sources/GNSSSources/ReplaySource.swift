@@ -1,0 +1,141 @@
+import GNSS
+import NMEA
+
+/// How fast a log is replayed.
+public enum ReplaySpeed: Sendable, Hashable {
+    /// As fast as the log can be read.
+    case maximum
+    /// Paced by the sentences' own UTC times, `factor` times faster than real time.
+    case factor(Double)
+
+    /// Real time.
+    public static let realTime = ReplaySpeed.factor(1)
+}
+
+/// Replays a recorded NMEA log (a file or standard input) as fixes.
+///
+/// `#` comment lines are skipped, and a `# Date: YYYY-MM-DD` header becomes the reference date
+/// for GPS week-rollover correction unless one was given. Replayed at ``ReplaySpeed/maximum``,
+/// fixes come as fast as they decode; at a ``ReplaySpeed/factor(_:)`` each fix is delivered when
+/// the injected clock reaches its time relative to the first fix, so a replay behaves exactly as
+/// the live receiver did.
+public struct ReplaySource: Sendable {
+    /// The log's path; `nil` or `"-"` for standard input.
+    public var path: String?
+    public var speed: ReplaySpeed
+    public var framing: NMEAFramer.Configuration
+    /// Overrides the log's `# Date:` header.
+    public var referenceDate: CivilDate?
+    public var chunkSize: Int
+
+    public init(
+        path: String?, speed: ReplaySpeed = .maximum, framing: NMEAFramer.Configuration = .init(),
+        referenceDate: CivilDate? = nil, chunkSize: Int = 1 << 18
+    ) {
+        self.path = path
+        self.speed = speed
+        self.framing = framing
+        self.referenceDate = referenceDate
+        self.chunkSize = chunkSize
+    }
+
+    /// Decodes the whole log as fast as possible, calling `body` for every fix, and returns the
+    /// decoder's counts.
+    @discardableResult
+    public func decodeAll(_ body: (Fix) throws -> Void) throws -> DecodeStatistics {
+        var reader = try ChunkReader(path: path, chunkSize: chunkSize)
+        var state = DecodingState(framing: framing, referenceDate: referenceDate)
+        var failure: (any Error)?
+        while try reader.next({ chunk in
+            state.decode(chunk) { fix in
+                guard failure == nil else { return }
+                do { try body(fix) } catch { failure = error }
+            }
+        }) != nil {
+            if let failure { throw failure }
+        }
+        state.finish { fix in
+            guard failure == nil else { return }
+            do { try body(fix) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        return state.decoder.statistics
+    }
+
+    /// Replays the log, pacing fixes by their UTC times on `clock` (unless the speed is
+    /// ``ReplaySpeed/maximum``), and returns the decoder's counts.
+    @discardableResult
+    public func run<C: Clock>(
+        clock: C, _ body: (Fix) async throws -> Void
+    ) async throws -> DecodeStatistics where C.Duration == Duration {
+        var reader = try ChunkReader(path: path, chunkSize: chunkSize)
+        var state = DecodingState(framing: framing, referenceDate: referenceDate)
+        var pacer = Pacer<C>(speed: speed)
+        var batch: [Fix] = []
+        while try reader.next({ chunk in state.decode(chunk) { batch.append($0) } }) != nil {
+            for fix in batch {
+                try await pacer.wait(for: fix, on: clock)
+                try await body(fix)
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+        state.finish { batch.append($0) }
+        for fix in batch {
+            try await pacer.wait(for: fix, on: clock)
+            try await body(fix)
+        }
+        return state.decoder.statistics
+    }
+}
+
+/// The comment filter and decoder together.
+struct DecodingState {
+    var filter = CommentFilter()
+    var decoder: FixDecoder
+    private let fixedReference: Bool
+
+    init(framing: NMEAFramer.Configuration, referenceDate: CivilDate?) {
+        decoder = FixDecoder(configuration: framing, referenceDate: referenceDate)
+        fixedReference = referenceDate != nil
+    }
+
+    mutating func decode(_ chunk: UnsafeRawBufferPointer, _ emit: (Fix) -> Void) {
+        Self.decode(&filter, &decoder, fixedReference, chunk, emit)
+    }
+
+    private static func decode(
+        _ filter: inout CommentFilter, _ decoder: inout FixDecoder, _ fixedReference: Bool,
+        _ chunk: UnsafeRawBufferPointer, _ emit: (Fix) -> Void
+    ) {
+        filter.filter(chunk) { segment, headerDate in
+            if !fixedReference, decoder.assembler.referenceDate == nil, let header = headerDate {
+                decoder.assembler.referenceDate = header
+            }
+            decoder.decode(segment, emit)
+        }
+    }
+
+    mutating func finish(_ emit: (Fix) -> Void) {
+        decoder.finish(emit)
+    }
+}
+
+/// Schedules fixes on a clock relative to the first one, so that pacing does not drift.
+struct Pacer<C: Clock> where C.Duration == Duration {
+    let speed: ReplaySpeed
+    private var origin: (instant: C.Instant, time: UTCTimestamp)?
+
+    init(speed: ReplaySpeed) { self.speed = speed }
+
+    mutating func wait(for fix: Fix, on clock: C) async throws {
+        guard case .factor(let factor) = speed, factor > 0, let time = fix.time else { return }
+        guard let origin else {
+            origin = (clock.now, time)
+            return
+        }
+        let elapsed = time.seconds(since: origin.time) / factor
+        guard elapsed > 0 else { return }
+        let deadline = origin.instant.advanced(by: .nanoseconds(Int64(elapsed * 1e9)))
+        if clock.now < deadline { try await clock.sleep(until: deadline, tolerance: nil) }
+    }
+}

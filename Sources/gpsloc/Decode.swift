@@ -1,0 +1,87 @@
+import ArgumentParser
+import GNSS
+import GNSSSources
+import NMEA
+
+struct Decode: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Decode an NMEA log into one record per receiver epoch.",
+        discussion: """
+            Reads FILE (or standard input for '-' or no FILE), skips '#' comment lines, and prints \
+            one record per epoch on standard output. A summary (bytes, sentences by type, rejected \
+            sentences by reason, epochs) goes to standard error.
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case gpsd, jsonl, csv, none
+    }
+
+    @Argument(help: "The NMEA log to decode; '-' or nothing for standard input.")
+    var file: String?
+
+    @Option(help: "Output: gpsd (gpsd's TPV and SKY JSON), jsonl (one fix record per line), csv, or none.")
+    var format: Format = .jsonl
+
+    @Option(help: "required: sentences without a valid *hh checksum are rejected; lenient: a missing one is accepted.")
+    var checksum: ChecksumPolicy = .required
+
+    @Option(
+        name: .customLong("reference-date"),
+        help: "A date (YYYY-MM-DD) no later than the log's, for GPS week-rollover correction; overrides '# Date:'.")
+    var referenceDate: DateArgument?
+
+    @Option(name: .customLong("max-length"), help: "The longest sentence accepted, in bytes.")
+    var maximumLength: Int = 1024
+
+    @Flag(name: .shortAndLong, help: "Do not print the summary.")
+    var quiet = false
+
+    func validate() throws {
+        guard maximumLength >= 16 else {
+            throw ValidationError("--max-length must be at least 16 (NMEA sentences are up to 82 bytes; try 1024)")
+        }
+    }
+
+    func run() throws {
+        let source = ReplaySource(
+            path: file, framing: .init(checksumPolicy: checksum, maximumLength: maximumLength),
+            referenceDate: referenceDate?.date)
+        var output = OutputBuffer()
+        if format == .csv { output.line(FixFormat.csvHeader) }
+        let format = self.format
+        let statistics: DecodeStatistics
+        do {
+            statistics = try source.decodeAll { fix in
+                switch format {
+                case .gpsd:
+                    output.line(FixFormat.gpsdTPV(fix))
+                    if fix.dop.hdop != nil || fix.dop.pdop != nil || !fix.satellites.isEmpty {
+                        output.line(FixFormat.gpsdSKY(fix))
+                    }
+                case .jsonl: output.line(FixFormat.jsonRecord(fix))
+                case .csv: output.line(FixFormat.csvRow(fix))
+                case .none: break
+                }
+            }
+        } catch let error as SourceError {
+            output.flush()
+            throw ValidationError(error.description)
+        }
+        output.flush()
+        if !quiet { printError(Self.summary(statistics, name: file ?? "standard input")) }
+    }
+
+    static func summary(_ statistics: DecodeStatistics, name: String) -> String {
+        let framer = statistics.framer
+        var lines = ["\(name): \(framer.bytes) bytes, \(framer.sentences) sentences, \(framer.rejected) rejected"]
+        let types = statistics.sentencesByType.map { "\($0.type) \($0.count)" }.joined(separator: ", ")
+        lines.append("  sentences: " + (types.isEmpty ? "none" : types))
+        let reasons = RejectionReason.allCases.filter { framer[$0] > 0 }.map { "\($0) \(framer[$0])" }
+        lines.append("  rejected: " + (reasons.isEmpty ? "none" : reasons.joined(separator: ", ")))
+        if statistics.unparsable > 0 { lines.append("  unparsable addresses: \(statistics.unparsable)") }
+        lines.append("  skipped bytes: \(framer.skippedBytes)")
+        lines.append("  epochs: \(statistics.fixes), with position: \(statistics.positionFixes)")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,68 @@
+import ArgumentParser
+import GNSS
+import GNSSSources
+import NMEA
+
+@main
+struct GPSLoc: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gpsloc",
+        abstract: "Location from GPS receivers and NMEA logs.",
+        subcommands: [Decode.self, Simulate.self]
+    )
+}
+
+extension ChecksumPolicy: ExpressibleByArgument {}
+
+/// A calendar date given on the command line as `YYYY-MM-DD`.
+struct DateArgument: ExpressibleByArgument {
+    var date: CivilDate
+    init?(argument: String) {
+        guard let date = CivilDate(parsing: argument) else { return nil }
+        self.date = date
+    }
+}
+
+/// Buffered writes to a file descriptor.
+struct OutputBuffer: ~Copyable {
+    private var bytes: [UInt8] = []
+    private let descriptor: Int32
+
+    init(descriptor: Int32 = 1) {
+        self.descriptor = descriptor
+        bytes.reserveCapacity(1 << 16)
+    }
+
+    mutating func line(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+        bytes.append(10)
+        if bytes.count >= 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        Self.send(bytes, to: descriptor)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    private static func send(_ bytes: [UInt8], to descriptor: Int32) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in
+                write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            offset += written
+        }
+    }
+
+    deinit { Self.send(bytes, to: descriptor) }
+}
+
+/// Writes `text` and a newline to standard error.
+func printError(_ text: String) {
+    var output = OutputBuffer(descriptor: 2)
+    output.line(text)
+}
