@@ -2,11 +2,15 @@ import NMEA
 
 /// Merges the sentences of each receiver epoch into one ``Fix``.
 ///
-/// Sentences of one epoch (RMC, GGA, GSA×n, GSV×n, VTG, GST, …) arrive one after another; the
-/// assembler learns from the stream which timed sentence type ends an epoch, as gpsd does, and
-/// hands out the fix as soon as that sentence arrives. A change of the time of day also closes an
-/// epoch, and ``flush(_:)`` closes the last one at the end of input. Time is an input: the
-/// assembler reads no clock.
+/// Sentences of one epoch (RMC, GGA, GSA×n, GSV×n, VTG, GST, …) arrive one after another. A
+/// change of the time of day starts a new epoch. As gpsd does, the assembler learns which timed
+/// sentence types come last before the time changes ("enders"); the epoch is reported at them and
+/// at the untimed sentences that follow them. The assembler remembers the kind of sentence (type,
+/// talker, and for GSV the part) at which the previous epoch was last reported and hands out the
+/// fix as soon as that sentence arrives, so a live receiver's fix is not held back until the next
+/// epoch begins. An epoch whose ending sentence never comes is handed out when the next one starts,
+/// and ``flush(_:)`` closes the last one at the end of input. Time is an input: the assembler
+/// reads no clock.
 ///
 /// The per-sentence rules (which sentence may set or keep the fix mode, when a position counts,
 /// how speed and climb are derived when the receiver gives none) follow gpsd, so that fixes agree
@@ -22,9 +26,16 @@ public struct FixAssembler: Sendable {
         public static let positionDGPS = 4.75
     }
 
-    /// A date no later than the receiver's true date, used to undo GPS week-number rollovers:
-    /// a date is moved forward by whole 1024-week periods while that brings it closer to this one.
+    /// A date near the receiver's true date, used to undo GPS week-number rollovers: a date is
+    /// moved forward by whole 1024-week periods while that brings it closer to this one. `nil`
+    /// turns the correction off.
     public var referenceDate: CivilDate?
+
+    /// The default reference date: this version's release. No live receiver's true date is
+    /// earlier, so a receiver that lost 1024 weeks is put right. A log recorded more than about
+    /// ten years before it, replayed without a `# Date:` header, is moved forward too (as gpsd
+    /// does); give such logs their date.
+    public static let defaultReferenceDate = CivilDate(year: 2026, month: 11, day: 1)
 
     /// How many fixes have been handed out.
     public private(set) var fixCount = 0
@@ -40,12 +51,19 @@ public struct FixAssembler: Sendable {
     private var timeOfDay: NMEATime?
     private var lastHour = -1
 
-    // Cycle detection.
+    // Epoch detection: the times of the last two timed sentences, and the kind of sentence that
+    // ended the previous epoch (learned from the stream).
     private var thisFracTime: NMEATime?
     private var lastFracTime: NMEATime?
-    private var lastTag: Tag?
-    private var cycleEnders: Set<Tag> = []
-    private var cycleEndReliable = false
+    private var endKind: UInt32?
+    /// Timed sentence types after which the time has changed (gpsd's cycle enders).
+    private var enders: Set<Tag> = []
+    /// The type of the last timed sentence.
+    private var lastTimedTag: Tag?
+    /// The kind of the last sentence in this epoch at which gpsd would report.
+    private var epochLastReportKind: UInt32?
+    /// How many consecutive epochs ended with `endKind`; it is trusted from two on.
+    private var endKindConfirmations = 0
 
     // gpsd's per-talker bookkeeping.
     private var lastGGATalker: Talker?
@@ -66,7 +84,7 @@ public struct FixAssembler: Sendable {
     private var sky = SkyView()
     private var lastEmitted: Fix?
 
-    public init(referenceDate: CivilDate? = nil) {
+    public init(referenceDate: CivilDate? = FixAssembler.defaultReferenceDate) {
         self.referenceDate = referenceDate
         epochKinds.reserveCapacity(32)
     }
@@ -97,30 +115,25 @@ public struct FixAssembler: Sendable {
             step.new.time = resolvedTime()
         }
 
-        // The end-of-cycle detector.
-        if step.gsxMore {
-            // More parts to come: never ends or starts a cycle.
-        } else if step.latchFracTime {
-            if let this = thisFracTime, let last = lastFracTime,
-                abs(this.nanosecondsOfDay - last.nanosecondsOfDay) > 10_000_000
-            {
-                step.mask.insert(.clear)
-                if let lastTag, !cycleEnders.contains(lastTag), !step.cycleContinue {
-                    cycleEnders.insert(lastTag)
-                    cycleEndReliable = true
-                }
-            } else if thisFracTime != nil, lastFracTime == nil {
+        // A timed sentence whose time differs from the previous one by more than 10 ms starts
+        // a new epoch; the timed sentence type before it is one that ends epochs.
+        if step.latchFracTime, let this = thisFracTime {
+            if let last = lastFracTime {
+                if abs(this.nanosecondsOfDay - last.nanosecondsOfDay) > 10_000_000 { step.mask.insert(.clear) }
+            } else {
                 step.mask.insert(.clear)
             }
-        } else if step.cycleContinue, let tag = step.tag {
-            if let lastTag { cycleEnders.remove(lastTag) }
-            cycleEnders.insert(tag)
-            cycleEndReliable = true
+            if step.mask.contains(.clear), let lastTimedTag, step.tag != .gll { enders.insert(lastTimedTag) }
         }
-        if let tag = step.tag, step.latchFracTime || step.cycleContinue, cycleEnders.contains(tag), !step.gsxMore {
-            step.mask.insert(.report)
+        // Where gpsd reports: at a timed sentence of an ending type, and at the untimed sentences
+        // that follow one (GSA, GSV, VTG after the RMC).
+        let isReportPoint: Bool
+        if step.latchFracTime {
+            isReportPoint = step.tag.map { enders.contains($0) } ?? false
+            lastTimedTag = step.tag
+        } else {
+            isReportPoint = !step.gsxMore && lastTimedTag.map { enders.contains($0) } ?? false
         }
-        if step.latchFracTime { lastTag = step.tag }
 
         // Do not downgrade a held 3D fix (RMC and GLL do not say 2D or 3D).
         if step.mask.contains(.mode), current.mode == .threeDimensional, step.new.mode != .noFix,
@@ -149,8 +162,13 @@ public struct FixAssembler: Sendable {
         sentenceCount += 1
         if !step.mask.isDisjoint(with: .fixData) { epochHasData = true }
 
-        if step.mask.contains(.report), cycleEndReliable, !epochEmitted, epochHasData {
-            emitCurrent(emit)
+        // The epoch is complete when the sentence at which the previous one was last reported
+        // arrives.
+        if let key = step.kindKey {
+            if isReportPoint { epochLastReportKind = key }
+            if key == endKind, endKindConfirmations >= 2, !step.gsxMore, !epochEmitted, epochHasData {
+                emitCurrent(emit)
+            }
         }
     }
 
@@ -163,6 +181,17 @@ public struct FixAssembler: Sendable {
 
     private mutating func closeEpoch(_ emit: (Fix) -> Void) {
         if epochHasData && !epochEmitted { emitCurrent(emit) }
+        // An epoch without a report point (a receiver that skipped its ending sentence) leaves
+        // the learned end as it was.
+        if let epochLastReportKind {
+            if epochLastReportKind == endKind {
+                endKindConfirmations += 1
+            } else {
+                endKind = epochLastReportKind
+                endKindConfirmations = 1
+            }
+        }
+        epochLastReportKind = nil
         epochHasData = false
         epochHasTime = false
         epochEmitted = false
@@ -389,10 +418,8 @@ public struct FixAssembler: Sendable {
         switch gga.quality {
         case 0?:
             status = .unknown
-            if gga.time == nil {
-                date = nil
-                cycleEndReliable = false
-            }
+            // A receiver without a fix may send an empty time: its date is no longer trusted.
+            if gga.time == nil { date = nil }
         case 1?: status = .gps
         case 2?: status = .dgps
         case 3?: status = .pps
@@ -514,10 +541,7 @@ public struct FixAssembler: Sendable {
             step.mask.insert(.status)
         default:
             step.new.mode = .noFix
-            if rmc.time == nil || rmc.date == nil {
-                date = nil
-                cycleEndReliable = false
-            }
+            if rmc.time == nil || rmc.date == nil { date = nil }
             step.mask.formUnion([.status, .mode])
         }
     }
@@ -525,7 +549,6 @@ public struct FixAssembler: Sendable {
     private mutating func processGLL(_ gll: GLL, _ step: inout Step) {
         step.tag = .gll
         step.kindKey = kindKey(.gll, gll.talker)
-        step.cycleContinue = true
         if let time = gll.time {
             mergeTimeOfDay(time)
             registerFracTime(time, &step)
@@ -744,7 +767,6 @@ private struct Step {
     var kindKey: UInt32?
     var latchFracTime = false
     var gsxMore = false
-    var cycleContinue = false
 }
 
 private struct Mask: OptionSet {
@@ -759,6 +781,5 @@ private struct Mask: OptionSet {
     static let magneticVariation = Mask(rawValue: 1 << 7)
     static let dop = Mask(rawValue: 1 << 8)
     static let clear = Mask(rawValue: 1 << 9)
-    static let report = Mask(rawValue: 1 << 10)
     static let fixData: Mask = [.time, .latLon, .mode, .status, .altitude, .speed, .track]
 }

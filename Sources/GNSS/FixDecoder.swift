@@ -101,7 +101,10 @@ public struct FixDecoder: Sendable {
         }
     }
 
-    public init(configuration: NMEAFramer.Configuration = .init(), referenceDate: CivilDate? = nil) {
+    public init(
+        configuration: NMEAFramer.Configuration = .init(),
+        referenceDate: CivilDate? = FixAssembler.defaultReferenceDate
+    ) {
         framer = NMEAFramer(configuration: configuration)
         core = Core(assembler: FixAssembler(referenceDate: referenceDate))
     }

@@ -24,7 +24,7 @@ public struct ReplaySource: Sendable {
     public var path: String?
     public var speed: ReplaySpeed
     public var framing: NMEAFramer.Configuration
-    /// Overrides the log's `# Date:` header.
+    /// Overrides the log's `# Date:` header; without either, the assembler's default applies.
     public var referenceDate: CivilDate?
     public var chunkSize: Int
 
@@ -92,24 +92,27 @@ public struct ReplaySource: Sendable {
 struct DecodingState {
     var filter = CommentFilter()
     var decoder: FixDecoder
-    private let fixedReference: Bool
+    /// Whether the reference date is settled: given by the caller, or read from a header.
+    private var referenceSettled: Bool
 
     init(framing: NMEAFramer.Configuration, referenceDate: CivilDate?) {
-        decoder = FixDecoder(configuration: framing, referenceDate: referenceDate)
-        fixedReference = referenceDate != nil
+        decoder = FixDecoder(
+            configuration: framing, referenceDate: referenceDate ?? FixAssembler.defaultReferenceDate)
+        referenceSettled = referenceDate != nil
     }
 
     mutating func decode(_ chunk: UnsafeRawBufferPointer, _ emit: (Fix) -> Void) {
-        Self.decode(&filter, &decoder, fixedReference, chunk, emit)
+        Self.decode(&filter, &decoder, &referenceSettled, chunk, emit)
     }
 
     private static func decode(
-        _ filter: inout CommentFilter, _ decoder: inout FixDecoder, _ fixedReference: Bool,
+        _ filter: inout CommentFilter, _ decoder: inout FixDecoder, _ referenceSettled: inout Bool,
         _ chunk: UnsafeRawBufferPointer, _ emit: (Fix) -> Void
     ) {
         filter.filter(chunk) { segment, headerDate in
-            if !fixedReference, decoder.assembler.referenceDate == nil, let header = headerDate {
+            if !referenceSettled, let header = headerDate {
                 decoder.assembler.referenceDate = header
+                referenceSettled = true
             }
             decoder.decode(segment, emit)
         }
