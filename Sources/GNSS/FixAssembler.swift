@@ -26,16 +26,15 @@ public struct FixAssembler: Sendable {
         public static let positionDGPS = 4.75
     }
 
-    /// A date near the receiver's true date, used to undo GPS week-number rollovers: a date is
-    /// moved forward by whole 1024-week periods while that brings it closer to this one. `nil`
-    /// turns the correction off.
-    public var referenceDate: CivilDate?
+    /// What is known of the true date, used to undo GPS week-number rollovers (a receiver that
+    /// lost 1024 weeks reports a date 19.6 years early). `nil` turns the correction off.
+    public var referenceDate: ReferenceDate?
 
-    /// The default reference date: this version's release. No live receiver's true date is
+    /// The default: this version's release date as a lower bound. No live receiver's true date is
     /// earlier, so a receiver that lost 1024 weeks is put right. A log recorded more than about
-    /// ten years before it, replayed without a `# Date:` header, is moved forward too (as gpsd
-    /// does); give such logs their date.
-    public static let defaultReferenceDate = CivilDate(year: 2026, month: 11, day: 1)
+    /// ten years before it and replayed without its date is moved forward too (as gpsd does);
+    /// give such logs their date.
+    public static let defaultReferenceDate = ReferenceDate.notBefore(CivilDate(year: 2026, month: 11, day: 1))
 
     /// How many fixes have been handed out.
     public private(set) var fixCount = 0
@@ -84,7 +83,7 @@ public struct FixAssembler: Sendable {
     private var sky = SkyView()
     private var lastEmitted: Fix?
 
-    public init(referenceDate: CivilDate? = FixAssembler.defaultReferenceDate) {
+    public init(referenceDate: ReferenceDate? = FixAssembler.defaultReferenceDate) {
         self.referenceDate = referenceDate
         epochKinds.reserveCapacity(32)
     }
@@ -105,9 +104,19 @@ public struct FixAssembler: Sendable {
         case .gst(let gst): processGST(gst, &step)
         case .gbs(let gbs): processGBS(gbs, &step)
         case .hdt(let hdt):
+            step.kindKey = kindKey(.hdt, hdt.talker)
             if let heading = hdt.heading { step.new.heading = heading.doubleValue }
-        case .proprietary(let proprietary): processProprietary(proprietary, &step)
-        case .txt, .dtm, .unknown: break
+        case .proprietary(let proprietary):
+            step.kindKey = otherKindKey(proprietary.address)
+            processProprietary(proprietary, &step)
+        case .unknown(let unknown):
+            // Instruments sharing a multiplexed bus (depth sounders, wind, compasses) do not
+            // delimit the receiver's epochs; only satellite-system talkers do.
+            if unknown.talker.constellation != nil || unknown.talker == .gnss {
+                step.kindKey = otherKindKey(unknown.type) ^ UInt32(unknown.talker.rawValue)
+            }
+        case .txt(let txt): step.kindKey = kindKey(.txt, txt.talker)
+        case .dtm(let dtm): step.kindKey = kindKey(.dtm, dtm.talker)
         }
         if step.tag != .gsa { lastGSATalker = nil }
 
@@ -204,7 +213,6 @@ public struct FixAssembler: Sendable {
 
     private mutating func emitCurrent(_ emit: (Fix) -> Void) {
         var fix = current
-        fix.timeOfDay = fix.time == nil ? (epochHasTime ? thisFracTime : nil) : timeOfDay
         fix.sentenceCount = sentenceCount
         fix.noise = noise
         fix.satellites = sky.satellites()
@@ -290,6 +298,7 @@ public struct FixAssembler: Sendable {
         let new = step.new
         let mask = step.mask
         if mask.contains(.time) { current.time = new.time }
+        if let value = new.timeOfDay { current.timeOfDay = value }
         if mask.contains(.latLon) {
             current.latitude = new.latitude
             current.longitude = new.longitude
@@ -383,6 +392,7 @@ public struct FixAssembler: Sendable {
         lastFracTime = thisFracTime
         thisFracTime = time
         step.latchFracTime = true
+        step.new.timeOfDay = time
     }
 
     /// Moves the running time of day forward, rolling the date over at midnight.
@@ -396,15 +406,9 @@ public struct FixAssembler: Sendable {
     }
 
     private func resolvedTime() -> UTCTimestamp? {
-        guard var date, let timeOfDay else { return nil }
-        if let referenceDate {
-            let reference = referenceDate.daysSinceEpoch
-            var days = date.daysSinceEpoch
-            let period = 1024 * 7
-            while abs(days + period - reference) < abs(days - reference) { days += period }
-            date = CivilDate(daysSinceEpoch: days)
-        }
-        return UTCTimestamp(date: date, nanosecondsOfDay: timeOfDay.nanosecondsOfDay)
+        guard let date, let timeOfDay else { return nil }
+        let corrected = referenceDate?.correcting(date) ?? date
+        return UTCTimestamp(date: corrected, nanosecondsOfDay: timeOfDay.nanosecondsOfDay)
     }
 
     // MARK: - Sentences
@@ -720,8 +724,33 @@ public struct FixAssembler: Sendable {
     }
 
     private mutating func processProprietary(_ sentence: ProprietarySentence, _ step: inout Step) {
-        // $PGRME,hpe,M,vpe,M,epe,M — Garmin's estimated position errors (CEP50 → 95%).
-        guard sentence.address == "PGRME", sentence.fields.count >= 5 else { return }
+        switch sentence.address {
+        case "PGRME": processPGRME(sentence)
+        case "PGRMZ": processPGRMZ(sentence, &step)
+        default: break
+        }
+    }
+
+    /// `$PGRMZ,93,f,3` — Garmin's altitude (feet or metres) and fix dimension.
+    private mutating func processPGRMZ(_ sentence: ProprietarySentence, _ step: inout Step) {
+        guard sentence.fields.count >= 2, let value = Double(sentence.fields[0]) else { return }
+        let metres: Double
+        switch sentence.fields[1] {
+        case "f", "F": metres = value * 0.3048
+        case "m", "M": metres = value
+        default: return
+        }
+        step.new.altitudeMSL = metres
+        step.mask.insert(.altitude)
+        if sentence.fields.count >= 3, let dimension = Int(sentence.fields[2]), (2...3).contains(dimension) {
+            step.new.mode = dimension == 3 ? .threeDimensional : .twoDimensional
+            step.mask.insert(.mode)
+        }
+    }
+
+    /// `$PGRME,15.0,M,45.0,M,25.0,M` — Garmin's estimated position errors (CEP50, scaled to 95%).
+    private mutating func processPGRME(_ sentence: ProprietarySentence) {
+        guard sentence.fields.count >= 5 else { return }
         let scale = 2.45 / 1.18
         var errors = receiverErrors ?? ErrorEstimates()
         if let hpe = Double(sentence.fields[0]) {
@@ -736,6 +765,44 @@ public struct FixAssembler: Sendable {
 
     private func kindKey(_ tag: Tag, _ talker: Talker, extra: UInt32 = 0) -> UInt32 {
         UInt32(tag.rawValue) << 28 ^ UInt32(talker.rawValue) << 12 ^ extra
+    }
+
+    /// A kind key for sentences without a tag: FNV-1a of the type, kept apart from tagged kinds.
+    private func otherKindKey(_ type: String) -> UInt32 {
+        var hash: UInt32 = 2_166_136_261
+        for byte in type.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return hash | 0xF000_0000
+    }
+}
+
+/// What is known of the true date, for undoing GPS week-number rollovers.
+public enum ReferenceDate: Sendable, Hashable {
+    /// The data was recorded on (about) this date, as a log's `# Date:` header says. A date is
+    /// moved forward by whole 1024-week periods only when that lands within a year of it;
+    /// otherwise the receiver's own date stands.
+    case recordedOn(CivilDate)
+    /// The true date is not earlier than this one. A date is moved forward by whole 1024-week
+    /// periods while that brings it closer to this one.
+    case notBefore(CivilDate)
+
+    static let rolloverDays = 1024 * 7
+
+    /// `date` with any week-number rollover undone.
+    public func correcting(_ date: CivilDate) -> CivilDate {
+        var days = date.daysSinceEpoch
+        switch self {
+        case .recordedOn(let reference):
+            let target = reference.daysSinceEpoch
+            var candidate = days
+            while abs(candidate + Self.rolloverDays - target) < abs(candidate - target) {
+                candidate += Self.rolloverDays
+            }
+            if candidate != days && abs(candidate - target) <= 366 { days = candidate }
+        case .notBefore(let reference):
+            let target = reference.daysSinceEpoch
+            while abs(days + Self.rolloverDays - target) < abs(days - target) { days += Self.rolloverDays }
+        }
+        return CivilDate(daysSinceEpoch: days)
     }
 }
 
@@ -756,7 +823,7 @@ extension FixStatus {
 
 /// The sentence types that take part in cycle detection.
 private enum Tag: UInt8, Hashable, Sendable {
-    case gga = 1, rmc, gll, gns, gsa, gsv, vtg, zda, gst, gbs
+    case gga = 1, rmc, gll, gns, gsa, gsv, vtg, zda, gst, gbs, hdt, txt, dtm
 }
 
 /// What one sentence contributes, in gpsd's terms: new values and which of them to merge.
@@ -781,5 +848,6 @@ private struct Mask: OptionSet {
     static let magneticVariation = Mask(rawValue: 1 << 7)
     static let dop = Mask(rawValue: 1 << 8)
     static let clear = Mask(rawValue: 1 << 9)
-    static let fixData: Mask = [.time, .latLon, .mode, .status, .altitude, .speed, .track]
+    /// What makes an epoch worth a fix: a time alone (a ZDA) does not.
+    static let fixData: Mask = [.latLon, .mode, .status, .altitude, .speed, .track]
 }

@@ -103,7 +103,7 @@ public struct FixDecoder: Sendable {
 
     public init(
         configuration: NMEAFramer.Configuration = .init(),
-        referenceDate: CivilDate? = FixAssembler.defaultReferenceDate
+        referenceDate: ReferenceDate? = FixAssembler.defaultReferenceDate
     ) {
         framer = NMEAFramer(configuration: configuration)
         core = Core(assembler: FixAssembler(referenceDate: referenceDate))

@@ -14,8 +14,9 @@ public enum ReplaySpeed: Sendable, Hashable {
 
 /// Replays a recorded NMEA log (a file or standard input) as fixes.
 ///
-/// `#` comment lines are skipped, and a `# Date: YYYY-MM-DD` header becomes the reference date
-/// for GPS week-rollover correction unless one was given. Replayed at ``ReplaySpeed/maximum``,
+/// `#` comment lines are skipped, and a `# Date: YYYY-MM-DD` header is taken as the day the log
+/// was recorded (``ReferenceDate/recordedOn(_:)``) for GPS week-rollover correction, unless a
+/// reference date was given. Replayed at ``ReplaySpeed/maximum``,
 /// fixes come as fast as they decode; at a ``ReplaySpeed/factor(_:)`` each fix is delivered when
 /// the injected clock reaches its time relative to the first fix, so a replay behaves exactly as
 /// the live receiver did.
@@ -25,12 +26,12 @@ public struct ReplaySource: Sendable {
     public var speed: ReplaySpeed
     public var framing: NMEAFramer.Configuration
     /// Overrides the log's `# Date:` header; without either, the assembler's default applies.
-    public var referenceDate: CivilDate?
+    public var referenceDate: ReferenceDate?
     public var chunkSize: Int
 
     public init(
         path: String?, speed: ReplaySpeed = .maximum, framing: NMEAFramer.Configuration = .init(),
-        referenceDate: CivilDate? = nil, chunkSize: Int = 1 << 18
+        referenceDate: ReferenceDate? = nil, chunkSize: Int = 1 << 18
     ) {
         self.path = path
         self.speed = speed
@@ -95,7 +96,7 @@ struct DecodingState {
     /// Whether the reference date is settled: given by the caller, or read from a header.
     private var referenceSettled: Bool
 
-    init(framing: NMEAFramer.Configuration, referenceDate: CivilDate?) {
+    init(framing: NMEAFramer.Configuration, referenceDate: ReferenceDate?) {
         decoder = FixDecoder(
             configuration: framing, referenceDate: referenceDate ?? FixAssembler.defaultReferenceDate)
         referenceSettled = referenceDate != nil
@@ -111,7 +112,7 @@ struct DecodingState {
     ) {
         filter.filter(chunk) { segment, headerDate in
             if !referenceSettled, let header = headerDate {
-                decoder.assembler.referenceDate = header
+                decoder.assembler.referenceDate = .recordedOn(header)
                 referenceSettled = true
             }
             decoder.decode(segment, emit)

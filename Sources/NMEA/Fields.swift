@@ -128,8 +128,24 @@ public struct NMEAWriter {
         if let value { bytes.append(contentsOf: value.utf8) }
     }
 
+    /// A latitude (`ddmm.mmmm`) or longitude (`dddmm.mmmm`) with its hemisphere letter, the
+    /// degrees zero-padded as receivers send them.
     public mutating func field(_ coordinate: NMEACoordinate?) {
-        field(coordinate?.value)
+        bytes.append(UInt8(ascii: ","))
+        if let coordinate {
+            let isLongitude = coordinate.hemisphere == UInt8(ascii: "E") || coordinate.hemisphere == UInt8(ascii: "W")
+            var digits: [UInt8] = []
+            coordinate.value.appendASCII(to: &digits)
+            let negative = digits.first == UInt8(ascii: "-")
+            if negative { digits.removeFirst() }
+            let integerDigits = digits.firstIndex(of: UInt8(ascii: ".")) ?? digits.count
+            let width = isLongitude ? 5 : 4
+            if negative { bytes.append(UInt8(ascii: "-")) }
+            if integerDigits < width {
+                bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - integerDigits))
+            }
+            bytes.append(contentsOf: digits)
+        }
         field(coordinate.map { NMEALetter(rawValue: $0.hemisphere) })
     }
 

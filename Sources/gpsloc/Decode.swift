@@ -28,7 +28,7 @@ struct Decode: ParsableCommand {
 
     @Option(
         name: .customLong("reference-date"),
-        help: "A date (YYYY-MM-DD) no later than the log's, for GPS week-rollover correction; overrides '# Date:'.")
+        help: "The day (YYYY-MM-DD) the log was recorded, for GPS week-rollover correction; overrides '# Date:'.")
     var referenceDate: DateArgument?
 
     @Option(name: .customLong("max-length"), help: "The longest sentence accepted, in bytes.")
@@ -46,7 +46,7 @@ struct Decode: ParsableCommand {
     func run() throws {
         let source = ReplaySource(
             path: file, framing: .init(checksumPolicy: checksum, maximumLength: maximumLength),
-            referenceDate: referenceDate?.date)
+            referenceDate: referenceDate.map { .recordedOn($0.date) })
         var output = OutputBuffer()
         if format == .csv { output.line(FixFormat.csvHeader) }
         let format = self.format

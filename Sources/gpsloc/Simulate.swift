@@ -1,6 +1,111 @@
 import ArgumentParser
+import GNSS
 
 struct Simulate: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Write a simulated NMEA log.")
-    func run() throws {}
+    static let configuration = CommandConfiguration(
+        abstract: "Write a simulated multi-constellation NMEA 4.10 log of a vehicle route.",
+        discussion: """
+            The same seed always gives the same log. Use --epochs for a duration, or --size for a \
+            log of at least that many bytes (e.g. 100M for benchmarks).
+            """
+    )
+
+    enum FaultLevel: String, ExpressibleByArgument, CaseIterable {
+        case none, realistic, heavy
+
+        var faults: RouteSimulator.Faults {
+            switch self {
+            case .none: .init()
+            case .realistic: .realistic
+            case .heavy: .heavy
+            }
+        }
+    }
+
+    @Option(help: "How many epochs to write.")
+    var epochs: Int?
+
+    @Option(help: "Write at least this many bytes instead: a number with an optional K, M or G suffix.")
+    var size: String?
+
+    @Option(help: "Epochs per second (1…50).")
+    var rate: Int = 1
+
+    @Option(help: "Seed for the route and the noise.")
+    var seed: UInt64 = 1
+
+    @Option(
+        help: "Faults to inject: none, realistic or heavy (bad checksums, truncations, binary bytes, no-fix stretches).")
+    var faults: FaultLevel = .none
+
+    @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
+    var output: String?
+
+    func validate() throws {
+        guard (1...50).contains(rate) else { throw ValidationError("--rate must be 1…50 epochs per second") }
+        if epochs == nil && size == nil { throw ValidationError("give --epochs N or --size BYTES (e.g. --size 100M)") }
+        if let epochs, epochs < 1 { throw ValidationError("--epochs must be at least 1") }
+        if let size, Self.bytes(size) == nil {
+            throw ValidationError("--size '\(size)' is not a size: write a number with an optional K, M or G suffix, e.g. 100M")
+        }
+    }
+
+    static func bytes(_ text: String) -> Int? {
+        var digits = Substring(text)
+        var multiplier = 1
+        switch text.last?.uppercased() {
+        case "K": multiplier = 1 << 10
+        case "M": multiplier = 1 << 20
+        case "G": multiplier = 1 << 30
+        default: break
+        }
+        if multiplier > 1 { digits = digits.dropLast() }
+        guard let value = Int(digits), value > 0 else { return nil }
+        return value * multiplier
+    }
+
+    func run() throws {
+        var simulator = RouteSimulator(seed: seed, rate: rate, faults: faults.faults)
+        let descriptor: Int32
+        if let output {
+            descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                throw ValidationError("cannot write '\(output)': \(String(cString: strerror(errno)))")
+            }
+        } else {
+            descriptor = 1
+        }
+        defer { if output != nil { close(descriptor) } }
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 17)
+        var written = 0
+        var count = 0
+        let targetBytes = size.flatMap(Self.bytes)
+        while true {
+            if let epochs, count >= epochs { break }
+            if let targetBytes, written + buffer.count >= targetBytes { break }
+            simulator.appendEpoch(to: &buffer)
+            count += 1
+            if buffer.count >= 1 << 16 {
+                try Self.write(buffer, to: descriptor)
+                written += buffer.count
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        try Self.write(buffer, to: descriptor)
+    }
+
+    static func write(_ bytes: [UInt8], to descriptor: Int32) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let result = bytes.withUnsafeBytes { raw in
+                systemWrite(descriptor, raw.baseAddress! + offset, raw.count - offset)
+            }
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw ValidationError("cannot write output: \(String(cString: strerror(errno)))")
+            }
+            offset += result
+        }
+    }
 }
