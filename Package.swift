@@ -27,7 +27,7 @@ let package = Package(
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "TestSupport"]),
         .testTarget(name: "GNSSTests", dependencies: ["GNSS", "TestSupport"]),
         .testTarget(name: "GNSSSourcesTests", dependencies: ["GNSSSources", "TestSupport"]),
-        .testTarget(name: "GPSLocTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "GPSLocTests", dependencies: ["gpsloc", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,211 @@
+import NMEA
+import Testing
+
+/// A seeded generator so property tests are reproducible.
+struct TestGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Random typed sentences, every optional field sometimes empty.
+final class SentenceGenerator {
+    var random: TestGenerator
+
+    init(random: TestGenerator) { self.random = random }
+
+    func maybe<T>(_ value: @autoclosure () -> T) -> T? {
+        Bool.random(using: &random) ? value() : nil
+    }
+
+    func decimal(_ range: ClosedRange<Int64>, scale: UInt8) -> NMEADecimal {
+        NMEADecimal(mantissa: Int64.random(in: range, using: &random), scale: scale)
+    }
+
+    func time() -> NMEATime {
+        let digits = UInt8.random(in: 0...3, using: &random)
+        var nanos: UInt32 = 0
+        var unit: UInt32 = 100_000_000
+        for _ in 0..<digits {
+            nanos += UInt32.random(in: 0...9, using: &random) * unit
+            unit /= 10
+        }
+        return NMEATime(
+            hour: UInt8.random(in: 0...23, using: &random), minute: UInt8.random(in: 0...59, using: &random),
+            second: UInt8.random(in: 0...59, using: &random), nanoseconds: nanos, fractionDigits: digits)
+    }
+
+    func coordinate(latitude: Bool) -> NMEACoordinate {
+        let degrees = Double.random(in: latitude ? -89.9...89.9 : -179.9...179.9, using: &random)
+        return NMEACoordinate(degrees: degrees, isLatitude: latitude, minuteDecimals: UInt8.random(in: 1...7, using: &random))
+    }
+
+    func letter(_ choices: String) -> NMEALetter {
+        NMEALetter(rawValue: choices.utf8.randomElement(using: &random)!)
+    }
+
+    func talker() -> Talker {
+        [Talker.gps, .glonass, .galileo, .beidou, .gnss, .qzss].randomElement(using: &random)!
+    }
+
+    func sentence() -> NMEASentence {
+        switch Int.random(in: 0..<9, using: &random) {
+        case 0:
+            let navigation = maybe(letter("SCUV"))
+            return .rmc(
+                RMC(
+                    talker: talker(), time: maybe(time()), status: maybe(letter("AV")),
+                    latitude: maybe(coordinate(latitude: true)), longitude: maybe(coordinate(latitude: false)),
+                    speedKnots: maybe(decimal(0...99999, scale: 3)), courseTrue: maybe(decimal(0...35999, scale: 2)),
+                    date: maybe(NMEADate(day: 17, month: 4, yearOfCentury: UInt8.random(in: 0...99, using: &random))),
+                    magneticVariation: maybe(decimal(0...200, scale: 1)), magneticVariationDirection: maybe(letter("EW")),
+                    mode: navigation != nil ? letter("ADEN") : maybe(letter("ADEN")), navigationStatus: navigation))
+        case 1:
+            return .gga(
+                GGA(
+                    talker: talker(), time: maybe(time()), latitude: maybe(coordinate(latitude: true)),
+                    longitude: maybe(coordinate(latitude: false)), quality: maybe(Int.random(in: 0...8, using: &random)),
+                    satellitesUsed: maybe(Int.random(in: 0...40, using: &random)), hdop: maybe(decimal(0...999, scale: 2)),
+                    altitude: maybe(decimal(-4000...900_000, scale: 1)), altitudeUnit: maybe("M"),
+                    geoidSeparation: maybe(decimal(-1000...1000, scale: 1)), geoidSeparationUnit: maybe("M"),
+                    dgpsAge: maybe(decimal(0...999, scale: 1)), dgpsStation: maybe(Int.random(in: 0...1023, using: &random))))
+        case 2:
+            let count = Int.random(in: 0...12, using: &random)
+            return .gsa(
+                GSA(
+                    talker: talker(), selectionMode: maybe(letter("AM")), fixType: maybe(Int.random(in: 1...3, using: &random)),
+                    satellites: (0..<count).map { _ in UInt16.random(in: 1...437, using: &random) },
+                    pdop: maybe(decimal(0...9999, scale: 2)), hdop: maybe(decimal(0...9999, scale: 2)),
+                    vdop: maybe(decimal(0...9999, scale: 2)), systemID: maybe(Int.random(in: 1...6, using: &random))))
+        case 3:
+            let count = Int.random(in: 1...4, using: &random)
+            let satellites = (0..<count).map { _ in
+                GSVSatellite(
+                    id: UInt16.random(in: 1...437, using: &random), elevation: maybe(Int16.random(in: 0...90, using: &random)),
+                    azimuth: maybe(Int16.random(in: 0...359, using: &random)), snr: maybe(Int16.random(in: 0...99, using: &random)))
+            }
+            return .gsv(
+                GSV(
+                    talker: talker(), messageCount: 3, messageNumber: Int.random(in: 1...3, using: &random),
+                    satellitesInView: Int.random(in: 0...12, using: &random), satellites: satellites,
+                    signalID: maybe(Int.random(in: 1...15, using: &random))))
+        case 4:
+            return .vtg(
+                VTG(
+                    talker: talker(), courseTrue: maybe(decimal(0...3599, scale: 1)), courseMagnetic: maybe(decimal(0...3599, scale: 1)),
+                    speedKnots: maybe(decimal(0...9999, scale: 2)), speedKilometresPerHour: maybe(decimal(0...9999, scale: 2)),
+                    mode: maybe(letter("ADEN"))))
+        case 5:
+            return .gll(
+                GLL(
+                    talker: talker(), latitude: maybe(coordinate(latitude: true)), longitude: maybe(coordinate(latitude: false)),
+                    time: maybe(time()), status: maybe(letter("AV")), mode: maybe(letter("ADN"))))
+        case 6:
+            return .gns(
+                GNS(
+                    talker: talker(), time: maybe(time()), latitude: maybe(coordinate(latitude: true)),
+                    longitude: maybe(coordinate(latitude: false)),
+                    modes: (0..<Int.random(in: 1...6, using: &random)).map { _ in letter("ADNRF") },
+                    satellitesUsed: maybe(Int.random(in: 0...60, using: &random)), hdop: maybe(decimal(0...999, scale: 1)),
+                    altitude: maybe(decimal(-1000...99999, scale: 1)), geoidSeparation: maybe(decimal(-999...999, scale: 1)),
+                    navigationStatus: maybe(letter("SCUV"))))
+        case 7:
+            return .zda(
+                ZDA(
+                    talker: talker(), time: maybe(time()), day: maybe(Int.random(in: 1...28, using: &random)),
+                    month: maybe(Int.random(in: 1...12, using: &random)), year: maybe(Int.random(in: 1980...2099, using: &random)),
+                    zoneHours: maybe(Int.random(in: -13...13, using: &random)), zoneMinutes: maybe(Int.random(in: 0...59, using: &random))))
+        default:
+            return .gst(
+                GST(
+                    talker: talker(), time: maybe(time()), rms: maybe(decimal(0...9999, scale: 3)),
+                    semiMajor: maybe(decimal(0...9999, scale: 3)), semiMinor: maybe(decimal(0...9999, scale: 3)),
+                    orientation: maybe(decimal(0...1799, scale: 1)), latitudeError: maybe(decimal(0...9999, scale: 3)),
+                    longitudeError: maybe(decimal(0...9999, scale: 3)), altitudeError: maybe(decimal(0...9999, scale: 3))))
+        }
+    }
+}
+
+@Suite("Round trips")
+struct PropertyTests {
+    @Test(arguments: 1...5)
+    func parseEncodeParseIsTheIdentity(seed: UInt64) throws {
+        let generator = SentenceGenerator(random: TestGenerator(state: seed))
+        for _ in 0..<2000 {
+            let sentence = generator.sentence()
+            let bytes = sentence.encoded()
+            // The encoding frames with a valid checksum and parses back to the same value.
+            var framer = NMEAFramer()
+            var parsed: [NMEASentence] = []
+            try framer.append(contentsOf: bytes) { parsed.append(try $0.parse()) }
+            #expect(parsed == [sentence], "\(String(decoding: bytes, as: UTF8.self))")
+            // And encoding the parsed value again gives the same bytes.
+            #expect(parsed.first?.encoded() == bytes)
+        }
+    }
+
+    @Test func realSentencesEncodeToTheSameValue() throws {
+        let lines = [
+            "$GPGGA,030719.000,3747.0873,S,17518.8938,E,1,08,1.1,59.9,M,23.7,M,,0000*7D",
+            "$GNRMC,000705.00,A,4404.12938,N,12118.84590,W,2.430,,090624,,,A,V*06",
+            "$GNGSA,A,3,21,44,35,,,,,,,,,,11.97,10.16,6.34,4*08",
+            "$GAGSV,3,1,09,02,00,179,,04,09,321,,07,11,134,11,11,10,227,,7*7F",
+            "$PGRME,15.0,M,45.0,M,25.0,M*1C",
+            "$WIMWV,57.5,R,13.0,N,A*26",
+        ]
+        for line in lines {
+            let sentence = try NMEASentence.parse(line)
+            let again = try NMEASentence.parse(String(decoding: sentence.encoded(), as: UTF8.self))
+            #expect(again == sentence, "\(line)")
+        }
+    }
+
+    @Test func coordinatesRoundTripThroughDegrees() {
+        var random = TestGenerator(state: 99)
+        for _ in 0..<10000 {
+            let latitude = Double.random(in: -90...90, using: &random)
+            let longitude = Double.random(in: -180...180, using: &random)
+            let lat = NMEACoordinate(degrees: latitude, isLatitude: true, minuteDecimals: 7)
+            let lon = NMEACoordinate(degrees: longitude, isLatitude: false, minuteDecimals: 7)
+            // 1e-7 minutes is under 2e-9 degrees.
+            #expect(abs(lat.degrees! - latitude) < 1e-8)
+            #expect(abs(lon.degrees! - longitude) < 1e-8)
+        }
+    }
+
+    @Test func decimalsRoundTripThroughText() {
+        var random = TestGenerator(state: 7)
+        for _ in 0..<10000 {
+            let value = NMEADecimal(
+                mantissa: Int64.random(in: -999_999_999...999_999_999, using: &random),
+                scale: UInt8.random(in: 0...9, using: &random))
+            #expect(NMEADecimal(value.description) == value, "\(value)")
+        }
+        #expect(NMEADecimal("") == nil)
+        #expect(NMEADecimal("-") == nil)
+        #expect(NMEADecimal(".") == nil)
+        #expect(NMEADecimal("1.2.3") == nil)
+        #expect(NMEADecimal("0.5")?.description == "0.5")
+        #expect(NMEADecimal("-0.25")?.doubleValue == -0.25)
+        #expect(NMEADecimal("005.50") == NMEADecimal(mantissa: 550, scale: 2))
+        #expect(NMEADecimal("12345678901234567890") == nil)
+    }
+
+    @Test func timesRoundTrip() {
+        let generator = SentenceGenerator(random: TestGenerator(state: 3))
+        for _ in 0..<1000 {
+            let time = generator.time()
+            let text = time.description
+            guard case .gll(let gll)? = try? NMEASentence.parse("$GPGLL,,,,," + text + ",V") else {
+                Issue.record("not GLL")
+                return
+            }
+            #expect(gll.time == time)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// Where test data lives.
+public enum Fixtures {
+    /// The package's root folder.
+    public static let packageRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url
+    }()
+
+    /// The project's own fixtures (`fixtures/`).
+    public static func url(_ name: String) -> URL {
+        packageRoot.appendingPathComponent("fixtures").appendingPathComponent(name)
+    }
+
+    /// The contents of one of the project's own fixtures.
+    public static func bytes(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: url(name)))
+    }
+
+    /// gpsd's regression corpus: `$GPSD_FIXTURES` if set, else `../shared/fixtures/gpsd` beside
+    /// the package. `nil` when neither exists.
+    public static var gpsdCorpus: URL? {
+        let candidates = [
+            ProcessInfo.processInfo.environment["GPSD_FIXTURES"].map { URL(fileURLWithPath: $0) },
+            packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/gpsd"),
+        ].compactMap { $0 }
+        return candidates.first { url in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }
+    }
+
+    /// The gpsd logs (`NAME.log` with a `NAME.log.chk` beside it), sorted by name.
+    public static func gpsdLogs() throws -> [URL] {
+        guard let corpus = gpsdCorpus else { return [] }
+        return try FileManager.default.contentsOfDirectory(at: corpus, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "log" }
+            .filter { FileManager.default.fileExists(atPath: $0.path + ".chk") }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+    }
+}
