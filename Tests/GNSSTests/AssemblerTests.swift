@@ -1,0 +1,236 @@
+import GNSS
+import NMEA
+import Testing
+import TestSupport
+
+/// Decodes `lines` (sentences without checksums; the builder adds them) and returns the fixes,
+/// each with the index of the line after which it was handed out.
+func assemble(
+    _ lines: [String], referenceDate: ReferenceDate? = .recordedOn(CivilDate(year: 2014, month: 12, day: 31))
+) -> [(fix: Fix, after: Int)] {
+    var decoder = FixDecoder(referenceDate: referenceDate)
+    var result: [(Fix, Int)] = []
+    for (index, line) in lines.enumerated() {
+        decoder.decode(Array(SentenceBuilder.sentence(line).utf8)) { result.append(($0, index)) }
+    }
+    decoder.finish { result.append(($0, lines.count)) }
+    return result
+}
+
+/// One bu353-style epoch: GGA, GSA, RMC at `second` past 03:07, moving north.
+func epoch(_ second: Int, minutes: String = "3747.0873", speed: String = "0.69") -> [String] {
+    let time = "0307" + (second < 10 ? "0" : "") + String(second) + ".000"
+    return [
+        "GPGGA,\(time),\(minutes),S,17518.8938,E,1,08,1.1,59.9,M,23.7,M,,0000",
+        "GPGSA,A,3,17,28,06,01,30,20,26,13,,,,,1.8,1.1,1.5",
+        "GPRMC,\(time),A,\(minutes),S,17518.8938,E,\(speed),181.39,311214,,,A",
+    ]
+}
+
+@Suite("Fix assembly")
+struct AssemblerTests {
+    @Test func oneFixPerEpochWithEverySentenceMerged() throws {
+        let fixes = assemble(epoch(19) + epoch(20) + epoch(21))
+        #expect(fixes.count == 3)
+        let first = try #require(fixes.first?.fix)
+        #expect(first.time?.iso8601 == "2014-12-31T03:07:19.000Z")
+        #expect(first.mode == .threeDimensional)
+        #expect(first.status == .gps)
+        #expect(abs(first.latitude! - -37.784788333) < 1e-9)
+        #expect(first.altitudeMSL == 59.9)
+        #expect(abs(first.altitudeHAE! - 83.6) < 1e-9)
+        #expect(abs(first.speed! - 0.69 * 1852 / 3600) < 1e-12)
+        #expect(first.course == 181.39)
+        #expect(first.dop.hdop == 1.1 && first.dop.pdop == 1.8 && first.dop.vdop == 1.5)
+        #expect(first.satellitesUsed == 8)
+        #expect(first.sentenceCount == 3)
+    }
+
+    @Test func onceLearnedAnEpochIsHandedOutAtItsLastSentence() {
+        var lines: [String] = []
+        for second in 10..<16 { lines += epoch(second) }
+        let fixes = assemble(lines)
+        #expect(fixes.count == 6)
+        // The first epochs close when the next one starts; after two agreeing epochs the fix
+        // comes with the epoch's own RMC, without waiting for the next GGA.
+        let late = fixes.prefix(3).map(\.after)
+        #expect(late == [3, 6, 9])
+        let prompt = fixes.dropFirst(3).map(\.after)
+        #expect(prompt == [11, 14, 17])
+    }
+
+    @Test func endOfInputFlushesTheLastEpoch() {
+        let fixes = assemble(epoch(19) + Array(epoch(20).prefix(1)))
+        #expect(fixes.count == 2)
+        #expect(fixes.last?.fix.time?.iso8601 == "2014-12-31T03:07:20.000Z")
+        #expect(fixes.last?.fix.speed == nil || fixes.last?.fix.speedIsDerived == true)
+    }
+
+    @Test func dateOfAnRMCLaterInTheEpochDatesTheEarlierGGA() throws {
+        let fixes = assemble(epoch(19))
+        #expect(try #require(fixes.first).fix.time?.date == CivilDate(year: 2014, month: 12, day: 31))
+    }
+
+    @Test func noDateMeansNoTimestampButTheTimeOfDayIsKept() throws {
+        let fixes = assemble([
+            "GPGGA,120000.00,4807.038,N,01131.324,E,1,08,0.9,545.4,M,46.9,M,,",
+            "GPGGA,120001.00,4807.038,N,01131.324,E,1,08,0.9,545.4,M,46.9,M,,",
+        ])
+        let fix = try #require(fixes.first?.fix)
+        #expect(fix.time == nil)
+        #expect(fix.timeOfDay == NMEATime(hour: 12, minute: 0, second: 0, nanoseconds: 0, fractionDigits: 2))
+        #expect(fix.mode == .threeDimensional)
+    }
+
+    @Test(arguments: [("010170", 1970), ("311268", 2068), ("010169", 1969), ("311299", 1999), ("010100", 2000)])
+    func twoDigitYearsPivotAt1969(date: String, year: Int) throws {
+        let fixes = assemble(["GPRMC,120000,A,4807.038,N,01131.324,E,0.0,0.0,\(date),,,A"], referenceDate: nil)
+        #expect(try #require(fixes.first).fix.time?.date.year == year)
+    }
+
+    @Test func midnightRollsTheDateOver() throws {
+        let fixes = assemble([
+            "GPRMC,235959.00,A,4807.038,N,01131.324,E,0.0,0.0,311226,,,A",
+            "GPGGA,000000.00,4807.038,N,01131.324,E,1,08,0.9,545.4,M,46.9,M,,",
+            "GPGGA,000001.00,4807.038,N,01131.324,E,1,08,0.9,545.4,M,46.9,M,,",
+        ])
+        #expect(fixes.map { $0.fix.time?.iso8601 ?? "-" } == [
+            "2026-12-31T23:59:59.000Z", "2027-01-01T00:00:00.000Z", "2027-01-01T00:00:01.000Z",
+        ])
+    }
+
+    @Test func withoutADateAnOldLogIsTakenForARolledOverReceiver() throws {
+        // The default reference is a lower bound; a 2014 date is 1024 weeks off from it.
+        let fixes = assemble(epoch(19), referenceDate: FixAssembler.defaultReferenceDate)
+        #expect(fixes.first?.fix.time?.iso8601 == "2034-08-16T03:07:19.000Z")
+    }
+
+    @Test func weekRolloverIsUndoneAgainstTheReferenceDate() throws {
+        // A receiver with the 1024-week bug reports 1999-08-22 on 2019-04-07.
+        let line = "GPRMC,000430.00,A,4808.9993,N,01135.0798,E,0.1,0.0,220899,,,A"
+        let recorded = assemble([line], referenceDate: .recordedOn(CivilDate(year: 2019, month: 4, day: 6)))
+        #expect(recorded.first?.fix.time?.iso8601 == "2019-04-07T00:04:30.000Z")
+        let lowerBound = assemble([line], referenceDate: .notBefore(CivilDate(year: 2026, month: 11, day: 1)))
+        #expect(lowerBound.first?.fix.time?.iso8601 == "2019-04-07T00:04:30.000Z")
+        let off = assemble([line], referenceDate: nil)
+        #expect(off.first?.fix.time?.iso8601 == "1999-08-22T00:04:30.000Z")
+        // A log header that is years off from the data does not move a plausible date.
+        let header = assemble([line], referenceDate: .recordedOn(CivilDate(year: 2010, month: 10, day: 16)))
+        #expect(header.first?.fix.time?.iso8601 == "1999-08-22T00:04:30.000Z")
+    }
+
+    @Test func speedAndClimbAreDerivedWhenTheReceiverGivesNone() throws {
+        // GGA only, dated by ZDA: 1 s apart, 0.001' of latitude (≈1.85 m) and 2 m up.
+        let fixes = assemble([
+            "GPZDA,120000.00,01,06,2026,00,00",
+            "GPGGA,120000.00,4807.000,N,01131.000,E,1,08,0.9,545.0,M,46.9,M,,",
+            "GPZDA,120001.00,01,06,2026,00,00",
+            "GPGGA,120001.00,4807.001,N,01131.000,E,1,08,0.9,547.0,M,46.9,M,,",
+        ])
+        let second = try #require(fixes.last?.fix)
+        #expect(second.speedIsDerived)
+        #expect(abs(second.speed! - 1.853) < 0.01)
+        #expect(second.climbIsDerived)
+        #expect(abs(second.climb! - 2.0) < 1e-9)
+    }
+
+    @Test func satellitesAreKeptPerSystemAndSignalWithUsedFlagsFromEveryGSA() throws {
+        let fixes = assemble([
+            "GNRMC,120000.00,A,4807.038,N,01131.324,E,0.0,0.0,010626,,,A,V",
+            "GNGGA,120000.00,4807.038,N,01131.324,E,1,05,0.9,545.4,M,46.9,M,,",
+            "GNGSA,A,3,05,12,,,,,,,,,,,1.5,0.9,1.2,1",
+            "GNGSA,A,3,70,,,,,,,,,,,,1.5,0.9,1.2,2",
+            "GNGSA,A,3,12,,,,,,,,,,,,1.5,0.9,1.2,3",
+            "GPGSV,1,1,03,05,40,100,44,12,50,200,40,17,10,300,,1",
+            "GPGSV,1,1,02,05,40,100,38,12,50,200,35,5",
+            "GLGSV,1,1,01,70,30,050,33,1",
+            "GAGSV,1,1,02,12,60,250,42,14,20,010,25,7",
+        ])
+        let fix = try #require(fixes.last?.fix)
+        #expect(fix.satellites.count == 8)
+        let gpsL1 = fix.satellites.filter { $0.constellation == .gps && $0.signal == 1 }
+        let gpsL2 = fix.satellites.filter { $0.constellation == .gps && $0.signal == 5 }
+        #expect(gpsL1.map(\.svid) == [5, 12, 17])
+        #expect(gpsL2.map(\.svid) == [5, 12])
+        #expect(gpsL1.map(\.used) == [true, true, false])
+        let glonass = try #require(fix.satellites.first { $0.constellation == .glonass })
+        #expect(glonass.svid == 6 && glonass.nmeaID == 70 && glonass.used)
+        let galileo = fix.satellites.filter { $0.constellation == .galileo }
+        #expect(galileo.map(\.used) == [true, false])
+        #expect(fix.satellitesUsed == 6)
+    }
+
+    @Test func aGSVSeriesWithAMissingPartIsDropped() throws {
+        let fixes = assemble([
+            "GPRMC,120000.00,A,4807.038,N,01131.324,E,0.0,0.0,010626,,,A",
+            "GPGSV,3,1,09,01,40,100,44,02,50,200,40,03,10,300,30,04,20,100,30",
+            "GPGSV,3,3,09,09,40,100,44",
+        ])
+        #expect(try #require(fixes.last).fix.satellites.isEmpty)
+    }
+
+    @Test func errorEstimatesFollowDOPTimesUEREUnlessTheReceiverSays() throws {
+        let model = try #require(assemble(epoch(19)).first?.fix)
+        #expect(model.errors.source == .dopModel)
+        #expect(abs(model.errors.horizontal! - 1.1 * 19) < 1e-9)
+        #expect(abs(model.errors.vertical! - 1.5 * 23) < 1e-9)
+        #expect(abs(model.errors.spherical! - 1.8 * 19) < 1e-9)
+        #expect(model.errors.time == 0.005)
+        let garmin = try #require(assemble(epoch(19) + ["PGRME,9.1,M,15.0,M,12.0,M"]).first?.fix)
+        #expect(garmin.errors.source == .receiverPGRME)
+        #expect(abs(garmin.errors.vertical! - 15.0 * 2.45 / 1.18) < 1e-9)
+    }
+
+    @Test func gstStatisticsAreKeptApartFromTheErrorModel() throws {
+        let fix = try #require(assemble(epoch(19) + ["GPGST,030719.000,0.006,0.023,0.020,273.6,0.023,0.020,0.031"]).first?.fix)
+        #expect(fix.noise?.orientation == 273.6)
+        #expect(fix.noise?.altitude == 0.031)
+        #expect(fix.errors.source == .dopModel)
+    }
+
+    @Test func receiverWithoutAFixYieldsOneNoFixPerCycle() {
+        var lines: [String] = []
+        for _ in 0..<4 {
+            lines += ["GPGGA,,,,,,0,,,,M,,M,,", "GPGSA,A,1,,,,,,,,,,,,,,,", "GPRMC,,V,,,,,,,,,,N", "GPVTG,,T,,M,,N,,K,N"]
+        }
+        let fixes = assemble(lines)
+        #expect(fixes.count == 4)
+        #expect(fixes.allSatisfy { $0.fix.mode == .noFix && !$0.fix.hasPosition && $0.fix.time == nil })
+    }
+
+    @Test func simulatedDriveDecodesToOneFixPerEpochAtTenHertz() throws {
+        var simulator = RouteSimulator(seed: 5, rate: 10)
+        let log = simulator.log(epochs: 100)
+        var decoder = FixDecoder()
+        var fixes: [Fix] = []
+        decoder.decode(log) { fixes.append($0) }
+        decoder.finish { fixes.append($0) }
+        #expect(fixes.count == 100)
+        #expect(fixes.allSatisfy { $0.mode == .threeDimensional && $0.satellites.count > 20 })
+        let times = fixes.compactMap { $0.time?.nanosecondsSinceEpoch }
+        #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 == 100_000_000 })
+        #expect(decoder.statistics.framer.rejected == 0)
+    }
+}
+
+@Suite("Time")
+struct TimeTests {
+    @Test func civilDatesRoundTripThroughDays() {
+        for days in stride(from: -800_000, through: 800_000, by: 997) {
+            let date = CivilDate(daysSinceEpoch: days)
+            #expect(date.daysSinceEpoch == days)
+            #expect(date.isValid)
+        }
+        #expect(CivilDate(year: 2024, month: 2, day: 29).isValid)
+        #expect(!CivilDate(year: 2023, month: 2, day: 29).isValid)
+        #expect(CivilDate(parsing: "2019-3-14") == CivilDate(year: 2019, month: 3, day: 14))
+        #expect(CivilDate(parsing: "2019-13-14") == nil)
+    }
+
+    @Test func iso8601RoundsToTheMillisecond() {
+        let time = UTCTimestamp(date: CivilDate(year: 2026, month: 2, day: 12), nanosecondsOfDay: 77_833_999_600_000)
+        #expect(time.iso8601 == "2026-02-12T21:37:14.000Z")
+        let before1970 = UTCTimestamp(date: CivilDate(year: 1969, month: 12, day: 31), nanosecondsOfDay: 1_000_000)
+        #expect(before1970.iso8601 == "1969-12-31T00:00:00.001Z")
+    }
+}
