@@ -36,16 +36,25 @@ public final class ManualClock: Clock, Sendable {
 
     public func sleep(until deadline: Instant, tolerance: Duration?) async throws {
         try Task.checkCancellation()
-        try await withCheckedThrowingContinuation { continuation in
-            let resumeNow = state.withLock { state -> Bool in
-                state.sleepCount += 1
-                if deadline <= state.now { return true }
-                state.sleepers[state.nextID] = Sleeper(deadline: deadline, continuation: continuation)
-                state.nextID += 1
-                return false
-            }
-            if resumeNow { continuation.resume() }
+        let id = state.withLock { state -> Int in
+            state.nextID += 1
+            return state.nextID
         }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let resumeNow = state.withLock { state -> Bool in
+                    state.sleepCount += 1
+                    if deadline <= state.now || Task.isCancelled { return true }
+                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+        try Task.checkCancellation()
     }
 
     /// Moves time forward, waking every sleeper whose deadline has come.
