@@ -19,9 +19,9 @@ public enum Runner {
         return directory.appendingPathComponent("gpsloc")
     }
 
-    /// Runs `executable` with `arguments`, feeding `input` on standard input.
+    /// Runs `executable` (`gpsloc` unless named) with `arguments`, feeding `input` on standard input.
     public static func run(
-        _ executable: URL = gpsloc, _ arguments: [String], input: Data? = nil
+        _ arguments: [String], input: Data? = nil, executable: URL = gpsloc
     ) throws -> ProcessResult {
         let process = Process()
         process.executableURL = executable
