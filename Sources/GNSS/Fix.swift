@@ -67,7 +67,8 @@ public struct DOP: Sendable, Hashable {
     public var ydop: Double?
 
     public init(
-        pdop: Double? = nil, hdop: Double? = nil, vdop: Double? = nil, tdop: Double? = nil, gdop: Double? = nil,
+        pdop: Double? = nil, hdop: Double? = nil, vdop: Double? = nil, tdop: Double? = nil,
+        gdop: Double? = nil,
         xdop: Double? = nil, ydop: Double? = nil
     ) {
         self.pdop = pdop

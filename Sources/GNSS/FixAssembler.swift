@@ -128,7 +128,9 @@ public struct FixAssembler: Sendable {
         // a new epoch; the timed sentence type before it is one that ends epochs.
         if step.latchFracTime, let this = thisFracTime {
             if let last = lastFracTime {
-                if abs(this.nanosecondsOfDay - last.nanosecondsOfDay) > 10_000_000 { step.mask.insert(.clear) }
+                if abs(this.nanosecondsOfDay - last.nanosecondsOfDay) > 10_000_000 {
+                    step.mask.insert(.clear)
+                }
             } else {
                 step.mask.insert(.clear)
             }
@@ -221,7 +223,8 @@ public struct FixAssembler: Sendable {
         fix.dop = dop
         if let geometry = Geodesy.dilution(
             azimuthsAndElevations: fix.satellites.compactMap { satellite in
-                guard satellite.used, let azimuth = satellite.azimuth, let elevation = satellite.elevation else {
+                guard satellite.used, let azimuth = satellite.azimuth, let elevation = satellite.elevation
+                else {
                     return nil
                 }
                 return (azimuth, elevation)
@@ -314,7 +317,9 @@ public struct FixAssembler: Sendable {
             current.speed = new.speed
             current.speedIsDerived = false
         }
-        if mask.contains(.magneticVariation), let value = new.magneticVariation { current.magneticVariation = value }
+        if mask.contains(.magneticVariation), let value = new.magneticVariation {
+            current.magneticVariation = value
+        }
         if let value = new.geoidSeparation { current.geoidSeparation = value }
         if let value = new.heading { current.heading = value }
         if let value = new.dgpsAge { current.dgpsAge = value }
@@ -365,7 +370,8 @@ public struct FixAssembler: Sendable {
                 let lat0 = oldFix.latitude, let lon0 = oldFix.longitude
             {
                 let speed =
-                    Geodesy.distance(latitude1: lat0, longitude1: lon0, latitude2: lat1, longitude2: lon1) / deltaTime
+                    Geodesy.distance(latitude1: lat0, longitude1: lon0, latitude2: lat1, longitude2: lon1)
+                    / deltaTime
                 if abs(speed) <= 9999.9 {
                     current.speed = speed
                     current.speedIsDerived = true
@@ -521,7 +527,9 @@ public struct FixAssembler: Sendable {
                 step.new.course = course.doubleValue
                 step.mask.insert(.track)
             }
-            if let variation = rmc.magneticVariation?.doubleValue, let direction = rmc.magneticVariationDirection {
+            if let variation = rmc.magneticVariation?.doubleValue,
+                let direction = rmc.magneticVariationDirection
+            {
                 let signed: Double? =
                     switch direction {
                     case "E": variation
@@ -568,7 +576,9 @@ public struct FixAssembler: Sendable {
                 step.new.mode = .threeDimensional
             } else if gsaUsedCount > 3 {
                 step.new.mode = .threeDimensional
-            } else if current.mode < .twoDimensional || (oldFix.altitudeHAE == nil && oldFix.altitudeMSL == nil) {
+            } else if current.mode < .twoDimensional
+                || (oldFix.altitudeHAE == nil && oldFix.altitudeMSL == nil)
+            {
                 step.new.mode = .twoDimensional
             }
             step.new.status = gll.mode.map(FixStatus.init(faaMode:)) ?? .gps

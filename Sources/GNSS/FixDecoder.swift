@@ -50,7 +50,8 @@ public struct DecodeStatistics: Sendable, Hashable {
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.framer == rhs.framer && lhs.unparsable == rhs.unparsable && lhs.fixes == rhs.fixes
-            && lhs.positionFixes == rhs.positionFixes && lhs.sentencesByType.elementsEqual(rhs.sentencesByType, by: ==)
+            && lhs.positionFixes == rhs.positionFixes
+            && lhs.sentencesByType.elementsEqual(rhs.sentencesByType, by: ==)
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -170,13 +170,16 @@ public enum FixFormat {
 
     /// One CSV row; empty cells where a value is unknown.
     public static func csvRow(_ fix: Fix) -> String {
-        func cell(_ value: Double?, _ decimals: Int) -> String { value.map { formatFixed($0, decimals) } ?? "" }
+        func cell(_ value: Double?, _ decimals: Int) -> String {
+            value.map { formatFixed($0, decimals) } ?? ""
+        }
         return [
             fix.time?.iso8601 ?? "", String(fix.mode.rawValue), fix.status.jsonName,
             cell(fix.latitude, 9), cell(fix.longitude, 9), cell(fix.altitudeMSL, 3), cell(fix.altitudeHAE, 3),
             cell(fix.speed, 3), cell(fix.course, 2), cell(fix.climb, 3), cell(fix.dop.hdop, 2),
             cell(fix.dop.vdop, 2), cell(fix.dop.pdop, 2), cell(fix.errors.horizontal, 3),
-            cell(fix.errors.vertical, 3), fix.satellitesUsed.map(String.init) ?? "", String(fix.satellites.count),
+            cell(fix.errors.vertical, 3), fix.satellitesUsed.map(String.init) ?? "",
+            String(fix.satellites.count),
         ].joined(separator: ",")
     }
 }
@@ -223,7 +226,8 @@ struct JSONObjectWriter {
             case "\t": text += "\\t"
             default:
                 if scalar.value < 0x20 {
-                    text += "\\u00" + String(scalar.value >> 4, radix: 16) + String(scalar.value & 15, radix: 16)
+                    text +=
+                        "\\u00" + String(scalar.value >> 4, radix: 16) + String(scalar.value & 15, radix: 16)
                 } else {
                     text.unicodeScalars.append(scalar)
                 }

@@ -32,7 +32,8 @@ public enum Geodesy {
         for _ in 0..<100 {
             let sinLambda = sin(lambda)
             let cosLambda = cos(lambda)
-            let sinSigma = ((cosU2 * sinLambda) * (cosU2 * sinLambda)
+            let sinSigma =
+                ((cosU2 * sinLambda) * (cosU2 * sinLambda)
                 + (cosU1 * sinU2 - sinU1 * cosU2 * cosLambda) * (cosU1 * sinU2 - sinU1 * cosU2 * cosLambda))
                 .squareRoot()
             if sinSigma == 0 { return 0 }

@@ -95,7 +95,9 @@ public struct RouteSimulator: Sendable {
     ///   - start: the UTC time of the first epoch.
     ///   - rate: epochs per second (1 or 10 are typical).
     public init(
-        seed: UInt64 = 1, start: UTCTimestamp = UTCTimestamp(date: CivilDate(year: 2026, month: 3, day: 14), nanosecondsOfDay: 8 * 3_600_000_000_000),
+        seed: UInt64 = 1,
+        start: UTCTimestamp = UTCTimestamp(
+            date: CivilDate(year: 2026, month: 3, day: 14), nanosecondsOfDay: 8 * 3_600_000_000_000),
         latitude: Double = 52.3731, longitude: Double = 4.8926, altitude: Double = 12, rate: Int = 1,
         faults: Faults = Faults()
     ) {
@@ -127,7 +129,8 @@ public struct RouteSimulator: Sendable {
 
     /// The time of the next epoch.
     public var time: UTCTimestamp {
-        UTCTimestamp(nanosecondsSinceEpoch: start.nanosecondsSinceEpoch + Int64(epoch) * 1_000_000_000 / Int64(rate))
+        UTCTimestamp(
+            nanosecondsSinceEpoch: start.nanosecondsSinceEpoch + Int64(epoch) * 1_000_000_000 / Int64(rate))
     }
 
     /// Appends the bytes of the next epoch to `output`.
@@ -173,7 +176,8 @@ public struct RouteSimulator: Sendable {
         }
         let climb = sin(Double(epoch) / Double(rate) / 120) * 0.4 * min(1, speed / 10)
         altitude += climb * dt
-        let next = Geodesy.destination(latitude: latitude, longitude: longitude, bearing: course, distance: speed * dt)
+        let next = Geodesy.destination(
+            latitude: latitude, longitude: longitude, bearing: course, distance: speed * dt)
         latitude = next.latitude
         longitude = next.longitude
         for index in satellites.indices {
@@ -197,7 +201,8 @@ public struct RouteSimulator: Sendable {
             hour: UInt8(seconds / 3600), minute: UInt8(seconds / 60 % 60), second: UInt8(seconds % 60),
             nanoseconds: centis * 10_000_000, fractionDigits: 2)
         let date = now.date
-        let nmeaDate = NMEADate(day: UInt8(date.day), month: UInt8(date.month), yearOfCentury: UInt8(date.year % 100))
+        let nmeaDate = NMEADate(
+            day: UInt8(date.day), month: UInt8(date.month), yearOfCentury: UInt8(date.year % 100))
         let noise = { (generator: inout SeededGenerator, scale: Double) in
             Double.random(in: -scale...scale, using: &generator)
         }
@@ -227,9 +232,17 @@ public struct RouteSimulator: Sendable {
 
         var result: [NMEASentence] = []
         if noFix {
-            result.append(.rmc(RMC(talker: .gnss, time: time, status: .invalid, date: nmeaDate, mode: .notValid, navigationStatus: "V")))
+            result.append(
+                .rmc(
+                    RMC(
+                        talker: .gnss, time: time, status: .invalid, date: nmeaDate, mode: .notValid,
+                        navigationStatus: "V")))
             result.append(.vtg(VTG(talker: .gnss, mode: .notValid)))
-            result.append(.gga(GGA(talker: .gnss, time: time, quality: 0, satellitesUsed: 0, hdop: NMEADecimal(mantissa: 9999, scale: 2))))
+            result.append(
+                .gga(
+                    GGA(
+                        talker: .gnss, time: time, quality: 0, satellitesUsed: 0,
+                        hdop: NMEADecimal(mantissa: 9999, scale: 2))))
         } else {
             result.append(
                 .rmc(
@@ -247,7 +260,8 @@ public struct RouteSimulator: Sendable {
                     GGA(
                         talker: .gnss, time: time, latitude: lat, longitude: lon, quality: 1,
                         satellitesUsed: usedCount, hdop: dop(geometry?.hdop),
-                        altitude: NMEADecimal(mantissa: Int64((altitude * 10).rounded()), scale: 1), altitudeUnit: "M",
+                        altitude: NMEADecimal(mantissa: Int64((altitude * 10).rounded()), scale: 1),
+                        altitudeUnit: "M",
                         geoidSeparation: NMEADecimal(mantissa: 469, scale: 1), geoidSeparationUnit: "M")))
         }
         for system in [Constellation.gps, .glonass, .galileo, .beidou] {
@@ -257,12 +271,14 @@ public struct RouteSimulator: Sendable {
             result.append(
                 .gsa(
                     GSA(
-                        talker: .gnss, selectionMode: "A", fixType: noFix ? 1 : 3, satellites: Array(ids.prefix(12)),
+                        talker: .gnss, selectionMode: "A", fixType: noFix ? 1 : 3,
+                        satellites: Array(ids.prefix(12)),
                         pdop: dop(geometry?.pdop), hdop: dop(geometry?.hdop), vdop: dop(geometry?.vdop),
                         systemID: Int(system.rawValue))))
         }
         let signals: [(Constellation, Talker, [Int])] = [
-            (.gps, .gps, [1, 5]), (.glonass, .glonass, [1]), (.galileo, .galileo, [7]), (.beidou, .beidou, [1]),
+            (.gps, .gps, [1, 5]), (.glonass, .glonass, [1]), (.galileo, .galileo, [7]),
+            (.beidou, .beidou, [1]),
         ]
         for (system, talker, signalIDs) in signals {
             let members = satellites.indices.filter { satellites[$0].system == system }
@@ -280,23 +296,34 @@ public struct RouteSimulator: Sendable {
                                         id: UInt16(satellites[index].id),
                                         elevation: Int16(satellites[index].elevation.rounded()),
                                         azimuth: Int16(satellites[index].azimuth.rounded()) % 360,
-                                        snr: noFix ? nil : Int16(clamping: snr[index] - (signal == 5 ? 4 : 0)))
+                                        snr: noFix ? nil : Int16(clamping: snr[index] - (signal == 5 ? 4 : 0))
+                                    )
                                 }, signalID: signal)))
                 }
             }
         }
         if !noFix {
-            result.append(.gll(GLL(talker: .gnss, latitude: lat, longitude: lon, time: time, status: .valid, mode: .autonomous)))
+            result.append(
+                .gll(
+                    GLL(
+                        talker: .gnss, latitude: lat, longitude: lon, time: time, status: .valid,
+                        mode: .autonomous)))
             result.append(
                 .gst(
                     GST(
                         talker: .gnss, time: time, rms: NMEADecimal(mantissa: 18, scale: 1),
-                        semiMajor: NMEADecimal(mantissa: 21, scale: 1), semiMinor: NMEADecimal(mantissa: 15, scale: 1),
-                        orientation: NMEADecimal(mantissa: 453, scale: 1), latitudeError: NMEADecimal(mantissa: 17, scale: 1),
+                        semiMajor: NMEADecimal(mantissa: 21, scale: 1),
+                        semiMinor: NMEADecimal(mantissa: 15, scale: 1),
+                        orientation: NMEADecimal(mantissa: 453, scale: 1),
+                        latitudeError: NMEADecimal(mantissa: 17, scale: 1),
                         longitudeError: NMEADecimal(mantissa: 19, scale: 1),
                         altitudeError: NMEADecimal(mantissa: 32, scale: 1))))
         }
-        result.append(.zda(ZDA(talker: .gnss, time: time, day: date.day, month: date.month, year: date.year, zoneHours: 0, zoneMinutes: 0)))
+        result.append(
+            .zda(
+                ZDA(
+                    talker: .gnss, time: time, day: date.day, month: date.month, year: date.year,
+                    zoneHours: 0, zoneMinutes: 0)))
         return result
     }
 
@@ -307,12 +334,14 @@ public struct RouteSimulator: Sendable {
             }
         }
         if faults.truncated > 0, Double.random(in: 0..<1, using: &generator) < faults.truncated {
-            output.append(contentsOf: sentence.prefix(Int.random(in: 5..<(sentence.count - 5), using: &generator)))
+            output.append(
+                contentsOf: sentence.prefix(Int.random(in: 5..<(sentence.count - 5), using: &generator)))
             return
         }
         if faults.badChecksum > 0, Double.random(in: 0..<1, using: &generator) < faults.badChecksum {
             var corrupted = sentence
-            corrupted[corrupted.count - 3] = corrupted[corrupted.count - 3] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+            corrupted[corrupted.count - 3] =
+                corrupted[corrupted.count - 3] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
             output.append(contentsOf: corrupted)
             return
         }

@@ -43,7 +43,8 @@ struct SkyView: Sendable {
     }
 
     mutating func add(_ gsv: GSV) {
-        guard let number = gsv.messageNumber, let count = gsv.messageCount, number >= 1, count >= number else {
+        guard let number = gsv.messageNumber, let count = gsv.messageCount, number >= 1, count >= number
+        else {
             return
         }
         let key = GroupKey(talker: gsv.talker, signal: gsv.signalID)
@@ -63,7 +64,8 @@ struct SkyView: Sendable {
             pending[index].satellites.append(
                 Satellite(
                     constellation: constellation, svid: svid, nmeaID: Int(satellite.id), signal: gsv.signalID,
-                    elevation: satellite.elevation.map(Double.init), azimuth: satellite.azimuth.map(Double.init),
+                    elevation: satellite.elevation.map(Double.init),
+                    azimuth: satellite.azimuth.map(Double.init),
                     snr: satellite.snr.map(Double.init)))
         }
         pending[index].next += 1
@@ -80,7 +82,8 @@ struct SkyView: Sendable {
 
     mutating func noteUsed(_ gsa: GSA, startsGroup: Bool) {
         if startsGroup { used.removeAll(keepingCapacity: true) }
-        let hint = gsa.systemID.flatMap { Constellation(systemID: UInt8(clamping: $0)) } ?? gsa.talker.constellation
+        let hint =
+            gsa.systemID.flatMap { Constellation(systemID: UInt8(clamping: $0)) } ?? gsa.talker.constellation
         for id in gsa.satellites {
             let (constellation, svid) = normalize(id: Int(id), hint: hint)
             used.append(UsedKey(constellation: constellation, svid: svid))
@@ -91,7 +94,8 @@ struct SkyView: Sendable {
         var result: [Satellite] = []
         for group in groups {
             for var satellite in group.satellites {
-                satellite.used = used.contains(UsedKey(constellation: satellite.constellation, svid: satellite.svid))
+                satellite.used = used.contains(
+                    UsedKey(constellation: satellite.constellation, svid: satellite.svid))
                 result.append(satellite)
             }
         }

@@ -101,7 +101,8 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
         let minutes = Int(ofDay / 60_000 % 60)
         let seconds = Int(ofDay / 1000 % 60)
         let millis = Int(ofDay % 1000)
-        return rounded.date.description + "T" + pad(hours, 2) + ":" + pad(minutes, 2) + ":" + pad(seconds, 2) + "."
+        return rounded.date.description + "T" + pad(hours, 2) + ":" + pad(minutes, 2) + ":" + pad(seconds, 2)
+            + "."
             + pad(millis, 3) + "Z"
     }
 

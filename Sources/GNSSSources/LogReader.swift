@@ -40,7 +40,9 @@ public struct CommentFilter: Sendable {
                     comment.append(byte)
                 }
             } else if atLineStart && byte == UInt8(ascii: "#") {
-                if index > runStart { segment(UnsafeRawBufferPointer(rebasing: chunk[runStart..<index]), headerDate) }
+                if index > runStart {
+                    segment(UnsafeRawBufferPointer(rebasing: chunk[runStart..<index]), headerDate)
+                }
                 inComment = true
                 comment.removeAll(keepingCapacity: true)
             } else {

@@ -32,7 +32,9 @@ struct Fields {
 
     /// Field `index`, or an empty field when the sentence is shorter.
     subscript(index: Int) -> UnsafeBufferPointer<UInt8> {
-        guard index < count && index < Fields.capacity else { return UnsafeBufferPointer(start: nil, count: 0) }
+        guard index < count && index < Fields.capacity else {
+            return UnsafeBufferPointer(start: nil, count: 0)
+        }
         let start = Int(starts[index])
         return UnsafeBufferPointer(rebasing: body[start..<Int(ends[index])])
     }
@@ -83,7 +85,9 @@ public struct NMEAWriter {
     private var start: Int
 
     /// Starts a sentence `$<talker><type>` (or `!…` for encapsulated ones) at the end of `buffer`.
-    public init(appendingTo buffer: [UInt8] = [], start: UInt8 = UInt8(ascii: "$"), talker: Talker, type: String) {
+    public init(
+        appendingTo buffer: [UInt8] = [], start: UInt8 = UInt8(ascii: "$"), talker: Talker, type: String
+    ) {
         bytes = buffer
         self.start = bytes.count
         bytes.append(start)
@@ -133,7 +137,8 @@ public struct NMEAWriter {
     public mutating func field(_ coordinate: NMEACoordinate?) {
         bytes.append(UInt8(ascii: ","))
         if let coordinate {
-            let isLongitude = coordinate.hemisphere == UInt8(ascii: "E") || coordinate.hemisphere == UInt8(ascii: "W")
+            let isLongitude =
+                coordinate.hemisphere == UInt8(ascii: "E") || coordinate.hemisphere == UInt8(ascii: "W")
             var digits: [UInt8] = []
             coordinate.value.appendASCII(to: &digits)
             let negative = digits.first == UInt8(ascii: "-")

@@ -56,7 +56,8 @@ public struct FramerStatistics: Sendable, Hashable {
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        guard lhs.bytes == rhs.bytes, lhs.sentences == rhs.sentences, lhs.skippedBytes == rhs.skippedBytes else {
+        guard lhs.bytes == rhs.bytes, lhs.sentences == rhs.sentences, lhs.skippedBytes == rhs.skippedBytes
+        else {
             return false
         }
         return RejectionReason.allCases.allSatisfy { lhs[$0] == rhs[$0] }
@@ -81,7 +82,8 @@ public struct FramedSentence {
     /// Whether the sentence carried a (valid) checksum.
     public let hasChecksum: Bool
 
-    init(start: UInt8, body: UnsafeBufferPointer<UInt8>, line: UnsafeBufferPointer<UInt8>, hasChecksum: Bool) {
+    init(start: UInt8, body: UnsafeBufferPointer<UInt8>, line: UnsafeBufferPointer<UInt8>, hasChecksum: Bool)
+    {
         self.start = start
         self.body = body
         self.line = line
@@ -243,7 +245,8 @@ public struct NMEAFramer: Sendable {
         let start = line[0]
         if starOffset >= 0 {
             let hexCount = end - starOffset - 1
-            guard hexCount == 2, let high = hexValue(line[starOffset + 1]), let low = hexValue(line[starOffset + 2]),
+            guard hexCount == 2, let high = hexValue(line[starOffset + 1]),
+                let low = hexValue(line[starOffset + 2]),
                 high << 4 | low == checksumBeforeStar
             else {
                 statistics[.badChecksum] += 1

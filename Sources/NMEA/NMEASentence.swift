@@ -48,7 +48,8 @@ public enum NMEASentence: Sendable, Hashable {
         let first = address[0]
         if first == UInt8(ascii: "P") && start == UInt8(ascii: "$") && !isQuectelTalker(address) {
             return .proprietary(
-                ProprietarySentence(address: String(decoding: address, as: UTF8.self), fields: rawFields(fields)))
+                ProprietarySentence(
+                    address: String(decoding: address, as: UTF8.self), fields: rawFields(fields)))
         }
         guard address.count >= 3 else { throw .malformedAddress }
         let talker = Talker(address[0], address[1])

@@ -44,7 +44,8 @@ public struct RMC: TypedSentence {
         talker: Talker = .gps, time: NMEATime? = nil, status: NMEALetter? = nil,
         latitude: NMEACoordinate? = nil, longitude: NMEACoordinate? = nil, speedKnots: NMEADecimal? = nil,
         courseTrue: NMEADecimal? = nil, date: NMEADate? = nil, magneticVariation: NMEADecimal? = nil,
-        magneticVariationDirection: NMEALetter? = nil, mode: FAAMode? = nil, navigationStatus: NMEALetter? = nil
+        magneticVariationDirection: NMEALetter? = nil, mode: FAAMode? = nil,
+        navigationStatus: NMEALetter? = nil
     ) {
         self.talker = talker
         self.time = time
@@ -175,8 +176,10 @@ public struct GSA: TypedSentence {
     public var systemID: Int?
 
     public init(
-        talker: Talker = .gps, selectionMode: NMEALetter? = nil, fixType: Int? = nil, satellites: [UInt16] = [],
-        satelliteSlots: Int = 12, pdop: NMEADecimal? = nil, hdop: NMEADecimal? = nil, vdop: NMEADecimal? = nil,
+        talker: Talker = .gps, selectionMode: NMEALetter? = nil, fixType: Int? = nil,
+        satellites: [UInt16] = [],
+        satelliteSlots: Int = 12, pdop: NMEADecimal? = nil, hdop: NMEADecimal? = nil,
+        vdop: NMEADecimal? = nil,
         systemID: Int? = nil
     ) {
         self.talker = talker
@@ -261,7 +264,8 @@ public struct GSV: TypedSentence {
     public var signalID: Int?
 
     public init(
-        talker: Talker = .gps, messageCount: Int? = nil, messageNumber: Int? = nil, satellitesInView: Int? = nil,
+        talker: Talker = .gps, messageCount: Int? = nil, messageNumber: Int? = nil,
+        satellitesInView: Int? = nil,
         satellites: [GSVSatellite] = [], signalID: Int? = nil
     ) {
         self.talker = talker
@@ -291,7 +295,8 @@ public struct GSV: TypedSentence {
                 satellites.append(
                     GSVSatellite(
                         id: UInt16(id), elevation: small(fields.wholeNumber(index + 1)),
-                        azimuth: small(fields.wholeNumber(index + 2)), snr: small(fields.wholeNumber(index + 3))))
+                        azimuth: small(fields.wholeNumber(index + 2)),
+                        snr: small(fields.wholeNumber(index + 3))))
             }
             index += 4
             if satellites.isFull { break }
@@ -346,7 +351,8 @@ public struct VTG: TypedSentence {
         } else {
             self.init(
                 talker: talker, courseTrue: fields.decimal(1), courseMagnetic: fields.decimal(3),
-                speedKnots: fields.decimal(5), speedKilometresPerHour: fields.decimal(7), mode: fields.letter(9))
+                speedKnots: fields.decimal(5), speedKilometresPerHour: fields.decimal(7),
+                mode: fields.letter(9))
         }
     }
 
@@ -387,7 +393,8 @@ public struct GLL: TypedSentence {
 
     init(talker: Talker, fields: Fields) {
         self.init(
-            talker: talker, latitude: fields.coordinate(1), longitude: fields.coordinate(3), time: fields.time(5),
+            talker: talker, latitude: fields.coordinate(1), longitude: fields.coordinate(3),
+            time: fields.time(5),
             status: fields.letter(6), mode: fields.letter(7))
     }
 
@@ -443,7 +450,8 @@ public struct GNS: TypedSentence {
 
     init(talker: Talker, fields: Fields) {
         self.init(
-            talker: talker, time: fields.time(1), latitude: fields.coordinate(2), longitude: fields.coordinate(4),
+            talker: talker, time: fields.time(1), latitude: fields.coordinate(2),
+            longitude: fields.coordinate(4),
             satellitesUsed: fields.integer(7), hdop: fields.decimal(8), altitude: fields.decimal(9),
             geoidSeparation: fields.decimal(10), dgpsAge: fields.decimal(11), dgpsStation: fields.integer(12),
             navigationStatus: fields.letter(13))
@@ -702,9 +710,11 @@ public struct DTM: TypedSentence {
     public var referenceDatum: String
 
     public init(
-        talker: Talker = .gps, datum: String = "", subdivision: String = "", latitudeOffset: NMEADecimal? = nil,
+        talker: Talker = .gps, datum: String = "", subdivision: String = "",
+        latitudeOffset: NMEADecimal? = nil,
         latitudeOffsetDirection: NMEALetter? = nil, longitudeOffset: NMEADecimal? = nil,
-        longitudeOffsetDirection: NMEALetter? = nil, altitudeOffset: NMEADecimal? = nil, referenceDatum: String = ""
+        longitudeOffsetDirection: NMEALetter? = nil, altitudeOffset: NMEADecimal? = nil,
+        referenceDatum: String = ""
     ) {
         self.talker = talker
         self.datum = datum

@@ -94,7 +94,9 @@ public struct NMEALetter: RawRepresentable, Sendable, Hashable, BitwiseCopyable,
 {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
-    public init(unicodeScalarLiteral value: Unicode.Scalar) { rawValue = UInt8(truncatingIfNeeded: value.value) }
+    public init(unicodeScalarLiteral value: Unicode.Scalar) {
+        rawValue = UInt8(truncatingIfNeeded: value.value)
+    }
     public var description: String { String(UnicodeScalar(rawValue)) }
 }
 

@@ -168,7 +168,8 @@ public struct NMEATime: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// How many decimals of a second were written (0…9).
     public var fractionDigits: UInt8
 
-    public init(hour: UInt8, minute: UInt8, second: UInt8, nanoseconds: UInt32 = 0, fractionDigits: UInt8 = 0) {
+    public init(hour: UInt8, minute: UInt8, second: UInt8, nanoseconds: UInt32 = 0, fractionDigits: UInt8 = 0)
+    {
         self.hour = hour
         self.minute = minute
         self.second = second

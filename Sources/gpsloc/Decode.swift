@@ -23,12 +23,17 @@ struct Decode: ParsableCommand {
     @Option(help: "Output: gpsd (gpsd's TPV and SKY JSON), jsonl (one fix record per line), csv, or none.")
     var format: Format = .jsonl
 
-    @Option(help: "required: sentences without a valid *hh checksum are rejected; lenient: a missing one is accepted.")
+    @Option(
+        help:
+            "required: sentences without a valid *hh checksum are rejected; lenient: a missing one is accepted."
+    )
     var checksum: ChecksumPolicy = .required
 
     @Option(
         name: .customLong("reference-date"),
-        help: "The day (YYYY-MM-DD) the log was recorded, for GPS week-rollover correction; overrides '# Date:'.")
+        help:
+            "The day (YYYY-MM-DD) the log was recorded, for GPS week-rollover correction; overrides '# Date:'."
+    )
     var referenceDate: DateArgument?
 
     @Option(name: .customLong("max-length"), help: "The longest sentence accepted, in bytes.")
@@ -39,7 +44,8 @@ struct Decode: ParsableCommand {
 
     func validate() throws {
         guard maximumLength >= 16 else {
-            throw ValidationError("--max-length must be at least 16 (NMEA sentences are up to 82 bytes; try 1024)")
+            throw ValidationError(
+                "--max-length must be at least 16 (NMEA sentences are up to 82 bytes; try 1024)")
         }
     }
 
@@ -74,7 +80,9 @@ struct Decode: ParsableCommand {
 
     static func summary(_ statistics: DecodeStatistics, name: String) -> String {
         let framer = statistics.framer
-        var lines = ["\(name): \(framer.bytes) bytes, \(framer.sentences) sentences, \(framer.rejected) rejected"]
+        var lines = [
+            "\(name): \(framer.bytes) bytes, \(framer.sentences) sentences, \(framer.rejected) rejected"
+        ]
         let types = statistics.sentencesByType.map { "\($0.type) \($0.count)" }.joined(separator: ", ")
         lines.append("  sentences: " + (types.isEmpty ? "none" : types))
         let reasons = RejectionReason.allCases.filter { framer[$0] > 0 }.map { "\($0) \(framer[$0])" }

@@ -35,7 +35,9 @@ struct Simulate: ParsableCommand {
     var seed: UInt64 = 1
 
     @Option(
-        help: "Faults to inject: none, realistic or heavy (bad checksums, truncations, binary bytes, no-fix stretches).")
+        help:
+            "Faults to inject: none, realistic or heavy (bad checksums, truncations, binary bytes, no-fix stretches)."
+    )
     var faults: FaultLevel = .none
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
@@ -43,10 +45,13 @@ struct Simulate: ParsableCommand {
 
     func validate() throws {
         guard (1...50).contains(rate) else { throw ValidationError("--rate must be 1…50 epochs per second") }
-        if epochs == nil && size == nil { throw ValidationError("give --epochs N or --size BYTES (e.g. --size 100M)") }
+        if epochs == nil && size == nil {
+            throw ValidationError("give --epochs N or --size BYTES (e.g. --size 100M)")
+        }
         if let epochs, epochs < 1 { throw ValidationError("--epochs must be at least 1") }
         if let size, Self.bytes(size) == nil {
-            throw ValidationError("--size '\(size)' is not a size: write a number with an optional K, M or G suffix, e.g. 100M")
+            throw ValidationError(
+                "--size '\(size)' is not a size: write a number with an optional K, M or G suffix, e.g. 100M")
         }
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 import GNSS
 import GNSSSources
-import Testing
 import TestSupport
+import Testing
 
 /// gpsd's regression corpus as an external oracle: for every log, the last TPV gpsd printed for
 /// each time is compared with ours for the same time.
@@ -54,8 +54,9 @@ struct GPSDOracleTests {
     }
 
     static func compare(log: URL) throws -> Tally {
-        let expected = lastTPVByTime(try String(contentsOf: URL(fileURLWithPath: log.path + ".chk"), encoding: .isoLatin1)
-            .split(whereSeparator: \.isNewline))
+        let expected = lastTPVByTime(
+            try String(contentsOf: URL(fileURLWithPath: log.path + ".chk"), encoding: .isoLatin1)
+                .split(whereSeparator: \.isNewline))
         var ours: [String] = []
         try ReplaySource(path: log.path).decodeAll { ours.append(FixFormat.gpsdTPV($0)) }
         let actual = lastTPVByTime(ours.map { Substring($0) })
@@ -71,7 +72,9 @@ struct GPSDOracleTests {
             if gpsd["mode"] != mine["mode"] {
                 differences.append("mode \(gpsd["mode"] ?? "-") vs \(mine["mode"] ?? "-")")
             }
-            for (field, tolerance) in [("lat", 1e-6), ("lon", 1e-6), ("altMSL", 0.01), ("speed", 0.01), ("track", 0.01)] {
+            for (field, tolerance) in [
+                ("lat", 1e-6), ("lon", 1e-6), ("altMSL", 0.01), ("speed", 0.01), ("track", 0.01),
+            ] {
                 let theirs = gpsd[field].flatMap(Double.init)
                 let ourValue = mine[field].flatMap(Double.init)
                 switch (theirs, ourValue) {

@@ -2,14 +2,17 @@ import Foundation
 import GNSS
 import GNSSSources
 import NMEA
-import Testing
+import Synchronization
 import TestSupport
+import Testing
 
 @Suite("Replaying logs")
 struct ReplaySourceTests {
     @Test func decodesABundledLogAndSkipsComments() throws {
         var fixes: [Fix] = []
-        let statistics = try ReplaySource(path: Fixtures.url("drive-1hz.nmea").path).decodeAll { fixes.append($0) }
+        let statistics = try ReplaySource(path: Fixtures.url("drive-1hz.nmea").path).decodeAll {
+            fixes.append($0)
+        }
         #expect(fixes.count == 300)
         #expect(statistics.framer.rejected == 0)
         #expect(statistics.framer.skippedBytes == 0)
@@ -31,7 +34,8 @@ struct ReplaySourceTests {
                     }
                 }
             }
-            #expect(String(decoding: kept, as: UTF8.self) == "$GPGGA,1*00\r\n$GPVTG,3*00\n", "chunk size \(size)")
+            #expect(
+                String(decoding: kept, as: UTF8.self) == "$GPGGA,1*00\r\n$GPVTG,3*00\n", "chunk size \(size)")
             #expect(header == CivilDate(year: 2019, month: 3, day: 14))
             #expect(filter.commentLines == 3)
         }
@@ -110,8 +114,6 @@ final class Counter: Sendable {
     var value: Int { storage.withLock { $0 } }
     func increment() { storage.withLock { $0 += 1 } }
 }
-
-import Synchronization
 
 /// Polls `condition` until it holds, failing after two seconds of real time.
 func waitUntil(_ condition: @Sendable () -> Bool) async throws {

@@ -1,7 +1,7 @@
 import GNSS
 import NMEA
-import Testing
 import TestSupport
+import Testing
 
 /// Decodes `lines` (sentences without checksums; the builder adds them) and returns the fixes,
 /// each with the index of the line after which it was handed out.
@@ -82,9 +82,12 @@ struct AssemblerTests {
         #expect(fix.mode == .threeDimensional)
     }
 
-    @Test(arguments: [("010170", 1970), ("311268", 2068), ("010169", 1969), ("311299", 1999), ("010100", 2000)])
+    @Test(arguments: [
+        ("010170", 1970), ("311268", 2068), ("010169", 1969), ("311299", 1999), ("010100", 2000),
+    ])
     func twoDigitYearsPivotAt1969(date: String, year: Int) throws {
-        let fixes = assemble(["GPRMC,120000,A,4807.038,N,01131.324,E,0.0,0.0,\(date),,,A"], referenceDate: nil)
+        let fixes = assemble(
+            ["GPRMC,120000,A,4807.038,N,01131.324,E,0.0,0.0,\(date),,,A"], referenceDate: nil)
         #expect(try #require(fixes.first).fix.time?.date.year == year)
     }
 
@@ -94,9 +97,10 @@ struct AssemblerTests {
             "GPGGA,000000.00,4807.038,N,01131.324,E,1,08,0.9,545.4,M,46.9,M,,",
             "GPGGA,000001.00,4807.038,N,01131.324,E,1,08,0.9,545.4,M,46.9,M,,",
         ])
-        #expect(fixes.map { $0.fix.time?.iso8601 ?? "-" } == [
-            "2026-12-31T23:59:59.000Z", "2027-01-01T00:00:00.000Z", "2027-01-01T00:00:01.000Z",
-        ])
+        #expect(
+            fixes.map { $0.fix.time?.iso8601 ?? "-" } == [
+                "2026-12-31T23:59:59.000Z", "2027-01-01T00:00:00.000Z", "2027-01-01T00:00:01.000Z",
+            ])
     }
 
     @Test func withoutADateAnOldLogIsTakenForARolledOverReceiver() throws {
@@ -182,7 +186,8 @@ struct AssemblerTests {
     }
 
     @Test func gstStatisticsAreKeptApartFromTheErrorModel() throws {
-        let fix = try #require(assemble(epoch(19) + ["GPGST,030719.000,0.006,0.023,0.020,273.6,0.023,0.020,0.031"]).first?.fix)
+        let fix = try #require(
+            assemble(epoch(19) + ["GPGST,030719.000,0.006,0.023,0.020,273.6,0.023,0.020,0.031"]).first?.fix)
         #expect(fix.noise?.orientation == 273.6)
         #expect(fix.noise?.altitude == 0.031)
         #expect(fix.errors.source == .dopModel)
@@ -191,7 +196,10 @@ struct AssemblerTests {
     @Test func receiverWithoutAFixYieldsOneNoFixPerCycle() {
         var lines: [String] = []
         for _ in 0..<4 {
-            lines += ["GPGGA,,,,,,0,,,,M,,M,,", "GPGSA,A,1,,,,,,,,,,,,,,,", "GPRMC,,V,,,,,,,,,,N", "GPVTG,,T,,M,,N,,K,N"]
+            lines += [
+                "GPGGA,,,,,,0,,,,M,,M,,", "GPGSA,A,1,,,,,,,,,,,,,,,", "GPRMC,,V,,,,,,,,,,N",
+                "GPVTG,,T,,M,,N,,K,N",
+            ]
         }
         let fixes = assemble(lines)
         #expect(fixes.count == 4)
@@ -228,9 +236,11 @@ struct TimeTests {
     }
 
     @Test func iso8601RoundsToTheMillisecond() {
-        let time = UTCTimestamp(date: CivilDate(year: 2026, month: 2, day: 12), nanosecondsOfDay: 77_833_999_600_000)
+        let time = UTCTimestamp(
+            date: CivilDate(year: 2026, month: 2, day: 12), nanosecondsOfDay: 77_833_999_600_000)
         #expect(time.iso8601 == "2026-02-12T21:37:14.000Z")
-        let before1970 = UTCTimestamp(date: CivilDate(year: 1969, month: 12, day: 31), nanosecondsOfDay: 1_000_000)
+        let before1970 = UTCTimestamp(
+            date: CivilDate(year: 1969, month: 12, day: 31), nanosecondsOfDay: 1_000_000)
         #expect(before1970.iso8601 == "1969-12-31T00:00:00.001Z")
     }
 }

@@ -1,7 +1,7 @@
 import GNSS
 import NMEA
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Any bytes are data")
 struct RobustnessTests {

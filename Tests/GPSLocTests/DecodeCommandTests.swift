@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("gpsloc decode, the built binary")
 struct DecodeCommandTests {
@@ -13,7 +13,10 @@ struct DecodeCommandTests {
         #expect(lines.filter { $0.hasPrefix("{\"class\":\"TPV\"") }.count == 300)
         #expect(lines.filter { $0.hasPrefix("{\"class\":\"SKY\"") }.count == 300)
         let first = String(try #require(lines.first))
-        #expect(first.hasPrefix("{\"class\":\"TPV\",\"mode\":3,\"time\":\"2026-03-14T08:00:00.000Z\",\"ept\":0.005,\"lat\":52."))
+        #expect(
+            first.hasPrefix(
+                "{\"class\":\"TPV\",\"mode\":3,\"time\":\"2026-03-14T08:00:00.000Z\",\"ept\":0.005,\"lat\":52."
+            ))
         // gpsd's number formats: 9 decimals for lat/lon, 4 for altitudes and track, 3 for speed.
         #expect(first.contains(#","altMSL":12.0000,"#))
         #expect(first.range(of: #""lat":\d+\.\d{9},"#, options: .regularExpression) != nil)
@@ -46,7 +49,10 @@ struct DecodeCommandTests {
         #expect(lines.count == 301)
         #expect(lines[0].hasPrefix("time,mode,status,latitude,longitude,"))
         let columns = lines[0].split(separator: ",", omittingEmptySubsequences: false).count
-        #expect(lines.dropFirst().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == columns })
+        #expect(
+            lines.dropFirst().allSatisfy {
+                $0.split(separator: ",", omittingEmptySubsequences: false).count == columns
+            })
     }
 
     @Test func summaryOnStandardErrorCountsRejectionsByReason() throws {
@@ -77,7 +83,8 @@ struct DecodeCommandTests {
         let strict = try Runner.run(["decode", "-", "--format", "csv"], input: input)
         #expect(strict.standardOutput.split(separator: "\n").count == 1)
         #expect(strict.standardError.contains("missing checksum 1"))
-        let lenient = try Runner.run(["decode", "-", "--format", "csv", "--checksum", "lenient"], input: input)
+        let lenient = try Runner.run(
+            ["decode", "-", "--format", "csv", "--checksum", "lenient"], input: input)
         #expect(lenient.standardOutput.split(separator: "\n").count == 2)
     }
 
@@ -102,7 +109,8 @@ struct DecodeCommandTests {
         let input = Data(("# Date: 2019-04-06\n" + SentenceBuilder.sentence(line)).utf8)
         let header = try Runner.run(["decode", "-", "--format", "csv", "-q"], input: input)
         #expect(header.standardOutput.contains("2019-04-07T00:04:30.000Z"))
-        let given = try Runner.run(["decode", "-", "--format", "csv", "-q", "--reference-date", "1999-08-01"], input: input)
+        let given = try Runner.run(
+            ["decode", "-", "--format", "csv", "-q", "--reference-date", "1999-08-01"], input: input)
         #expect(given.standardOutput.contains("1999-08-22T00:04:30.000Z"))
     }
 
@@ -111,7 +119,8 @@ struct DecodeCommandTests {
         let two = try Runner.run(["simulate", "--epochs", "20", "--seed", "4"])
         #expect(one.status == 0)
         #expect(one.standardOutput == two.standardOutput)
-        let decoded = try Runner.run(["decode", "-", "--format", "csv", "-q"], input: Data(one.standardOutput.utf8))
+        let decoded = try Runner.run(
+            ["decode", "-", "--format", "csv", "-q"], input: Data(one.standardOutput.utf8))
         #expect(decoded.standardOutput.split(separator: "\n").count == 21)
         let bad = try Runner.run(["simulate", "--size", "lots"])
         #expect(bad.status != 0)

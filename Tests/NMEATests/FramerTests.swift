@@ -1,6 +1,6 @@
 import NMEA
-import Testing
 import TestSupport
+import Testing
 
 /// Frames `input` fed in `chunks`, returning the sentences as text and the statistics.
 func frame(
@@ -17,7 +17,9 @@ func frame(
     return (lines, framer.statistics)
 }
 
-func frame(_ text: String, policy: ChecksumPolicy = .required, maximumLength: Int = 1024) -> ([String], FramerStatistics) {
+func frame(_ text: String, policy: ChecksumPolicy = .required, maximumLength: Int = 1024) -> (
+    [String], FramerStatistics
+) {
     frame([Array(text.utf8)], policy: policy, maximumLength: maximumLength)
 }
 
@@ -96,7 +98,8 @@ struct FramerTests {
         #expect(lines == [gga])
         #expect(statistics[.tooLong] == 1)
         // Longer than NMEA's 82 characters but under the cap: accepted.
-        let (accepted, _) = frame(SentenceBuilder.sentence("GPTXT,01,01,02," + String(repeating: "B", count: 120)))
+        let (accepted, _) = frame(
+            SentenceBuilder.sentence("GPTXT,01,01,02," + String(repeating: "B", count: 120)))
         #expect(accepted.count == 1)
     }
 
@@ -116,7 +119,9 @@ struct FramerTests {
     @Test func bodyExcludesStartAndChecksum() throws {
         var framer = NMEAFramer()
         var bodies: [String] = []
-        framer.append(contentsOf: Array((gga + "\r\n").utf8)) { bodies.append(String(decoding: $0.body, as: UTF8.self)) }
+        framer.append(contentsOf: Array((gga + "\r\n").utf8)) {
+            bodies.append(String(decoding: $0.body, as: UTF8.self))
+        }
         #expect(bodies == [String(gga.dropFirst().dropLast(3))])
     }
 

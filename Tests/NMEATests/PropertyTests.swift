@@ -42,7 +42,8 @@ final class SentenceGenerator {
 
     func coordinate(latitude: Bool) -> NMEACoordinate {
         let degrees = Double.random(in: latitude ? -89.9...89.9 : -179.9...179.9, using: &random)
-        return NMEACoordinate(degrees: degrees, isLatitude: latitude, minuteDecimals: UInt8.random(in: 1...7, using: &random))
+        return NMEACoordinate(
+            degrees: degrees, isLatitude: latitude, minuteDecimals: UInt8.random(in: 1...7, using: &random))
     }
 
     func letter(_ choices: String) -> NMEALetter {
@@ -60,34 +61,46 @@ final class SentenceGenerator {
             return .rmc(
                 RMC(
                     talker: talker(), time: maybe(time()), status: maybe(letter("AV")),
-                    latitude: maybe(coordinate(latitude: true)), longitude: maybe(coordinate(latitude: false)),
-                    speedKnots: maybe(decimal(0...99999, scale: 3)), courseTrue: maybe(decimal(0...35999, scale: 2)),
-                    date: maybe(NMEADate(day: 17, month: 4, yearOfCentury: UInt8.random(in: 0...99, using: &random))),
-                    magneticVariation: maybe(decimal(0...200, scale: 1)), magneticVariationDirection: maybe(letter("EW")),
-                    mode: navigation != nil ? letter("ADEN") : maybe(letter("ADEN")), navigationStatus: navigation))
+                    latitude: maybe(coordinate(latitude: true)),
+                    longitude: maybe(coordinate(latitude: false)),
+                    speedKnots: maybe(decimal(0...99999, scale: 3)),
+                    courseTrue: maybe(decimal(0...35999, scale: 2)),
+                    date: maybe(
+                        NMEADate(day: 17, month: 4, yearOfCentury: UInt8.random(in: 0...99, using: &random))),
+                    magneticVariation: maybe(decimal(0...200, scale: 1)),
+                    magneticVariationDirection: maybe(letter("EW")),
+                    mode: navigation != nil ? letter("ADEN") : maybe(letter("ADEN")),
+                    navigationStatus: navigation))
         case 1:
             return .gga(
                 GGA(
                     talker: talker(), time: maybe(time()), latitude: maybe(coordinate(latitude: true)),
-                    longitude: maybe(coordinate(latitude: false)), quality: maybe(Int.random(in: 0...8, using: &random)),
-                    satellitesUsed: maybe(Int.random(in: 0...40, using: &random)), hdop: maybe(decimal(0...999, scale: 2)),
+                    longitude: maybe(coordinate(latitude: false)),
+                    quality: maybe(Int.random(in: 0...8, using: &random)),
+                    satellitesUsed: maybe(Int.random(in: 0...40, using: &random)),
+                    hdop: maybe(decimal(0...999, scale: 2)),
                     altitude: maybe(decimal(-4000...900_000, scale: 1)), altitudeUnit: maybe("M"),
                     geoidSeparation: maybe(decimal(-1000...1000, scale: 1)), geoidSeparationUnit: maybe("M"),
-                    dgpsAge: maybe(decimal(0...999, scale: 1)), dgpsStation: maybe(Int.random(in: 0...1023, using: &random))))
+                    dgpsAge: maybe(decimal(0...999, scale: 1)),
+                    dgpsStation: maybe(Int.random(in: 0...1023, using: &random))))
         case 2:
             let count = Int.random(in: 0...12, using: &random)
             return .gsa(
                 GSA(
-                    talker: talker(), selectionMode: maybe(letter("AM")), fixType: maybe(Int.random(in: 1...3, using: &random)),
+                    talker: talker(), selectionMode: maybe(letter("AM")),
+                    fixType: maybe(Int.random(in: 1...3, using: &random)),
                     satellites: (0..<count).map { _ in UInt16.random(in: 1...437, using: &random) },
                     pdop: maybe(decimal(0...9999, scale: 2)), hdop: maybe(decimal(0...9999, scale: 2)),
-                    vdop: maybe(decimal(0...9999, scale: 2)), systemID: maybe(Int.random(in: 1...6, using: &random))))
+                    vdop: maybe(decimal(0...9999, scale: 2)),
+                    systemID: maybe(Int.random(in: 1...6, using: &random))))
         case 3:
             let count = Int.random(in: 1...4, using: &random)
             let satellites = (0..<count).map { _ in
                 GSVSatellite(
-                    id: UInt16.random(in: 1...437, using: &random), elevation: maybe(Int16.random(in: 0...90, using: &random)),
-                    azimuth: maybe(Int16.random(in: 0...359, using: &random)), snr: maybe(Int16.random(in: 0...99, using: &random)))
+                    id: UInt16.random(in: 1...437, using: &random),
+                    elevation: maybe(Int16.random(in: 0...90, using: &random)),
+                    azimuth: maybe(Int16.random(in: 0...359, using: &random)),
+                    snr: maybe(Int16.random(in: 0...99, using: &random)))
             }
             return .gsv(
                 GSV(
@@ -97,13 +110,16 @@ final class SentenceGenerator {
         case 4:
             return .vtg(
                 VTG(
-                    talker: talker(), courseTrue: maybe(decimal(0...3599, scale: 1)), courseMagnetic: maybe(decimal(0...3599, scale: 1)),
-                    speedKnots: maybe(decimal(0...9999, scale: 2)), speedKilometresPerHour: maybe(decimal(0...9999, scale: 2)),
+                    talker: talker(), courseTrue: maybe(decimal(0...3599, scale: 1)),
+                    courseMagnetic: maybe(decimal(0...3599, scale: 1)),
+                    speedKnots: maybe(decimal(0...9999, scale: 2)),
+                    speedKilometresPerHour: maybe(decimal(0...9999, scale: 2)),
                     mode: maybe(letter("ADEN"))))
         case 5:
             return .gll(
                 GLL(
-                    talker: talker(), latitude: maybe(coordinate(latitude: true)), longitude: maybe(coordinate(latitude: false)),
+                    talker: talker(), latitude: maybe(coordinate(latitude: true)),
+                    longitude: maybe(coordinate(latitude: false)),
                     time: maybe(time()), status: maybe(letter("AV")), mode: maybe(letter("ADN"))))
         case 6:
             return .gns(
@@ -111,22 +127,29 @@ final class SentenceGenerator {
                     talker: talker(), time: maybe(time()), latitude: maybe(coordinate(latitude: true)),
                     longitude: maybe(coordinate(latitude: false)),
                     modes: (0..<Int.random(in: 1...6, using: &random)).map { _ in letter("ADNRF") },
-                    satellitesUsed: maybe(Int.random(in: 0...60, using: &random)), hdop: maybe(decimal(0...999, scale: 1)),
-                    altitude: maybe(decimal(-1000...99999, scale: 1)), geoidSeparation: maybe(decimal(-999...999, scale: 1)),
+                    satellitesUsed: maybe(Int.random(in: 0...60, using: &random)),
+                    hdop: maybe(decimal(0...999, scale: 1)),
+                    altitude: maybe(decimal(-1000...99999, scale: 1)),
+                    geoidSeparation: maybe(decimal(-999...999, scale: 1)),
                     navigationStatus: maybe(letter("SCUV"))))
         case 7:
             return .zda(
                 ZDA(
                     talker: talker(), time: maybe(time()), day: maybe(Int.random(in: 1...28, using: &random)),
-                    month: maybe(Int.random(in: 1...12, using: &random)), year: maybe(Int.random(in: 1980...2099, using: &random)),
-                    zoneHours: maybe(Int.random(in: -13...13, using: &random)), zoneMinutes: maybe(Int.random(in: 0...59, using: &random))))
+                    month: maybe(Int.random(in: 1...12, using: &random)),
+                    year: maybe(Int.random(in: 1980...2099, using: &random)),
+                    zoneHours: maybe(Int.random(in: -13...13, using: &random)),
+                    zoneMinutes: maybe(Int.random(in: 0...59, using: &random))))
         default:
             return .gst(
                 GST(
                     talker: talker(), time: maybe(time()), rms: maybe(decimal(0...9999, scale: 3)),
-                    semiMajor: maybe(decimal(0...9999, scale: 3)), semiMinor: maybe(decimal(0...9999, scale: 3)),
-                    orientation: maybe(decimal(0...1799, scale: 1)), latitudeError: maybe(decimal(0...9999, scale: 3)),
-                    longitudeError: maybe(decimal(0...9999, scale: 3)), altitudeError: maybe(decimal(0...9999, scale: 3))))
+                    semiMajor: maybe(decimal(0...9999, scale: 3)),
+                    semiMinor: maybe(decimal(0...9999, scale: 3)),
+                    orientation: maybe(decimal(0...1799, scale: 1)),
+                    latitudeError: maybe(decimal(0...9999, scale: 3)),
+                    longitudeError: maybe(decimal(0...9999, scale: 3)),
+                    altitudeError: maybe(decimal(0...9999, scale: 3))))
         }
     }
 }

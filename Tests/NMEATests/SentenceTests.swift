@@ -9,7 +9,9 @@ func parse(_ text: String) throws -> NMEASentence {
 @Suite("Typed sentences from real receivers")
 struct SentenceTests {
     @Test func rmcNMEA23WithMode() throws {
-        guard case .rmc(let rmc) = try parse("$GPRMC,030719.000,A,3747.0873,S,17518.8938,E,0.69,181.39,311214,,,A*7D")
+        guard
+            case .rmc(let rmc) = try parse(
+                "$GPRMC,030719.000,A,3747.0873,S,17518.8938,E,0.69,181.39,311214,,,A*7D")
         else { Issue.record("not RMC"); return }
         #expect(rmc.talker == .gps)
         #expect(rmc.time == NMEATime(hour: 3, minute: 7, second: 19, nanoseconds: 0, fractionDigits: 3))
@@ -25,7 +27,9 @@ struct SentenceTests {
     }
 
     @Test func rmcNMEA41WithNavigationStatus() throws {
-        guard case .rmc(let rmc) = try parse("$GNRMC,000705.00,A,4404.12938,N,12118.84590,W,2.430,,090624,,,A,V*06")
+        guard
+            case .rmc(let rmc) = try parse(
+                "$GNRMC,000705.00,A,4404.12938,N,12118.84590,W,2.430,,090624,,,A,V*06")
         else { Issue.record("not RMC"); return }
         #expect(rmc.talker == .gnss)
         #expect(rmc.courseTrue == nil)
@@ -34,7 +38,9 @@ struct SentenceTests {
     }
 
     @Test func rmcNMEA20WithMagneticVariationAndNoMode() throws {
-        guard case .rmc(let rmc) = try parse("$GPRMC,225308,A,4527.458,S,16709.165,E,000.0,094.5,060601,024.1,E*6D")
+        guard
+            case .rmc(let rmc) = try parse(
+                "$GPRMC,225308,A,4527.458,S,16709.165,E,000.0,094.5,060601,024.1,E*6D")
         else { Issue.record("not RMC"); return }
         #expect(rmc.time == NMEATime(hour: 22, minute: 53, second: 8))
         #expect(rmc.magneticVariation == NMEADecimal(mantissa: 241, scale: 1))
@@ -45,14 +51,18 @@ struct SentenceTests {
 
     @Test func rmcUnknownStatusLetterIsKeptAsData() throws {
         // Yacht Devices gateways send status C; the rest of the sentence is still data.
-        guard case .rmc(let rmc) = try parse("$GPRMC,120000,C,4916.45,N,12311.12,W,000.5,054.7,191194,020.3,E*62")
+        guard
+            case .rmc(let rmc) = try parse(
+                "$GPRMC,120000,C,4916.45,N,12311.12,W,000.5,054.7,191194,020.3,E*62")
         else { Issue.record("not RMC"); return }
         #expect(rmc.status == "C")
         #expect(rmc.speedKnots == NMEADecimal(mantissa: 5, scale: 1))
     }
 
     @Test func ggaWithGeoidSeparation() throws {
-        guard case .gga(let gga) = try parse("$GPGGA,030719.000,3747.0873,S,17518.8938,E,1,08,1.1,59.9,M,23.7,M,,0000*7D")
+        guard
+            case .gga(let gga) = try parse(
+                "$GPGGA,030719.000,3747.0873,S,17518.8938,E,1,08,1.1,59.9,M,23.7,M,,0000*7D")
         else { Issue.record("not GGA"); return }
         #expect(gga.quality == 1)
         #expect(gga.satellitesUsed == 8)
@@ -64,7 +74,9 @@ struct SentenceTests {
     }
 
     @Test func ggaWithoutFixHasEmptyFields() throws {
-        guard case .gga(let gga) = try parse("$GPGGA,,,,,,0,,,,M,,M,,*66") else { Issue.record("not GGA"); return }
+        guard case .gga(let gga) = try parse("$GPGGA,,,,,,0,,,,M,,M,,*66") else {
+            Issue.record("not GGA"); return
+        }
         #expect(gga.time == nil)
         #expect(gga.latitude == nil)
         #expect(gga.quality == 0)
@@ -72,7 +84,9 @@ struct SentenceTests {
     }
 
     @Test func ggaNegativeAltitudeAndHighPrecision() throws {
-        guard case .gga(let gga) = try parse("$GPGGA,094736,5251.0094,N,00518.8172,E,1,12,0.60,-4,M,46.8,M,,*4B")
+        guard
+            case .gga(let gga) = try parse(
+                "$GPGGA,094736,5251.0094,N,00518.8172,E,1,12,0.60,-4,M,46.8,M,,*4B")
         else { Issue.record("not GGA"); return }
         #expect(gga.altitude == NMEADecimal(-4))
         #expect(gga.altitude?.doubleValue == -4)
@@ -106,7 +120,8 @@ struct SentenceTests {
     }
 
     @Test func gsvNMEA410WithSignalID() throws {
-        guard case .gsv(let gsv) = try parse("$GAGSV,3,1,09,02,00,179,,04,09,321,,07,11,134,11,11,10,227,,7*7F")
+        guard
+            case .gsv(let gsv) = try parse("$GAGSV,3,1,09,02,00,179,,04,09,321,,07,11,134,11,11,10,227,,7*7F")
         else { Issue.record("not GSV"); return }
         #expect(gsv.talker == .galileo)
         #expect(gsv.talker.constellation == .galileo)
@@ -126,7 +141,8 @@ struct SentenceTests {
         }
         #expect(gsv.satellites.count == 2)
         #expect(gsv.signalID == nil)
-        guard case .gsv(let noAngles) = try parse("$GPGSV,2,1,06,13,,,39,15,74,248,44,17,24,106,35,19,,,33*74")
+        guard
+            case .gsv(let noAngles) = try parse("$GPGSV,2,1,06,13,,,39,15,74,248,44,17,24,106,35,19,,,33*74")
         else { Issue.record("not GSV"); return }
         #expect(noAngles.satellites[0] == GSVSatellite(id: 13, elevation: nil, azimuth: nil, snr: 39))
     }
@@ -154,7 +170,9 @@ struct SentenceTests {
             Issue.record("not GLL")
             return
         }
-        #expect(gll.time == NMEATime(hour: 10, minute: 51, second: 53, nanoseconds: 408_000_000, fractionDigits: 3))
+        #expect(
+            gll.time
+                == NMEATime(hour: 10, minute: 51, second: 53, nanoseconds: 408_000_000, fractionDigits: 3))
         #expect(gll.status == .valid)
         #expect(gll.mode == .autonomous)
         guard case .gll(let old) = try parse("$GPGLL,4527.458,S,16709.165,E,225309,A*3E") else {
@@ -183,7 +201,8 @@ struct SentenceTests {
     }
 
     @Test func gstZDAGBSHDTTXTDTM() throws {
-        guard case .gst(let gst) = try parse("$GPGST,172814.0,0.006,0.023,0.020,273.6,0.023,0.020,0.031*6A") else {
+        guard case .gst(let gst) = try parse("$GPGST,172814.0,0.006,0.023,0.020,273.6,0.023,0.020,0.031*6A")
+        else {
             Issue.record("not GST")
             return
         }
@@ -283,9 +302,11 @@ struct SentenceTests {
     }
 
     @Test func minutesOfSixtyOrMoreAreNotAPosition() {
-        let coordinate = NMEACoordinate(value: NMEADecimal(mantissa: 486012, scale: 2), hemisphere: UInt8(ascii: "N"))
+        let coordinate = NMEACoordinate(
+            value: NMEADecimal(mantissa: 486012, scale: 2), hemisphere: UInt8(ascii: "N"))
         #expect(coordinate.degrees == nil)
-        let badHemisphere = NMEACoordinate(value: NMEADecimal(mantissa: 480700, scale: 2), hemisphere: UInt8(ascii: "X"))
+        let badHemisphere = NMEACoordinate(
+            value: NMEADecimal(mantissa: 480700, scale: 2), hemisphere: UInt8(ascii: "X"))
         #expect(badHemisphere.degrees == nil)
     }
 }

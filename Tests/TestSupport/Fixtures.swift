@@ -28,7 +28,8 @@ public enum Fixtures {
         ].compactMap { $0 }
         return candidates.first { url in
             var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
+            return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+                && isDirectory.boolValue
         }
     }
 

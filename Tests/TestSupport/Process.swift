@@ -11,7 +11,9 @@ public struct ProcessResult: Sendable {
 public enum Runner {
     /// The `gpsloc` binary built next to the test bundle, or `$GPSLOC` if set.
     public static var gpsloc: URL {
-        if let override = ProcessInfo.processInfo.environment["GPSLOC"] { return URL(fileURLWithPath: override) }
+        if let override = ProcessInfo.processInfo.environment["GPSLOC"] {
+            return URL(fileURLWithPath: override)
+        }
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         if directory.lastPathComponent == "MacOS" {
             for _ in 0..<3 { directory.deleteLastPathComponent() }
