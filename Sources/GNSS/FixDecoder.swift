@@ -10,6 +10,11 @@ public struct DecodeStatistics: Sendable, Hashable {
     public var fixes = 0
     /// Fixes with a 2D or 3D position.
     public var positionFixes = 0
+    /// Bytes read from the source, set by sources that filter their input before framing
+    /// (a log's comment lines); `nil` when every byte went to the framer.
+    public var bytesRead: Int?
+    /// `#` comment lines a log source removed.
+    public var commentLines = 0
     private var typed: InlineArray<13, Int> = .init(repeating: 0)
     private var others: [String: Int] = [:]
 

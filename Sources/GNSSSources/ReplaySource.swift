@@ -60,7 +60,7 @@ public struct ReplaySource: Sendable {
             do { try body(fix) } catch { failure = error }
         }
         if let failure { throw failure }
-        return state.decoder.statistics
+        return state.statistics
     }
 
     /// Replays the log, pacing fixes by their UTC times on `clock` (unless the speed is
@@ -85,7 +85,7 @@ public struct ReplaySource: Sendable {
             try await pacer.wait(for: fix, on: clock)
             try await body(fix)
         }
-        return state.decoder.statistics
+        return state.statistics
     }
 }
 
@@ -102,7 +102,18 @@ struct DecodingState {
         referenceSettled = referenceDate != nil
     }
 
+    private var bytesRead = 0
+
+    /// The decoder's counts with what the comment filter removed.
+    var statistics: DecodeStatistics {
+        var result = decoder.statistics
+        result.bytesRead = bytesRead
+        result.commentLines = filter.commentLines
+        return result
+    }
+
     mutating func decode(_ chunk: UnsafeRawBufferPointer, _ emit: (Fix) -> Void) {
+        bytesRead += chunk.count
         Self.decode(&filter, &decoder, &referenceSettled, chunk, emit)
     }
 

@@ -80,15 +80,14 @@ struct Decode: ParsableCommand {
 
     static func summary(_ statistics: DecodeStatistics, name: String) -> String {
         let framer = statistics.framer
-        var lines = [
-            "\(name): \(framer.bytes) bytes, \(framer.sentences) sentences, \(framer.rejected) rejected"
-        ]
+        let bytes = statistics.bytesRead ?? framer.bytes
+        var lines = ["\(name): \(bytes) bytes, \(framer.sentences) sentences, \(framer.rejected) rejected"]
         let types = statistics.sentencesByType.map { "\($0.type) \($0.count)" }.joined(separator: ", ")
         lines.append("  sentences: " + (types.isEmpty ? "none" : types))
         let reasons = RejectionReason.allCases.filter { framer[$0] > 0 }.map { "\($0) \(framer[$0])" }
         lines.append("  rejected: " + (reasons.isEmpty ? "none" : reasons.joined(separator: ", ")))
         if statistics.unparsable > 0 { lines.append("  unparsable addresses: \(statistics.unparsable)") }
-        lines.append("  skipped bytes: \(framer.skippedBytes)")
+        lines.append("  skipped bytes: \(framer.skippedBytes), comment lines: \(statistics.commentLines)")
         lines.append("  epochs: \(statistics.fixes), with position: \(statistics.positionFixes)")
         return lines.joined(separator: "\n")
     }

@@ -17,6 +17,13 @@ struct ReplaySourceTests {
         #expect(statistics.framer.rejected == 0)
         #expect(statistics.framer.skippedBytes == 0)
         #expect(fixes.first?.time?.iso8601 == "2026-03-14T08:00:00.000Z")
+        // Bytes read include the header comments that never reached the framer.
+        let size =
+            try FileManager.default.attributesOfItem(atPath: Fixtures.url("drive-1hz.nmea").path)[.size]
+            as? Int
+        #expect(statistics.bytesRead == size)
+        #expect(statistics.commentLines == 3)
+        #expect(statistics.framer.bytes < size ?? 0)
     }
 
     @Test func commentFilterIsChunkingInvariantAndReadsTheDateHeader() {
