@@ -40,25 +40,13 @@ struct OutputBuffer: ~Copyable {
     }
 
     mutating func flush() {
-        Self.send(bytes, to: descriptor)
+        // A closed pipe (`gpsloc decode … | head`) ends the program through SIGPIPE; other
+        // write errors have nowhere better to go than being dropped here.
+        try? writeAll(bytes, to: descriptor)
         bytes.removeAll(keepingCapacity: true)
     }
 
-    private static func send(_ bytes: [UInt8], to descriptor: Int32) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in
-                systemWrite(descriptor, raw.baseAddress! + offset, raw.count - offset)
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                break
-            }
-            offset += written
-        }
-    }
-
-    deinit { Self.send(bytes, to: descriptor) }
+    deinit { try? writeAll(bytes, to: descriptor) }
 }
 
 /// Writes `text` and a newline to standard error.

@@ -6,7 +6,23 @@
     @_exported import Darwin
 #endif
 
-/// `write(2)`, under a name that methods called `write` do not shadow.
-func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, buffer, count)
+/// Writes all of `bytes` to `descriptor` with `write(2)`, retrying after interruptions.
+func writeAll(_ bytes: [UInt8], to descriptor: Int32) throws(SystemError) {
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { raw in
+            write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+        }
+        if written < 0 {
+            if errno == EINTR { continue }
+            throw SystemError(code: errno)
+        }
+        offset += written
+    }
+}
+
+/// A failed system call, described by its `errno`.
+struct SystemError: Error, CustomStringConvertible {
+    var code: Int32
+    var description: String { String(cString: strerror(code)) }
 }

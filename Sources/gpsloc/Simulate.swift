@@ -101,16 +101,10 @@ struct Simulate: ParsableCommand {
     }
 
     static func write(_ bytes: [UInt8], to descriptor: Int32) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let result = bytes.withUnsafeBytes { raw in
-                systemWrite(descriptor, raw.baseAddress! + offset, raw.count - offset)
-            }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw ValidationError("cannot write output: \(String(cString: strerror(errno)))")
-            }
-            offset += result
+        do {
+            try writeAll(bytes, to: descriptor)
+        } catch {
+            throw ValidationError("cannot write output: \(error)")
         }
     }
 }
