@@ -83,7 +83,8 @@ public struct DOP: Sendable, Hashable {
 
 /// Where an error estimate came from.
 public enum ErrorSource: String, Sendable, Hashable {
-    /// The receiver's RAIM statistics (`GBS`), 1σ values scaled to 95%.
+    /// The receiver's RAIM statistics (`GBS`): its expected 1σ errors, as sent (gpsd does not
+    /// scale them either).
     case receiverGBS
     /// Garmin's `$PGRME` estimated position error.
     case receiverPGRME
@@ -91,7 +92,8 @@ public enum ErrorSource: String, Sendable, Hashable {
     case dopModel
 }
 
-/// Uncertainty estimates at 95% confidence, in gpsd's terms.
+/// Uncertainty estimates in gpsd's terms: 95% confidence, except position errors from `GBS`,
+/// which are the receiver's 1σ values (see ``ErrorSource``).
 public struct ErrorEstimates: Sendable, Hashable {
     /// Horizontal position error, metres (gpsd `eph`).
     public var horizontal: Double?

@@ -724,7 +724,7 @@ public struct FixAssembler: Sendable {
         mergeTimeOfDay(time)
         registerFracTime(time, &step)
         if date != nil { step.mask.insert(.time) }
-        guard matches || thisFracTime == lastFracTime else { return }
+        guard matches else { return }
         var errors = receiverErrors ?? ErrorEstimates()
         if let value = gbs.latitudeError?.doubleValue { errors.latitude = value }
         if let value = gbs.longitudeError?.doubleValue { errors.longitude = value }

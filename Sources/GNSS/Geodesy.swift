@@ -75,19 +75,6 @@ public enum Geodesy {
         return 2 * 6_371_008.8 * asin(min(1, h.squareRoot()))
     }
 
-    /// The initial bearing in degrees true (0…360) from point 1 to point 2, on a sphere.
-    public static func bearing(
-        latitude1: Double, longitude1: Double, latitude2: Double, longitude2: Double
-    ) -> Double {
-        let phi1 = latitude1 * degreesToRadians
-        let phi2 = latitude2 * degreesToRadians
-        let dLambda = (longitude2 - longitude1) * degreesToRadians
-        let y = sin(dLambda) * cos(phi2)
-        let x = cos(phi1) * sin(phi2) - sin(phi1) * cos(phi2) * cos(dLambda)
-        let degrees = atan2(y, x) / degreesToRadians
-        return degrees < 0 ? degrees + 360 : degrees
-    }
-
     /// The point `distance` metres from a start point along `bearing` degrees true, on a sphere.
     public static func destination(
         latitude: Double, longitude: Double, bearing: Double, distance: Double

@@ -71,8 +71,10 @@ struct Decode: ParsableCommand {
                 }
             }
         } catch let error as SourceError {
+            // Not a usage mistake: say what went wrong, without the usage text, and exit 1.
             output.flush()
-            throw ValidationError(error.description)
+            printError("gpsloc decode: error: \(error)")
+            throw ExitCode.failure
         }
         output.flush()
         if !quiet { printError(Self.summary(statistics, name: file ?? "standard input")) }
