@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "NMEA", targets: ["NMEA"]),
         .library(name: "GNSS", targets: ["GNSS"]),
         .library(name: "GNSSSources", targets: ["GNSSSources"]),
+        .library(name: "OpenCoreLocation", targets: ["OpenCoreLocation"]),
         .executable(name: "gpsloc", targets: ["gpsloc"]),
     ],
     dependencies: [
@@ -16,10 +17,11 @@ let package = Package(
         .target(name: "NMEA"),
         .target(name: "GNSS", dependencies: ["NMEA"]),
         .target(name: "GNSSSources", dependencies: ["GNSS"]),
+        .target(name: "OpenCoreLocation", dependencies: ["GNSS"]),
         .executableTarget(
             name: "gpsloc",
             dependencies: [
-                "GNSS", "GNSSSources",
+                "GNSS", "GNSSSources", "OpenCoreLocation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -27,6 +29,7 @@ let package = Package(
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "TestSupport"]),
         .testTarget(name: "GNSSTests", dependencies: ["GNSS", "TestSupport"]),
         .testTarget(name: "GNSSSourcesTests", dependencies: ["GNSSSources", "TestSupport"]),
+        .testTarget(name: "OpenCoreLocationTests", dependencies: ["OpenCoreLocation", "TestSupport"]),
         .testTarget(name: "GPSLocTests", dependencies: ["gpsloc", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -154,3 +154,16 @@ struct Pacer<C: Clock> where C.Duration == Duration {
         if clock.now < deadline { try await clock.sleep(until: deadline, tolerance: nil) }
     }
 }
+
+extension ReplaySource: FixSource {
+    public var origin: FixOrigin { .replay }
+    public var name: String { path.map { $0 == "-" ? "stdin" : "file:\($0)" } ?? "stdin" }
+
+    /// Replays the log on the continuous clock at the configured speed.
+    public func run(_ deliver: @escaping @Sendable (Fix) async -> Void) async throws {
+        try await run(clock: ContinuousClock()) { fix in
+            try Task.checkCancellation()
+            await deliver(fix)
+        }
+    }
+}

@@ -1,0 +1,221 @@
+/// What the user or an administrator decided for one app (client).
+public struct ClientAuthorization: Codable, Sendable, Hashable {
+    public enum Decision: String, Codable, Sendable, Hashable, CaseIterable {
+        case notDetermined, denied, whenInUse, always
+    }
+
+    public var decision: Decision
+    /// Precise (full accuracy) rather than approximate locations.
+    public var precise: Bool
+    /// "Allow Once": when-in-use that lapses when the app stops being in use.
+    public var once: Bool
+    /// The single When-In-Use → Always upgrade prompt has been shown.
+    public var alwaysPrompted: Bool
+    /// A request waiting for an answer given later with `gpsloc auth grant|deny`.
+    public var pendingRequest: PromptRequest.Kind?
+
+    public init(
+        decision: Decision = .notDetermined, precise: Bool = true, once: Bool = false,
+        alwaysPrompted: Bool = false, pendingRequest: PromptRequest.Kind? = nil
+    ) {
+        self.decision = decision
+        self.precise = precise
+        self.once = once
+        self.alwaysPrompted = alwaysPrompted
+        self.pendingRequest = pendingRequest
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case decision, precise, once, alwaysPrompted, pendingRequest
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        decision = try c.decodeIfPresent(Decision.self, forKey: .decision) ?? .notDetermined
+        precise = try c.decodeIfPresent(Bool.self, forKey: .precise) ?? true
+        once = try c.decodeIfPresent(Bool.self, forKey: .once) ?? false
+        alwaysPrompted = try c.decodeIfPresent(Bool.self, forKey: .alwaysPrompted) ?? false
+        pendingRequest = try c.decodeIfPresent(PromptRequest.Kind.self, forKey: .pendingRequest)
+    }
+}
+
+/// Everything the authorization store holds: the global switch, the restrictions policy and
+/// each client's decisions.
+public struct AuthorizationSnapshot: Codable, Sendable, Hashable {
+    /// The global "location services" switch.
+    public var servicesEnabled: Bool
+    /// Administrator restrictions: every client, or the listed ones, cannot use location and
+    /// cannot change that.
+    public var restrictAll: Bool
+    public var restrictedClients: [String]
+    public var clients: [String: ClientAuthorization]
+
+    public init(
+        servicesEnabled: Bool = true, restrictAll: Bool = false, restrictedClients: [String] = [],
+        clients: [String: ClientAuthorization] = [:]
+    ) {
+        self.servicesEnabled = servicesEnabled
+        self.restrictAll = restrictAll
+        self.restrictedClients = restrictedClients
+        self.clients = clients
+    }
+
+    public func isRestricted(_ client: String) -> Bool {
+        restrictAll || restrictedClients.contains(client)
+    }
+
+    public subscript(client: String) -> ClientAuthorization {
+        get { clients[client] ?? ClientAuthorization() }
+        set { clients[client] = newValue }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case version, servicesEnabled, restrictAll, restrictedClients, clients
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        servicesEnabled = try c.decodeIfPresent(Bool.self, forKey: .servicesEnabled) ?? true
+        restrictAll = try c.decodeIfPresent(Bool.self, forKey: .restrictAll) ?? false
+        restrictedClients = try c.decodeIfPresent([String].self, forKey: .restrictedClients) ?? []
+        clients = try c.decodeIfPresent([String: ClientAuthorization].self, forKey: .clients) ?? [:]
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(1, forKey: .version)
+        try c.encode(servicesEnabled, forKey: .servicesEnabled)
+        try c.encode(restrictAll, forKey: .restrictAll)
+        try c.encode(restrictedClients, forKey: .restrictedClients)
+        try c.encode(clients, forKey: .clients)
+    }
+}
+
+/// The system's location decisions on disk: one JSON file, per user.
+///
+/// The file is `authorization.json` in the store's directory: by default
+/// `$OPENCORELOCATION_STATE_DIR`, else `$XDG_STATE_HOME/opencorelocation`, else
+/// `~/.local/state/opencorelocation`. Writes are atomic (a temporary file renamed over the old
+/// one), the file is readable by its owner only (0600), and a read-modify-write holds an
+/// exclusive lock so that `gpsloc auth` and running programs never lose each other's changes.
+public final class AuthorizationStore: Sendable {
+    public struct StoreError: Error, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String { "authorization store \(path): \(reason)" }
+    }
+
+    public let directory: String
+    public var path: String { directory + "/authorization.json" }
+    var lockPath: String { directory + "/authorization.lock" }
+
+    public init(directory: String) {
+        self.directory = directory.hasSuffix("/") && directory.count > 1
+            ? String(directory.dropLast()) : directory
+    }
+
+    /// The default directory for an environment (see the type's documentation).
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> String
+    {
+        if let dir = environment["OPENCORELOCATION_STATE_DIR"], !dir.isEmpty { return dir }
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+            return state + "/opencorelocation"
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.local/state/opencorelocation"
+    }
+
+    /// The store's contents; an absent file is an empty store (everything undetermined).
+    public func load() throws(StoreError) -> AuthorizationSnapshot {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if FileManager.default.fileExists(atPath: path) {
+                throw StoreError(path: path, reason: "cannot be read (\(errnoDescription()))")
+            }
+            return AuthorizationSnapshot()
+        }
+        if data.isEmpty { return AuthorizationSnapshot() }
+        do {
+            return try JSONDecoder().decode(AuthorizationSnapshot.self, from: data)
+        } catch {
+            throw StoreError(
+                path: path,
+                reason: "is not a valid store (\(error)); fix it by hand or remove it with "
+                    + "`gpsloc auth reset --all`")
+        }
+    }
+
+    /// Changes the store under an exclusive lock and writes it atomically; returns the result.
+    @discardableResult
+    public func update(_ body: (inout AuthorizationSnapshot) -> Void) throws(StoreError)
+        -> AuthorizationSnapshot
+    {
+        try makeDirectory()
+        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else {
+            throw StoreError(path: lockPath, reason: "cannot be opened (\(errnoDescription()))")
+        }
+        defer { close(lock) }
+        while flock(lock, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw StoreError(path: lockPath, reason: "cannot be locked (\(errnoDescription()))")
+            }
+        }
+        var snapshot = (try? load()) ?? AuthorizationSnapshot()
+        let before = snapshot
+        body(&snapshot)
+        if snapshot != before || !FileManager.default.fileExists(atPath: path) {
+            try write(snapshot)
+        }
+        return snapshot
+    }
+
+    private func makeDirectory() throws(StoreError) {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StoreError(
+                path: directory,
+                reason: "the directory cannot be created (\(error.localizedDescription)); "
+                    + "set OPENCORELOCATION_STATE_DIR to a writable directory")
+        }
+    }
+
+    private func write(_ snapshot: AuthorizationSnapshot) throws(StoreError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data: Data
+        do { data = try encoder.encode(snapshot) + Data("\n".utf8) } catch {
+            throw StoreError(path: path, reason: "cannot be encoded (\(error))")
+        }
+        var template = Array((directory + "/.authorization.json.XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else {
+            throw StoreError(path: directory, reason: "cannot create a file here (\(errnoDescription()))")
+        }
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        var failure: String?
+        if fchmod(fd, 0o600) != 0 { failure = "chmod: \(errnoDescription())" }
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while failure == nil && offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = "write: \(errnoDescription())"
+                } else {
+                    offset += n
+                }
+            }
+        }
+        if failure == nil && fsync(fd) != 0 { failure = "fsync: \(errnoDescription())" }
+        close(fd)
+        if failure == nil && rename(temporary, path) != 0 { failure = "rename: \(errnoDescription())" }
+        if let failure {
+            unlink(temporary)
+            throw StoreError(path: path, reason: "cannot be written (\(failure))")
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import GNSS
+
+/// A location fix: position, altitude, speed and course with their accuracies, and a timestamp.
+///
+/// As in Core Location, a value that is not known is marked invalid rather than made up: the
+/// coordinate is invalid when `horizontalAccuracy < 0`, the altitudes when `verticalAccuracy <= 0`,
+/// speed and course when they or their accuracies are negative (`-1`).
+open class CLLocation: NSObject, @unchecked Sendable {
+    public let coordinate: CLLocationCoordinate2D
+    /// Metres above mean sea level.
+    public let altitude: CLLocationDistance
+    /// Metres above the WGS 84 ellipsoid.
+    public let ellipsoidalAltitude: CLLocationDistance
+    /// The radius of uncertainty of `coordinate`, metres (2-D RMS); negative when invalid.
+    public let horizontalAccuracy: CLLocationAccuracy
+    /// The uncertainty of the altitudes, metres; zero or negative when invalid.
+    public let verticalAccuracy: CLLocationAccuracy
+    /// Metres per second over ground; negative when invalid.
+    public let speed: CLLocationSpeed
+    public let speedAccuracy: CLLocationSpeedAccuracy
+    /// Degrees clockwise from true north; negative when invalid.
+    public let course: CLLocationDirection
+    public let courseAccuracy: CLLocationDirectionAccuracy
+    public let timestamp: Date
+    public let floor: CLFloor?
+    public let sourceInformation: CLLocationSourceInformation?
+
+    public convenience init(latitude: CLLocationDegrees, longitude: CLLocationDegrees) {
+        self.init(
+            coordinate: CLLocationCoordinate2D(latitude: latitude, longitude: longitude), altitude: 0,
+            horizontalAccuracy: 0, verticalAccuracy: -1, course: -1, courseAccuracy: -1, speed: -1,
+            speedAccuracy: -1, timestamp: Date())
+    }
+
+    public convenience init(
+        coordinate: CLLocationCoordinate2D, altitude: CLLocationDistance,
+        horizontalAccuracy: CLLocationAccuracy, verticalAccuracy: CLLocationAccuracy, timestamp: Date
+    ) {
+        self.init(
+            coordinate: coordinate, altitude: altitude, horizontalAccuracy: horizontalAccuracy,
+            verticalAccuracy: verticalAccuracy, course: -1, courseAccuracy: -1, speed: -1,
+            speedAccuracy: -1, timestamp: timestamp)
+    }
+
+    public convenience init(
+        coordinate: CLLocationCoordinate2D, altitude: CLLocationDistance,
+        horizontalAccuracy: CLLocationAccuracy, verticalAccuracy: CLLocationAccuracy,
+        course: CLLocationDirection, speed: CLLocationSpeed, timestamp: Date
+    ) {
+        self.init(
+            coordinate: coordinate, altitude: altitude, horizontalAccuracy: horizontalAccuracy,
+            verticalAccuracy: verticalAccuracy, course: course, courseAccuracy: -1, speed: speed,
+            speedAccuracy: -1, timestamp: timestamp)
+    }
+
+    public convenience init(
+        coordinate: CLLocationCoordinate2D, altitude: CLLocationDistance,
+        horizontalAccuracy: CLLocationAccuracy, verticalAccuracy: CLLocationAccuracy,
+        course: CLLocationDirection, courseAccuracy: CLLocationDirectionAccuracy,
+        speed: CLLocationSpeed, speedAccuracy: CLLocationSpeedAccuracy, timestamp: Date
+    ) {
+        self.init(
+            coordinate: coordinate, altitude: altitude, ellipsoidalAltitude: altitude,
+            horizontalAccuracy: horizontalAccuracy, verticalAccuracy: verticalAccuracy,
+            course: course, courseAccuracy: courseAccuracy, speed: speed,
+            speedAccuracy: speedAccuracy, timestamp: timestamp, sourceInfo: nil)
+    }
+
+    public convenience init(
+        coordinate: CLLocationCoordinate2D, altitude: CLLocationDistance,
+        horizontalAccuracy: CLLocationAccuracy, verticalAccuracy: CLLocationAccuracy,
+        course: CLLocationDirection, courseAccuracy: CLLocationDirectionAccuracy,
+        speed: CLLocationSpeed, speedAccuracy: CLLocationSpeedAccuracy, timestamp: Date,
+        sourceInfo: CLLocationSourceInformation
+    ) {
+        self.init(
+            coordinate: coordinate, altitude: altitude, ellipsoidalAltitude: altitude,
+            horizontalAccuracy: horizontalAccuracy, verticalAccuracy: verticalAccuracy,
+            course: course, courseAccuracy: courseAccuracy, speed: speed,
+            speedAccuracy: speedAccuracy, timestamp: timestamp, sourceInfo: sourceInfo)
+    }
+
+    /// Every property; the other initializers call this one.
+    public init(
+        coordinate: CLLocationCoordinate2D, altitude: CLLocationDistance,
+        ellipsoidalAltitude: CLLocationDistance, horizontalAccuracy: CLLocationAccuracy,
+        verticalAccuracy: CLLocationAccuracy, course: CLLocationDirection,
+        courseAccuracy: CLLocationDirectionAccuracy, speed: CLLocationSpeed,
+        speedAccuracy: CLLocationSpeedAccuracy, timestamp: Date,
+        sourceInfo: CLLocationSourceInformation?
+    ) {
+        self.coordinate = coordinate
+        self.altitude = altitude
+        self.ellipsoidalAltitude = ellipsoidalAltitude
+        self.horizontalAccuracy = horizontalAccuracy
+        self.verticalAccuracy = verticalAccuracy
+        self.course = course
+        self.courseAccuracy = courseAccuracy
+        self.speed = speed
+        self.speedAccuracy = speedAccuracy
+        self.timestamp = timestamp
+        self.floor = nil
+        self.sourceInformation = sourceInfo
+    }
+
+    /// The great-circle distance to another location, metres (on the WGS 84 ellipsoid).
+    public func distance(from location: CLLocation) -> CLLocationDistance {
+        Geodesy.distance(
+            latitude1: coordinate.latitude, longitude1: coordinate.longitude,
+            latitude2: location.coordinate.latitude, longitude2: location.coordinate.longitude)
+    }
+
+    open override var description: String {
+        var text = String(
+            format: "<%+.8f,%+.8f> +/- %.2fm", coordinate.latitude, coordinate.longitude,
+            horizontalAccuracy)
+        if verticalAccuracy > 0 {
+            text += String(format: " (alt %.2fm +/- %.2fm)", altitude, verticalAccuracy)
+        }
+        if speed >= 0 { text += String(format: " speed %.2f mps", speed) }
+        if course >= 0 { text += String(format: " course %.2f", course) }
+        return text + " @ \(timestamp)"
+    }
+}

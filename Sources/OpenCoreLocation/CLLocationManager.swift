@@ -1,0 +1,166 @@
+import Synchronization
+
+/// The object that receives a location manager's events, on the main actor.
+@MainActor
+public protocol CLLocationManagerDelegate: NSObjectProtocol {
+    /// Called when the delegate is set and whenever the app's authorization status or accuracy
+    /// authorization changes.
+    func locationManagerDidChangeAuthorization(_ manager: CLLocationManager)
+    func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation])
+    func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error)
+}
+
+extension CLLocationManagerDelegate {
+    public func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {}
+    public func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {}
+    public func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {}
+}
+
+/// Core Location's delegate-based interface: authorization requests and status, and location
+/// updates delivered to a delegate. It works on the same ``LocationContext`` as
+/// `CLLocationUpdate.liveUpdates()` and `CLServiceSession`.
+open class CLLocationManager: NSObject, @unchecked Sendable {
+    let context: LocationContext
+
+    /// The delegate is only called on the main actor; the reference itself may be set anywhere.
+    private final class DelegateReference: @unchecked Sendable {
+        weak var value: (any CLLocationManagerDelegate)?
+        init(_ value: (any CLLocationManagerDelegate)?) { self.value = value }
+    }
+
+    private struct State {
+        var delegate = DelegateReference(nil)
+        var updating: Task<Void, Never>?
+        var location: CLLocation?
+        var observer: Int?
+    }
+
+    private let state = Mutex(State())
+
+    public override init() {
+        context = .current
+        super.init()
+        let id = context.observeAuthorization { [weak self] in self?.authorizationDidChange() }
+        state.withLock { $0.observer = id }
+    }
+
+    deinit {
+        let (observer, task) = state.withLock { ($0.observer, $0.updating) }
+        if let observer { context.removeAuthorizationObserver(observer) }
+        task?.cancel()
+    }
+
+    /// Receives this manager's events on the main actor. Setting it reports the current
+    /// authorization through `locationManagerDidChangeAuthorization(_:)`.
+    public weak var delegate: (any CLLocationManagerDelegate)? {
+        get { state.withLock { $0.delegate }.value }
+        set {
+            let reference = DelegateReference(newValue)
+            state.withLock { $0.delegate = reference }
+            if newValue != nil { authorizationDidChange() }
+        }
+    }
+
+    private func authorizationDidChange() {
+        Task { @MainActor [weak self] in
+            guard let self, let delegate = self.delegate else { return }
+            delegate.locationManagerDidChangeAuthorization(self)
+        }
+    }
+
+    public var authorizationStatus: CLAuthorizationStatus { context.authorizationStatus }
+    public var accuracyAuthorization: CLAccuracyAuthorization { context.accuracyAuthorization }
+    /// Widgets are not a Linux concept: true when the app may use location in the background.
+    public var isAuthorizedForWidgetUpdates: Bool { context.authorizationStatus == .authorizedAlways }
+    /// The most recent location delivered to the delegate.
+    public var location: CLLocation? { state.withLock { $0.location } }
+    public var desiredAccuracy: CLLocationAccuracy = kCLLocationAccuracyBest
+    public var distanceFilter: CLLocationDistance = kCLDistanceFilterNone
+
+    /// Whether location services are on (the global switch of the authorization store).
+    open class func locationServicesEnabled() -> Bool { LocationContext.current.servicesEnabled }
+    /// Heading needs a magnetometer, which a GNSS receiver does not have.
+    open class func headingAvailable() -> Bool { false }
+    open class func significantLocationChangeMonitoringAvailable() -> Bool { true }
+
+    /// Asks for when-in-use authorization once the app is in use, if not yet determined.
+    open func requestWhenInUseAuthorization() { context.requestAuthorization(.whenInUse) }
+    /// Asks for Always authorization: the first question if undetermined, else the single
+    /// upgrade; later calls, and calls after Allow Once, have no effect.
+    open func requestAlwaysAuthorization() { context.requestAuthorization(.always) }
+
+    /// Asks for precise location for the purpose named by `purposeKey` (a key of
+    /// `NSLocationTemporaryUsageDescriptionDictionary`), for as long as the app stays in use.
+    /// Completes at once, without asking, when the key is unknown (with an error) or full
+    /// accuracy is already granted (without one).
+    open func requestTemporaryFullAccuracyAuthorization(
+        withPurposeKey purposeKey: String,
+        completion: @escaping @Sendable ((any Error)?) -> Void = { _ in }
+    ) {
+        context.requestTemporaryFullAccuracy(purposeKey: purposeKey, completion: completion)
+    }
+
+    /// The same, awaiting the answer.
+    open func requestTemporaryFullAccuracyAuthorization(withPurposeKey purposeKey: String) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            context.requestTemporaryFullAccuracy(purposeKey: purposeKey) { error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            }
+        }
+    }
+
+    /// Starts delivering locations to the delegate (`locationManager(_:didUpdateLocations:)`);
+    /// when none can be had, `locationManager(_:didFailWithError:)` says why.
+    open func startUpdatingLocation() {
+        let updates = CLLocationUpdate.Updates(context: context, configuration: .default)
+        let task = Task { [weak self] in
+            do {
+                for try await update in updates {
+                    guard let self else { return }
+                    await self.deliver(update)
+                }
+            } catch {}
+        }
+        let old = state.withLock { state -> Task<Void, Never>? in
+            defer { state.updating = task }
+            return state.updating
+        }
+        old?.cancel()
+    }
+
+    open func stopUpdatingLocation() {
+        state.withLock { state -> Task<Void, Never>? in
+            defer { state.updating = nil }
+            return state.updating
+        }?.cancel()
+    }
+
+    /// Heading is not available (see ``headingAvailable()``); the delegate gets a heading failure.
+    open func startUpdatingHeading() {
+        Task { @MainActor [weak self] in
+            guard let self, let delegate = self.delegate else { return }
+            delegate.locationManager(self, didFailWithError: CLError(.headingFailure, "no compass on this device"))
+        }
+    }
+
+    open func stopUpdatingHeading() {}
+
+    private func deliver(_ update: CLLocationUpdate) async {
+        if let location = update.location {
+            state.withLock { $0.location = location }
+        }
+        await MainActor.run {
+            guard let delegate = self.delegate else { return }
+            if let location = update.location {
+                delegate.locationManager(self, didUpdateLocations: [location])
+            } else if update.authorizationDenied || update.authorizationDeniedGlobally
+                || update.authorizationRestricted
+            {
+                delegate.locationManager(self, didFailWithError: CLError(.denied, "location access is denied"))
+            } else if update.locationUnavailable {
+                delegate.locationManager(
+                    self, didFailWithError: CLError(.locationUnknown, "the receiver has no position"))
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Synchronization
+
+/// A declaration that the app needs location services at a level of authorization, for as long
+/// as the session is held; Core Location reconciles all the sessions an app holds.
+///
+/// Creating a `.whenInUse` or `.always` session asks the user when that is possible (the app is
+/// in use, no earlier denial, not restricted). A `.none` session never asks but satisfies
+/// `NSLocationRequireExplicitServiceSession`. The session ends with ``invalidate()`` or when it is
+/// released.
+public final class CLServiceSession: Sendable {
+    public enum AuthorizationRequirement: Int, Sendable, Hashable {
+        case none = 0
+        case whenInUse = 1
+        case always = 2
+
+        var level: SessionLevel { SessionLevel(rawValue: rawValue)! }
+    }
+
+    /// The state of the session: why it is suspended, or what is pending.
+    public struct Diagnostic: Sendable, Hashable {
+        public let authorizationDenied: Bool
+        public let authorizationDeniedGlobally: Bool
+        public let authorizationRestricted: Bool
+        public let insufficientlyInUse: Bool
+        public let serviceSessionRequired: Bool
+        public let fullAccuracyDenied: Bool
+        public let alwaysAuthorizationDenied: Bool
+        public let authorizationRequestInProgress: Bool
+
+        init(_ flags: AuthorizationFlags) {
+            authorizationDenied = flags.authorizationDenied
+            authorizationDeniedGlobally = flags.authorizationDeniedGlobally
+            authorizationRestricted = flags.authorizationRestricted
+            insufficientlyInUse = flags.insufficientlyInUse
+            serviceSessionRequired = flags.serviceSessionRequired
+            fullAccuracyDenied = flags.fullAccuracyDenied
+            alwaysAuthorizationDenied = flags.alwaysAuthorizationDenied
+            authorizationRequestInProgress = flags.authorizationRequestInProgress
+        }
+    }
+
+    let context: LocationContext
+    let requirement: SessionRequirement
+    private let id: Mutex<Int?>
+
+    public convenience init(authorization: AuthorizationRequirement) {
+        self.init(authorization: authorization, purposeKey: nil, context: .current)
+    }
+
+    public convenience init(authorization: AuthorizationRequirement, fullAccuracyPurposeKey: String) {
+        self.init(authorization: authorization, purposeKey: fullAccuracyPurposeKey, context: .current)
+    }
+
+    init(authorization: AuthorizationRequirement, purposeKey: String?, context: LocationContext) {
+        self.context = context
+        requirement = SessionRequirement(level: authorization.level, purposeKey: purposeKey, explicit: true)
+        id = Mutex(context.addSession(requirement))
+    }
+
+    public static func session(authorization: AuthorizationRequirement) -> CLServiceSession {
+        CLServiceSession(authorization: authorization)
+    }
+
+    public static func session(
+        authorization: AuthorizationRequirement, fullAccuracyPurposeKey: String
+    ) -> CLServiceSession {
+        CLServiceSession(authorization: authorization, fullAccuracyPurposeKey: fullAccuracyPurposeKey)
+    }
+
+    /// Ends the session at once; it never becomes active again. Calling it again does nothing.
+    public func invalidate() {
+        guard let id = id.withLock({ value -> Int? in
+            defer { value = nil }
+            return value
+        }) else { return }
+        context.removeSession(id)
+    }
+
+    deinit { invalidate() }
+
+    /// The session's diagnostics: the current state at once, then every change. Ends when the
+    /// session is invalidated.
+    public var diagnostics: Diagnostics { Diagnostics(session: self) }
+
+    public struct Diagnostics: AsyncSequence, Sendable {
+        public typealias Element = Diagnostic
+        public typealias Failure = Never
+
+        let session: CLServiceSession
+
+        public func makeAsyncIterator() -> Iterator {
+            guard let id = session.id.withLock({ $0 }) else {
+                let channel = Channel<Diagnostic>()
+                channel.finish()
+                return Iterator(session: session, lease: ChannelLease(channel))
+            }
+            return Iterator(
+                session: session, lease: ChannelLease(session.context.subscribeDiagnostics(session: id)))
+        }
+
+        public struct Iterator: AsyncIteratorProtocol {
+            /// Holds the session while its diagnostics are iterated.
+            let session: CLServiceSession
+            let lease: ChannelLease<Diagnostic>
+
+            public mutating func next() async -> Diagnostic? {
+                await lease.channel.next()
+            }
+
+            public mutating func next(isolation actor: isolated (any Actor)?) async -> Diagnostic? {
+                await lease.channel.next()
+            }
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import GNSS
+import Synchronization
+
+/// A clock reduced to what the service needs, so that any `Clock` can drive it.
+struct ServiceClock: Sendable {
+    /// Time since the clock was wrapped.
+    let elapsed: @Sendable () -> Duration
+    let sleep: @Sendable (Duration) async throws -> Void
+
+    init<C: Clock>(_ clock: C) where C.Duration == Duration {
+        let start = clock.now
+        elapsed = { start.duration(to: clock.now) }
+        sleep = { try await clock.sleep(until: clock.now.advanced(by: $0), tolerance: nil) }
+    }
+}
+
+/// One receiver shared by every subscriber in the process.
+///
+/// The source runs while at least one subscriber is attached and is stopped (its task cancelled,
+/// its device or file released) when the last one leaves. Subscribers are told when fixes stop
+/// arriving for ``staleAfter``, when the source fails (it is then reopened with a growing delay,
+/// up to ``maximumBackoff``), and when a replayed log ends.
+public final class LocationService: Sendable {
+    public enum Event: Sendable {
+        case fix(Fix)
+        /// No position can be had now; the text says why.
+        case unavailable(String)
+        /// The source ended for good (a replayed log reached its end).
+        case ended
+    }
+
+    public let source: any FixSource
+    public let staleAfter: Duration
+    public let maximumBackoff: Duration
+    let clock: ServiceClock
+    let log: @Sendable (String) -> Void
+
+    private struct State {
+        var handlers: [Int: @Sendable (Event) async -> Void] = [:]
+        var nextID = 0
+        var task: Task<Void, Never>?
+        var generation = 0
+        var runs = 0
+        var lastFix: Duration?
+        var staleReported = false
+    }
+
+    private let state = Mutex(State())
+
+    public init<C: Clock>(
+        source: any FixSource, clock: C, staleAfter: Duration = .seconds(3),
+        maximumBackoff: Duration = .seconds(30),
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) where C.Duration == Duration {
+        self.source = source
+        self.clock = ServiceClock(clock)
+        self.staleAfter = staleAfter
+        self.maximumBackoff = maximumBackoff
+        self.log = log
+    }
+
+    public convenience init(source: any FixSource) {
+        self.init(source: source, clock: ContinuousClock())
+    }
+
+    /// Whether the source is running now.
+    public var isRunning: Bool { state.withLock { $0.task != nil } }
+    /// How many times the source has been started (opened) so far.
+    public var starts: Int { state.withLock { $0.runs } }
+    public var subscriberCount: Int { state.withLock { $0.handlers.count } }
+
+    /// Attaches a subscriber; starts the source for the first one.
+    func subscribe(_ handler: @escaping @Sendable (Event) async -> Void) -> Int {
+        state.withLock { state in
+            state.nextID += 1
+            state.handlers[state.nextID] = handler
+            if state.task == nil {
+                state.generation += 1
+                let generation = state.generation
+                state.task = Task { [self] in await self.run(generation: generation) }
+            }
+            return state.nextID
+        }
+    }
+
+    /// Detaches a subscriber; stops the source after the last one.
+    func unsubscribe(_ id: Int) {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            state.handlers.removeValue(forKey: id)
+            guard state.handlers.isEmpty, let task = state.task else { return nil }
+            state.task = nil
+            state.lastFix = nil
+            state.staleReported = false
+            return task
+        }
+        task?.cancel()
+    }
+
+    private func broadcast(_ event: Event, generation: Int) async {
+        let handlers = state.withLock { state -> [@Sendable (Event) async -> Void] in
+            guard state.generation == generation, state.task != nil else { return [] }
+            if case .fix = event {
+                state.lastFix = clock.elapsed()
+                state.staleReported = false
+            }
+            return state.handlers.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for handler in handlers { await handler(event) }
+    }
+
+    private func run(generation: Int) async {
+        let watchdog = Task { [self] in await self.watch(generation: generation) }
+        defer { watchdog.cancel() }
+        var backoff = Duration.seconds(1)
+        while !Task.isCancelled {
+            state.withLock {
+                $0.runs += 1
+                $0.lastFix = clock.elapsed()
+            }
+            do {
+                try await source.run { [self] fix in await self.broadcast(.fix(fix), generation: generation) }
+                if Task.isCancelled { return }
+                await broadcast(.ended, generation: generation)
+                return
+            } catch {
+                if Task.isCancelled || error is CancellationError { return }
+                let message = "\(source.name) failed: \(error); reopening in \(backoff)"
+                log(message)
+                await broadcast(.unavailable(message), generation: generation)
+                do { try await clock.sleep(backoff) } catch { return }
+                backoff = min(backoff * 2, maximumBackoff)
+            }
+        }
+    }
+
+    /// Reports `unavailable` once whenever no fix has arrived for `staleAfter`.
+    private func watch(generation: Int) async {
+        while !Task.isCancelled {
+            do { try await clock.sleep(staleAfter) } catch { return }
+            let now = clock.elapsed()
+            let stale = state.withLock { state -> Bool in
+                guard let last = state.lastFix, !state.staleReported, now - last >= staleAfter else {
+                    return false
+                }
+                state.staleReported = true
+                return true
+            }
+            if stale {
+                await broadcast(
+                    .unavailable("no fixes from \(source.name) for \(staleAfter)"), generation: generation)
+            }
+        }
+    }
+}

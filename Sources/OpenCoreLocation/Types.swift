@@ -1,0 +1,114 @@
+import GNSS
+
+public typealias CLLocationDegrees = Double
+public typealias CLLocationDistance = Double
+public typealias CLLocationAccuracy = Double
+public typealias CLLocationSpeed = Double
+public typealias CLLocationSpeedAccuracy = Double
+public typealias CLLocationDirection = Double
+public typealias CLLocationDirectionAccuracy = Double
+
+/// A latitude and longitude in degrees, WGS 84.
+public struct CLLocationCoordinate2D: Sendable, Hashable {
+    public var latitude: CLLocationDegrees
+    public var longitude: CLLocationDegrees
+
+    public init() {
+        latitude = 0
+        longitude = 0
+    }
+
+    public init(latitude: CLLocationDegrees, longitude: CLLocationDegrees) {
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+}
+
+/// Whether a coordinate lies within ±90° latitude and ±180° longitude.
+public func CLLocationCoordinate2DIsValid(_ coordinate: CLLocationCoordinate2D) -> Bool {
+    coordinate.latitude.isFinite && coordinate.longitude.isFinite
+        && abs(coordinate.latitude) <= 90 && abs(coordinate.longitude) <= 180
+}
+
+/// The coordinate Core Location uses for "no coordinate".
+public let kCLLocationCoordinate2DInvalid = CLLocationCoordinate2D(latitude: -180, longitude: -180)
+/// The distance filter value meaning "every movement".
+public let kCLDistanceFilterNone: CLLocationDistance = -1
+public let kCLLocationAccuracyBestForNavigation: CLLocationAccuracy = -2
+public let kCLLocationAccuracyBest: CLLocationAccuracy = -1
+public let kCLLocationAccuracyNearestTenMeters: CLLocationAccuracy = 10
+public let kCLLocationAccuracyHundredMeters: CLLocationAccuracy = 100
+public let kCLLocationAccuracyKilometer: CLLocationAccuracy = 1000
+public let kCLLocationAccuracyThreeKilometers: CLLocationAccuracy = 3000
+/// The accuracy of locations delivered under reduced ("approximate") accuracy authorization.
+public let kCLLocationAccuracyReduced: CLLocationAccuracy = 3000
+
+/// What the user, an administrator or the system decided about an app's use of location.
+public enum CLAuthorizationStatus: Int32, Sendable, Hashable, CustomStringConvertible {
+    case notDetermined = 0
+    case restricted = 1
+    case denied = 2
+    case authorizedAlways = 3
+    case authorizedWhenInUse = 4
+
+    public var description: String {
+        switch self {
+        case .notDetermined: "notDetermined"
+        case .restricted: "restricted"
+        case .denied: "denied"
+        case .authorizedAlways: "authorizedAlways"
+        case .authorizedWhenInUse: "authorizedWhenInUse"
+        }
+    }
+}
+
+/// Whether an app receives precise locations or approximate ones.
+public enum CLAccuracyAuthorization: Int, Sendable, Hashable, CustomStringConvertible {
+    case fullAccuracy = 0
+    case reducedAccuracy = 1
+
+    public var description: String {
+        self == .fullAccuracy ? "fullAccuracy" : "reducedAccuracy"
+    }
+}
+
+/// Errors of the location service, with Core Location's codes.
+public struct CLError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Code: Int, Sendable, Hashable {
+        case locationUnknown = 0
+        case denied = 1
+        case network = 2
+        case headingFailure = 3
+        case promptDeclined = 18
+    }
+
+    public var code: Code
+    /// What went wrong, for a person to read.
+    public var reason: String
+
+    public init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    public var description: String { "CLError.\(code) (\(code.rawValue)): \(reason)" }
+}
+
+/// Where a location came from.
+public final class CLLocationSourceInformation: NSObject, Sendable {
+    /// The location was produced by software simulation, such as a replayed log.
+    public let isSimulatedBySoftware: Bool
+    /// The location was produced by an external device, such as a GPS receiver.
+    public let isProducedByAccessory: Bool
+
+    public init(softwareSimulationState isSoftware: Bool, andExternalAccessoryState isAccessory: Bool) {
+        isSimulatedBySoftware = isSoftware
+        isProducedByAccessory = isAccessory
+    }
+}
+
+/// The floor of a building, which a GNSS receiver never knows.
+public final class CLFloor: NSObject, Sendable {
+    public let level: Int
+    public init(level: Int) { self.level = level }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import GNSS
+import OpenCoreLocation
+import Synchronization
+import TestSupport
+
+/// A location context with everything scripted: a temporary authorization store, a scripted
+/// prompter, an in-use switch, a scripted receiver and a manual clock.
+struct Harness {
+    static let manifest = Manifest(
+        whenInUseUsageDescription: "Shows where you are on the map.",
+        alwaysUsageDescription: "Logs your trips in the background.",
+        temporaryUsageDescriptions: ["DirectionsKey": "Turn-by-turn directions need precise location."])
+
+    let directory: String
+    let store: AuthorizationStore
+    let prompter: ScriptedPrompter
+    let activity: AppActivity
+    let source: ScriptedFixSource
+    let clock: ManualClock
+    let service: LocationService
+    let context: LocationContext
+    let messages: Messages
+    let client = "com.example.tracker"
+
+    final class Messages: Sendable {
+        private let lines = Mutex<[String]>([])
+        func append(_ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    init(
+        manifest: Manifest = Harness.manifest, answers: [PromptAnswer] = [],
+        stored: ((inout AuthorizationSnapshot) -> Void)? = nil, inUse: Bool = true,
+        origin: FixOrigin = .receiver, watchesStore: Bool = false, directory: String? = nil
+    ) throws {
+        let directory =
+            directory ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "ocl-\(UUID().uuidString)"
+            ).path
+        self.directory = directory
+        store = AuthorizationStore(directory: directory)
+        if let stored { try store.update(stored) }
+        prompter = ScriptedPrompter(answers)
+        activity = AppActivity(inUse: inUse)
+        source = ScriptedFixSource(origin: origin)
+        clock = ManualClock()
+        service = LocationService(source: source, clock: clock)
+        let messages = Messages()
+        self.messages = messages
+        context = LocationContext(
+            .init(
+                client: client, manifest: manifest, store: store, prompter: prompter,
+                activity: activity, service: service, watchesStore: watchesStore, reducerSeed: 42,
+                log: { messages.append($0) }))
+    }
+
+    /// Runs `body` with this harness's context as the current one.
+    func run<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await LocationContext.withContext(context, operation: body)
+    }
+
+    var record: ClientAuthorization { (try? store.load())?[client] ?? ClientAuthorization() }
+}
+
+/// Yields until `condition` holds (for state reached through other tasks), failing after many
+/// rounds instead of hanging.
+func settle(
+    _ condition: () -> Bool, rounds: Int = 20_000, sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    for _ in 0..<rounds {
+        if condition() { return }
+        await Task.yield()
+    }
+    Issue.record("condition not reached", sourceLocation: sourceLocation)
+}
+
+import Testing
