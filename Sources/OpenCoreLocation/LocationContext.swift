@@ -252,6 +252,23 @@ public final class LocationContext: Sendable {
     /// After any change: start the next prompt, answer precise-location requests that became
     /// moot, persist changed decisions and tell every subscriber what changed.
     private static func settle(_ state: inout State, _ effects: inout [Effect]) {
+        // Manager requests for temporary full accuracy.
+        if !state.accuracyRequests.isEmpty {
+            var remaining: [AccuracyRequest] = []
+            for request in state.accuracyRequests {
+                if state.auth.temporaryFullAccuracy.contains(request.purposeKey) {
+                    effects.append(.complete(request.completion, nil))
+                } else if state.auth.declinedPurposes.contains(request.purposeKey) {
+                    effects.append(
+                        .complete(
+                            request.completion,
+                            CLError(.promptDeclined, "precise location for \"\(request.purposeKey)\" was declined")))
+                } else {
+                    remaining.append(request)
+                }
+            }
+            state.accuracyRequests = remaining
+        }
         if state.auth.prompt == nil, state.auth.inUse, state.auth.isAuthorized,
             let request = state.accuracyRequests.first,
             let reason = state.auth.manifest.temporaryUsageDescriptions[request.purposeKey]
@@ -270,23 +287,6 @@ public final class LocationContext: Sendable {
             case .refuse(let reason):
                 if state.auth.reported.insert(reason).inserted { effects.append(.log(reason)) }
             }
-        }
-        // Manager requests for temporary full accuracy.
-        if !state.accuracyRequests.isEmpty {
-            var remaining: [AccuracyRequest] = []
-            for request in state.accuracyRequests {
-                if state.auth.temporaryFullAccuracy.contains(request.purposeKey) {
-                    effects.append(.complete(request.completion, nil))
-                } else if state.auth.declinedPurposes.contains(request.purposeKey) {
-                    effects.append(
-                        .complete(
-                            request.completion,
-                            CLError(.promptDeclined, "precise location for \"\(request.purposeKey)\" was declined")))
-                } else {
-                    remaining.append(request)
-                }
-            }
-            state.accuracyRequests = remaining
         }
         // Updates: subscribers that are blocked hear about every change of the reason.
         let gate = state.auth.updateGate

@@ -45,8 +45,8 @@ struct Harness {
         activity = AppActivity(inUse: inUse)
         source = ScriptedFixSource(origin: origin)
         clock = ManualClock()
-        service = LocationService(source: source, clock: clock)
         let messages = Messages()
+        service = LocationService(source: source, clock: clock, log: { messages.append($0) })
         self.messages = messages
         context = LocationContext(
             .init(
@@ -56,7 +56,9 @@ struct Harness {
     }
 
     /// Runs `body` with this harness's context as the current one.
-    func run<T>(_ body: () async throws -> T) async rethrows -> T {
+    func run<T>(
+        isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+    ) async throws -> T {
         try await LocationContext.withContext(context, operation: body)
     }
 
@@ -66,7 +68,7 @@ struct Harness {
 /// Yields until `condition` holds (for state reached through other tasks), failing after many
 /// rounds instead of hanging.
 func settle(
-    _ condition: () -> Bool, rounds: Int = 20_000, sourceLocation: SourceLocation = #_sourceLocation
+    isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool, rounds: Int = 20_000, sourceLocation: SourceLocation = #_sourceLocation
 ) async {
     for _ in 0..<rounds {
         if condition() { return }
