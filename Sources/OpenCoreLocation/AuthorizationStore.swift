@@ -110,7 +110,8 @@ public final class AuthorizationStore: Sendable {
     var lockPath: String { directory + "/authorization.lock" }
 
     public init(directory: String) {
-        self.directory = directory.hasSuffix("/") && directory.count > 1
+        self.directory =
+            directory.hasSuffix("/") && directory.count > 1
             ? String(directory.dropLast()) : directory
     }
 

@@ -139,7 +139,8 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     open func startUpdatingHeading() {
         Task { @MainActor [weak self] in
             guard let self, let delegate = self.delegate else { return }
-            delegate.locationManager(self, didFailWithError: CLError(.headingFailure, "no compass on this device"))
+            delegate.locationManager(
+                self, didFailWithError: CLError(.headingFailure, "no compass on this device"))
         }
     }
 
@@ -156,7 +157,8 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
             } else if update.authorizationDenied || update.authorizationDeniedGlobally
                 || update.authorizationRestricted
             {
-                delegate.locationManager(self, didFailWithError: CLError(.denied, "location access is denied"))
+                delegate.locationManager(
+                    self, didFailWithError: CLError(.denied, "location access is denied"))
             } else if update.locationUnavailable {
                 delegate.locationManager(
                     self, didFailWithError: CLError(.locationUnknown, "the receiver has no position"))

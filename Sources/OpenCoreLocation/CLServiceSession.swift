@@ -69,10 +69,12 @@ public final class CLServiceSession: Sendable {
 
     /// Ends the session at once; it never becomes active again. Calling it again does nothing.
     public func invalidate() {
-        guard let id = id.withLock({ value -> Int? in
-            defer { value = nil }
-            return value
-        }) else { return }
+        guard
+            let id = id.withLock({ value -> Int? in
+                defer { value = nil }
+                return value
+            })
+        else { return }
         context.removeSession(id)
     }
 

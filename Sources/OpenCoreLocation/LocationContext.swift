@@ -92,13 +92,15 @@ public final class LocationContext: Sendable {
         service: LocationService? = nil
     ) -> LocationContext {
         let log = standardErrorLog
-        let client = environment["OPENCORELOCATION_APP"].flatMap { $0.isEmpty ? nil : $0 }
+        let client =
+            environment["OPENCORELOCATION_APP"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ProcessInfo.processInfo.processName
         var manifest = Manifest()
         if let path = environment["OPENCORELOCATION_MANIFEST"], !path.isEmpty {
             do { manifest = try Manifest(contentsOf: path) } catch { log("\(error)") }
         }
-        let store = AuthorizationStore(directory: AuthorizationStore.defaultDirectory(environment: environment))
+        let store = AuthorizationStore(
+            directory: AuthorizationStore.defaultDirectory(environment: environment))
         let prompter: any Prompter =
             TerminalPrompter.isAvailable ? TerminalPrompter() : PendingPrompter(store: store, log: log)
         return LocationContext(
@@ -262,7 +264,9 @@ public final class LocationContext: Sendable {
                     effects.append(
                         .complete(
                             request.completion,
-                            CLError(.promptDeclined, "precise location for \"\(request.purposeKey)\" was declined")))
+                            CLError(
+                                .promptDeclined, "precise location for \"\(request.purposeKey)\" was declined"
+                            )))
                 } else {
                     remaining.append(request)
                 }
@@ -427,7 +431,8 @@ public final class LocationContext: Sendable {
 
     // MARK: Updates
 
-    func subscribeUpdates(configuration live: CLLocationUpdate.LiveConfiguration) -> Channel<CLLocationUpdate> {
+    func subscribeUpdates(configuration live: CLLocationUpdate.LiveConfiguration) -> Channel<CLLocationUpdate>
+    {
         let box = Mutex<Int?>(nil)
         let channel = Channel<CLLocationUpdate>(highWater: 256) { [weak self] in
             guard let id = box.withLock({ $0 }) else { return }
@@ -497,7 +502,10 @@ public final class LocationContext: Sendable {
                     state.updates[id]?.lastStatus = status
                     state.updates[id]?.stationary.reset()
                     sends.append(
-                        (subscriber.channel, CLLocationUpdate(location: nil, flags: gate.flags, unavailable: true)))
+                        (
+                            subscriber.channel,
+                            CLLocationUpdate(location: nil, flags: gate.flags, unavailable: true)
+                        ))
                 }
             case .fix(let fix):
                 state.unavailable = nil
@@ -523,7 +531,8 @@ public final class LocationContext: Sendable {
                         switch subscriber.stationary.observe(location) {
                         case .deliver:
                             subscriber.lastStatus = nil
-                            sends.append((subscriber.channel, CLLocationUpdate(location: location, flags: gate.flags)))
+                            sends.append(
+                                (subscriber.channel, CLLocationUpdate(location: location, flags: gate.flags)))
                         case .becameStationary:
                             subscriber.lastStatus = nil
                             sends.append(
@@ -543,7 +552,8 @@ public final class LocationContext: Sendable {
                         let status = CLLocationUpdate.Status(flags: gate.flags, unavailable: false)
                         if status != subscriber.lastStatus {
                             subscriber.lastStatus = status
-                            sends.append((subscriber.channel, CLLocationUpdate(location: nil, flags: gate.flags)))
+                            sends.append(
+                                (subscriber.channel, CLLocationUpdate(location: nil, flags: gate.flags)))
                         }
                     }
                     state.updates[id] = subscriber
@@ -567,15 +577,18 @@ public final class LocationContext: Sendable {
                 guard auth.record.decision == .notDetermined else { return }
             case .always:
                 // One upgrade chance; ignored after Allow Once.
-                guard auth.record.decision == .notDetermined
-                    || (auth.record.decision == .whenInUse && !auth.record.once && !auth.record.alwaysPrompted)
+                guard
+                    auth.record.decision == .notDetermined
+                        || (auth.record.decision == .whenInUse && !auth.record.once
+                            && !auth.record.alwaysPrompted)
                 else { return }
             case .none:
                 return
             }
             state.auth.managerRequest = max(state.auth.managerRequest ?? .none, level)
             if !state.auth.inUse {
-                effects.append(.log("\(client) asked for authorization while not in use; it will be asked when in use"))
+                effects.append(
+                    .log("\(client) asked for authorization while not in use; it will be asked when in use"))
             }
         }
     }
@@ -591,7 +604,8 @@ public final class LocationContext: Sendable {
                         completion,
                         CLError(
                             .denied,
-                            "the purpose key \"\(purposeKey)\" is not in NSLocationTemporaryUsageDescriptionDictionary")))
+                            "the purpose key \"\(purposeKey)\" is not in NSLocationTemporaryUsageDescriptionDictionary"
+                        )))
                 return
             }
             if auth.accuracy == .fullAccuracy {
@@ -599,12 +613,14 @@ public final class LocationContext: Sendable {
                 return
             }
             guard auth.isAuthorized else {
-                effects.append(.complete(completion, CLError(.denied, "\(client) is not authorized to use location")))
+                effects.append(
+                    .complete(completion, CLError(.denied, "\(client) is not authorized to use location")))
                 return
             }
             guard auth.inUse else {
                 effects.append(
-                    .complete(completion, CLError(.denied, "precise location can only be requested while in use")))
+                    .complete(
+                        completion, CLError(.denied, "precise location can only be requested while in use")))
                 return
             }
             state.auth.declinedPurposes.remove(purposeKey)

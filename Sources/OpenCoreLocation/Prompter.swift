@@ -126,7 +126,8 @@ public struct PendingPrompter: Prompter {
             try store.update { $0[request.client].pendingRequest = request.kind }
             log(
                 "\(request.client) asks for \(request.kind.rawValue) location access (\"\(request.reason)\"); "
-                    + "answer with `gpsloc auth grant \(request.client) …` or `gpsloc auth deny \(request.client)`")
+                    + "answer with `gpsloc auth grant \(request.client) …` or `gpsloc auth deny \(request.client)`"
+            )
         } catch {
             log("cannot record the pending request: \(error)")
         }

@@ -1,8 +1,8 @@
 import Foundation
 import GNSS
 import OpenCoreLocation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Authorization")
 struct AuthorizationTests {
@@ -88,7 +88,8 @@ struct AuthorizationTests {
         #expect(h.prompter.requests.isEmpty)
     }
 
-    @Test("With the explicit-session key and no session, updates say serviceSessionRequired and carry no data")
+    @Test(
+        "With the explicit-session key and no session, updates say serviceSessionRequired and carry no data")
     func explicitSessionRequired() async throws {
         var manifest = Harness.manifest
         manifest.requiresExplicitServiceSession = true
@@ -135,7 +136,8 @@ struct AuthorizationTests {
     @Test("A declined Always upgrade: .always sessions report alwaysAuthorizationDenied and never ask again")
     func declinedAlways() async throws {
         let h = try Harness(
-            answers: [.deny], stored: { $0["com.example.tracker"] = ClientAuthorization(decision: .whenInUse) })
+            answers: [.deny],
+            stored: { $0["com.example.tracker"] = ClientAuthorization(decision: .whenInUse) })
         try await h.run {
             let session = CLServiceSession(authorization: .always)
             for await diagnostic in session.diagnostics where diagnostic.alwaysAuthorizationDenied { break }

@@ -3,6 +3,7 @@ import GNSS
 import OpenCoreLocation
 import Synchronization
 import TestSupport
+import Testing
 
 /// A location context with everything scripted: a temporary authorization store, a scripted
 /// prompter, an in-use switch, a scripted receiver and a manual clock.
@@ -35,7 +36,8 @@ struct Harness {
         origin: FixOrigin = .receiver, watchesStore: Bool = false, directory: String? = nil
     ) throws {
         let directory =
-            directory ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+            directory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
                 "ocl-\(UUID().uuidString)"
             ).path
         self.directory = directory
@@ -68,7 +70,8 @@ struct Harness {
 /// Yields until `condition` holds (for state reached through other tasks), failing after many
 /// rounds instead of hanging.
 func settle(
-    isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool, rounds: Int = 20_000, sourceLocation: SourceLocation = #_sourceLocation
+    isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool, rounds: Int = 20_000,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) async {
     for _ in 0..<rounds {
         if condition() { return }
@@ -76,5 +79,3 @@ func settle(
     }
     Issue.record("condition not reached", sourceLocation: sourceLocation)
 }
-
-import Testing

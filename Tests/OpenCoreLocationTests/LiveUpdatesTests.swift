@@ -1,8 +1,8 @@
 import Foundation
 import GNSS
 import OpenCoreLocation
-import Testing
 import TestSupport
+import Testing
 
 /// A harness whose client is already authorized when in use, with precise location.
 func authorizedHarness(origin: FixOrigin = .receiver, precise: Bool = true) throws -> Harness {
@@ -55,7 +55,8 @@ struct LiveUpdatesTests {
         }
         await settle { h.service.subscriberCount == 1 }
         await settle { h.source.running == 1 }
-        h.source.send((0..<3).map { .position(52.0 + Double($0) * 0.001, 5.0, at: 1000 + Double($0), speed: 3) })
+        h.source.send(
+            (0..<3).map { .position(52.0 + Double($0) * 0.001, 5.0, at: 1000 + Double($0), speed: 3) })
         #expect(try await second.value == 3)
         first.cancel()
         #expect(try await first.value == 3)
@@ -107,7 +108,9 @@ struct LiveUpdatesTests {
         var fixes: [Fix] = (0..<100).map {
             .position(52.0 + Double($0 % 3) * 0.000005, 5.0, at: 1000 + Double($0), speed: 0.05)
         }
-        fixes += (0..<5).map { .position(52.001 + Double($0) * 0.0001, 5.0, at: 1100 + Double($0), speed: 10) }
+        fixes += (0..<5).map {
+            .position(52.001 + Double($0) * 0.0001, 5.0, at: 1100 + Double($0), speed: 10)
+        }
         h.source.send(fixes)
         h.source.end()
         let updates = try await h.run { try await collect(CLLocationUpdate.liveUpdates()) }
@@ -190,7 +193,8 @@ struct FixConversionTests {
         for _ in 0..<5000 {
             var fix = Fix()
             fix.mode = FixMode(rawValue: Int.random(in: 0...3, using: &generator))!
-            fix.latitude = Bool.random(using: &generator) ? Double.random(in: -100...100, using: &generator) : nil
+            fix.latitude =
+                Bool.random(using: &generator) ? Double.random(in: -100...100, using: &generator) : nil
             fix.longitude = Double.random(in: -200...200, using: &generator)
             fix.dop.hdop = Bool.random(using: &generator) ? Double.random(in: -1...5, using: &generator) : nil
             fix.speed = Bool.random(using: &generator) ? Double.random(in: -5...50, using: &generator) : nil
