@@ -1,3 +1,4 @@
+// swift-format-ignore-file
 // The Swift code samples of the specification documents, compiled against OpenCoreLocation.
 // Each sample sits in a function of its own with its text unchanged, except where noted: Swift
 // rejects a `case` whose body is only a comment, so `break` follows such comments; the
@@ -151,17 +152,17 @@ func sampleObtainStream(_ app: SampleApp) async throws {
 
     // Iterate over the stream and handle incoming updates.
     for try await update in stream {
-        if update.location != nil {
-            // Process the location.
-            app.note("location")
-        } else if update.authorizationDenied {
-            // Process the authorization denied state change.
-            app.note("denied")
-        } else {
-            // Process other state changes.
-            app.note("other")
-        }
-        if app.done { break }
+         if update.location != nil {
+              // Process the location.
+              app.note("location")
+         } else if update.authorizationDenied {
+              // Process the authorization denied state change.
+              app.note("denied")
+         } else {
+              // Process other state changes.
+              app.note("other")
+         }
+         if app.done { break }
     }
 }
 
@@ -226,7 +227,7 @@ extension SampleApp {
     func wwdcDiagnosticsDenied() async throws {
         // Following the progress of location authorization with CLServiceSession
 
-        let mySession = CLServiceSession(authorization: .whenInUse)
+        let mySession = CLServiceSession(authorization:.whenInUse)
 
         for try await diagnostic in mySession.diagnostics {
             if (diagnostic.authorizationDenied) {
@@ -240,7 +241,7 @@ extension SampleApp {
     func wwdcDiagnosticsDecided() async throws {
         // Following the progress of location authorization with CLServiceSession
 
-        let mySession = CLServiceSession(authorization: .whenInUse)
+        let mySession = CLServiceSession(authorization:.whenInUse)
 
         for try await diagnostic in mySession.diagnostics {
             if (!diagnostic.authorizationRequestInProgress) {
@@ -253,11 +254,11 @@ extension SampleApp {
     func wwdcDiagnosticsReact() async throws {
         // Following the progress of location authorization with CLServiceSession
 
-        let mySession = CLServiceSession(authorization: .whenInUse)
+        let mySession = CLServiceSession(authorization:.whenInUse)
 
         for try await diagnostic in mySession.diagnostics {
             if (!diagnostic.authorizationRequestInProgress) {
-                reactToChanges(authorized: !diagnostic.authorizationDenied)
+               reactToChanges(authorized:!diagnostic.authorizationDenied)
             }
             if done { break }
         }
@@ -267,10 +268,10 @@ extension SampleApp {
         // Following the progress of location authorization with CLServiceSession
 
         Task {
-            let mySession = CLServiceSession(authorization: .whenInUse)
+            let mySession = CLServiceSession(authorization:.whenInUse)
             for try await diagnostic in mySession.diagnostics {
                 if (!diagnostic.authorizationRequestInProgress) {
-                    reactToChanges(authorized: !diagnostic.authorizationDenied)
+                    reactToChanges(authorized:!diagnostic.authorizationDenied)
                 }
             }
         }
@@ -291,16 +292,14 @@ class LocationReflector: NSObject, CLLocationManagerDelegate, ObservableObject {
         manager.delegate = self
     }
 
-    func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {
+    func locationManagerDidChangeAuthorization(_ manager: CLLocationManager){
         if (manager.authorizationStatus == .notDetermined) {
             manager.requestWhenInUseAuthorization()
         }
     }
 
-    func locationManager(
-        _ manager: CLLocationManager,
-        didUpdateLocations locations: [CLLocation]
-    ) {
+    func locationManager(_ manager: CLLocationManager,
+                         didUpdateLocations locations:[CLLocation]) {
         // Process locations[0]
     }
     // ...
