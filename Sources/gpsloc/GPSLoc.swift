@@ -4,11 +4,11 @@ import GNSSSources
 import NMEA
 
 @main
-struct GPSLoc: ParsableCommand {
+struct GPSLoc: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gpsloc",
         abstract: "Location from GPS receivers and NMEA logs.",
-        subcommands: [Decode.self, Simulate.self]
+        subcommands: [Decode.self, Simulate.self, Watch.self, Auth.self]
     )
 }
 

@@ -1,0 +1,111 @@
+import GNSS
+
+/// A source named by a URL-like string, the same in the API and on the command line:
+/// `file:PATH` (replay; `?speed=N` or `?speed=max`, default real time by the log's own times),
+/// `-` (standard input), `serial:/dev/ttyUSB0?baud=9600`, `gpsd://host:port`, `tcp://host:port`,
+/// `udp://:port`.
+public enum SourceAddress: Sendable, Hashable {
+    case file(path: String, speed: ReplaySpeed)
+    case standardInput(speed: ReplaySpeed)
+    case serial(path: String, baud: Int?)
+    case gpsd(host: String, port: Int)
+    case tcp(host: String, port: Int)
+    case udp(port: Int)
+
+    /// Why an address could not be understood, with what to write instead.
+    public struct ParseError: Error, CustomStringConvertible {
+        public var address: String
+        public var reason: String
+        public var description: String {
+            "'\(address)' is not a source: \(reason). Sources look like file:drive.nmea, "
+                + "file:drive.nmea?speed=max, -, serial:/dev/ttyUSB0?baud=9600, gpsd://localhost:2947, "
+                + "tcp://host:10110 or udp://:10110"
+        }
+    }
+
+    public init(parsing text: String) throws(ParseError) {
+        func fail(_ reason: String) -> ParseError { ParseError(address: text, reason: reason) }
+        var body = Substring(text)
+        var query: [String: String] = [:]
+        if let mark = body.firstIndex(of: "?") {
+            for pair in body[body.index(after: mark)...].split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                query[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+            }
+            body = body[..<mark]
+        }
+        func speed() throws(ParseError) -> ReplaySpeed {
+            guard let value = query["speed"] else { return .realTime }
+            if value == "max" { return .maximum }
+            guard let factor = Double(value), factor > 0, factor.isFinite else {
+                throw fail("speed must be a positive number or 'max', not '\(value)'")
+            }
+            return .factor(factor)
+        }
+        func hostPort(_ rest: Substring, defaultPort: Int?) throws(ParseError) -> (String, Int) {
+            let rest = rest.hasSuffix("/") ? rest.dropLast() : rest
+            guard let colon = rest.lastIndex(of: ":") else {
+                guard let port = defaultPort else { throw fail("a port is needed, as in host:10110") }
+                return (rest.isEmpty ? "localhost" : String(rest), port)
+            }
+            guard let port = Int(rest[rest.index(after: colon)...]), (1...65535).contains(port) else {
+                throw fail("the port must be a number from 1 to 65535")
+            }
+            let host = rest[..<colon]
+            return (host.isEmpty ? "localhost" : String(host), port)
+        }
+        if body == "-" {
+            self = .standardInput(speed: try speed())
+        } else if body.hasPrefix("file:") {
+            var path = body.dropFirst(5)
+            if path.hasPrefix("//") { path = path.dropFirst(2) }
+            guard !path.isEmpty else { throw fail("the file's path is missing") }
+            self = .file(path: String(path), speed: try speed())
+        } else if body.hasPrefix("serial:") {
+            var path = body.dropFirst(7)
+            if path.hasPrefix("//") { path = path.dropFirst(2) }
+            guard path.hasPrefix("/") else {
+                throw fail("the device must be an absolute path like /dev/ttyUSB0")
+            }
+            var baud: Int?
+            if let value = query["baud"] {
+                guard let rate = Int(value), rate > 0 else {
+                    throw fail("baud must be a number such as 9600")
+                }
+                baud = rate
+            }
+            self = .serial(path: String(path), baud: baud)
+        } else if body.hasPrefix("gpsd://") {
+            let (host, port) = try hostPort(body.dropFirst(7), defaultPort: 2947)
+            self = .gpsd(host: host, port: port)
+        } else if body.hasPrefix("tcp://") {
+            let (host, port) = try hostPort(body.dropFirst(6), defaultPort: nil)
+            self = .tcp(host: host, port: port)
+        } else if body.hasPrefix("udp://") {
+            let (_, port) = try hostPort(body.dropFirst(6), defaultPort: nil)
+            self = .udp(port: port)
+        } else {
+            throw fail("unknown kind of source")
+        }
+    }
+
+    /// Opens the source, or explains why it cannot be opened here.
+    public func open() throws(SourceError) -> any FixSource {
+        switch self {
+        case .file(let path, let speed):
+            guard access(path, R_OK) == 0 else {
+                throw SourceError("\(path): \(errnoDescription(errno)); check the path given after file:")
+            }
+            return ReplaySource(path: path, speed: speed)
+        case .standardInput(let speed):
+            return ReplaySource(path: "-", speed: speed)
+        case .serial(let path, _), .gpsd(let path, _), .tcp(let path, _):
+            throw SourceError(
+                "\(path): live receivers are not supported by this build yet; replay a log with file:PATH")
+        case .udp(let port):
+            throw SourceError(
+                "udp port \(port): live receivers are not supported by this build yet; replay a log with file:PATH"
+            )
+        }
+    }
+}

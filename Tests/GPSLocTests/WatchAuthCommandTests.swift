@@ -1,0 +1,146 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("gpsloc watch and gpsloc auth, the built binary")
+struct WatchAuthCommandTests {
+    let log = Fixtures.url("drive-1hz.nmea").path
+    let app = "com.example.tracker"
+
+    static func temporaryStore() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("gpsloc-\(UUID().uuidString)").path
+    }
+
+    static func manifest() throws -> String {
+        let path = temporaryStore() + ".plist"
+        try """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict>
+        <key>NSLocationWhenInUseUsageDescription</key><string>Shows where the vehicle is.</string>
+        </dict></plist>
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func authManagesTheStore() throws {
+        let store = Self.temporaryStore()
+        #expect(
+            try Runner.run(["auth", "grant", app, "always", "--approximate", "--store", store]).status == 0)
+        var show = try Runner.run(["auth", "show", "--store", store])
+        #expect(show.standardOutput.contains("location services: on"))
+        #expect(show.standardOutput.contains("\(app): always, approximate"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: store + "/authorization.json")
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+
+        #expect(try Runner.run(["auth", "deny", app, "--store", store]).status == 0)
+        #expect(try Runner.run(["auth", "services", "off", "--store", store]).status == 0)
+        #expect(try Runner.run(["auth", "restrict", "org.example.kids", "--store", store]).status == 0)
+        show = try Runner.run(["auth", "show", app, "--store", store])
+        #expect(show.standardOutput.contains("\(app): denied"))
+        #expect(show.standardOutput.contains("location services: off"))
+        #expect(show.standardOutput.contains("restricted: org.example.kids"))
+
+        #expect(try Runner.run(["auth", "reset", app, "--store", store]).status == 0)
+        show = try Runner.run(["auth", "show", app, "--store", store])
+        #expect(show.standardOutput.contains("\(app): not determined"))
+
+        let bad = try Runner.run(["auth", "grant", app, "always", "--once", "--store", store])
+        #expect(bad.status != 0)
+        #expect(bad.standardError.contains("--once applies to when-in-use only"))
+        let neither = try Runner.run(["auth", "reset", "--store", store])
+        #expect(neither.standardError.contains("name one app to reset, or pass --all"))
+    }
+
+    @Test func watchPrintsEveryUpdateOfAnAuthorizedApp() throws {
+        let store = Self.temporaryStore()
+        _ = try Runner.run(["auth", "grant", app, "--store", store])
+        let result = try Runner.run([
+            "watch", "--source", "file:\(log)?speed=max", "--app", app, "--store", store, "--prompt",
+            "pending",
+        ])
+        #expect(result.status == 0)
+        let lines = result.standardOutput.split(separator: "\n")
+        #expect(lines.count == 300)
+        #expect(lines.allSatisfy { $0.hasPrefix("2026-03-14T08:") && $0.contains("simulated") })
+        #expect(lines.first?.contains("52.37309400,4.89262583") == true)
+    }
+
+    @Test func watchUnderReducedAccuracyGivesCellsAndAccuracyLimited() throws {
+        let store = Self.temporaryStore()
+        _ = try Runner.run(["auth", "grant", app, "--approximate", "--store", store])
+        let result = try Runner.run([
+            "watch", "--source", "file:\(log)?speed=max", "--app", app, "--store", store, "--format", "jsonl",
+            "--prompt", "pending",
+        ])
+        #expect(result.status == 0)
+        let objects = try result.standardOutput.split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
+        #expect(objects.count == 2)  // one approximate location at once; 300 s is under 15 min
+        #expect((objects[0]["horizontalAccuracy"] as? Double ?? 0) >= 1000)
+        #expect(objects[0]["speed"] as? Double == -1 && objects[0]["course"] as? Double == -1)
+        #expect(objects[1]["location"] is NSNull && objects[1]["accuracyLimited"] as? Bool == true)
+    }
+
+    @Test func watchExplainsDenialsAndBadArguments() throws {
+        let store = Self.temporaryStore()
+        _ = try Runner.run(["auth", "deny", app, "--store", store])
+        let denied = try Runner.run([
+            "watch", "--source", "file:\(log)?speed=max", "--app", app, "--store", store, "--prompt",
+            "pending",
+        ])
+        #expect(denied.status == 0)
+        #expect(denied.standardOutput == "no location  [authorizationDenied]\n")
+
+        let badSource = try Runner.run(["watch", "--source", "file:\(log)?speed=fast", "--app", app])
+        #expect(badSource.status == 64)
+        #expect(badSource.standardError.contains("--source"))
+        #expect(badSource.standardError.contains("speed must be a positive number or 'max'"))
+
+        let missing = try Runner.run([
+            "watch", "--source", "file:/no/such.nmea", "--app", app, "--store", store,
+        ])
+        #expect(missing.status == 1)
+        #expect(missing.standardError.contains("/no/such.nmea"))
+
+        let noManifest = try Runner.run([
+            "watch", "--source", "file:\(log)?speed=max", "--app", "org.example.new", "--store", store,
+            "--prompt", "pending",
+        ])
+        #expect(noManifest.standardError.contains("NSLocationWhenInUseUsageDescription"))
+        #expect(noManifest.standardOutput == "no location  [authorizationDenied]\n")
+    }
+
+    @Test func aPendingRequestIsAnsweredWithAuthGrant() async throws {
+        let store = Self.temporaryStore()
+        let process = Process()
+        process.executableURL = Runner.gpsloc
+        process.arguments = [
+            "watch", "--source", "file:\(log)?speed=30", "--app", app, "--store", store,
+            "--manifest", try Self.manifest(), "--prompt", "pending",
+        ]
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Wait (bounded) for the request to be recorded in the store.
+        var pending = false
+        for _ in 0..<200 where !pending {
+            try await Task.sleep(for: .milliseconds(50))
+            pending =
+                (try? Runner.run(["auth", "show", app, "--store", store]))?.standardOutput
+                .contains("request pending: whenInUse") ?? false
+        }
+        #expect(pending)
+        #expect(try Runner.run(["auth", "grant", app, "--store", store]).status == 0)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let lines = text.split(separator: "\n")
+        #expect(lines.first == "no location  [authorizationRequestInProgress]")
+        #expect(lines.dropFirst().contains { $0.hasPrefix("2026-03-14T08:") })
+        let messages = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(messages.contains("gpsloc auth grant \(app)"))
+    }
+}
