@@ -138,7 +138,7 @@ public final class LocationContext: Sendable {
         var auth: AuthorizationState
         var updates: [Int: UpdateSubscriber] = [:]
         var diagnostics: [Int: DiagnosticSubscriber] = [:]
-        /// Sessions by id, with the ids of the update subscribers that are implicit sessions.
+        /// The prompt showing now, if any.
         var promptTask: Task<Void, Never>?
         var serviceToken: Int?
         var unavailable: String?
@@ -455,8 +455,7 @@ public final class LocationContext: Sendable {
                 let status = CLLocationUpdate.Status(flags: gate.flags, unavailable: gate.deliver)
                 subscriber.lastStatus = status
                 channel.post(CLLocationUpdate(location: nil, flags: gate.flags, unavailable: gate.deliver))
-            } else if let reason = state.unavailable, state.auth.updateGate.deliver {
-                _ = reason
+            } else if state.unavailable != nil, state.auth.updateGate.deliver {
                 let flags = state.auth.updateGate.flags
                 subscriber.lastStatus = CLLocationUpdate.Status(flags: flags, unavailable: true)
                 channel.post(CLLocationUpdate(location: nil, flags: flags, unavailable: true))
@@ -466,7 +465,6 @@ public final class LocationContext: Sendable {
                 effects.append(.subscribeService)
             }
         }
-        if channel.isClosed { unsubscribeUpdates(box.withLock { $0 } ?? 0) }
         return channel
     }
 
