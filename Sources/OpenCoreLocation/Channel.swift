@@ -82,8 +82,6 @@ final class Channel<Element: Sendable>: Sendable {
         termination?()
     }
 
-    var isClosed: Bool { state.withLock { $0.closed } }
-
     func next() async -> Element? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
