@@ -26,21 +26,22 @@ extension CLLocation {
         let differential = [.dgps, .rtkFixed, .rtkFloat].contains(fix.status)
         let rangeError = differential ? Self.assumedRangeErrorDifferential : Self.assumedRangeError
 
-        var horizontal: Double? = nil
-        if let noise = fix.noise, let sLat = noise.latitude, let sLon = noise.longitude {
-            horizontal = (sLat * sLat + sLon * sLon).squareRoot()
-        } else if fix.errors.source == .receiverGBS, let sLat = fix.errors.latitude,
-            let sLon = fix.errors.longitude
-        {
-            horizontal = (sLat * sLat + sLon * sLon).squareRoot()
-        } else if let hdop = fix.dop.hdop {
-            horizontal = hdop * rangeError
-        } else if fix.errors.source == .receiverPGRME, let eph = fix.errors.horizontal {
-            horizontal = eph / 2
-        }
-        if horizontal == nil || !(horizontal! > 0) {
-            horizontal = fix.mode == .threeDimensional ? 50 : 200
-        }
+        let horizontal: Double = {
+            var estimate: Double?
+            if let noise = fix.noise, let sLat = noise.latitude, let sLon = noise.longitude {
+                estimate = (sLat * sLat + sLon * sLon).squareRoot()
+            } else if fix.errors.source == .receiverGBS, let sLat = fix.errors.latitude,
+                let sLon = fix.errors.longitude
+            {
+                estimate = (sLat * sLat + sLon * sLon).squareRoot()
+            } else if let hdop = fix.dop.hdop {
+                estimate = hdop * rangeError
+            } else if fix.errors.source == .receiverPGRME, let eph = fix.errors.horizontal {
+                estimate = eph / 2
+            }
+            if let estimate, estimate > 0 { return estimate }
+            return fix.mode == .threeDimensional ? 50 : 200
+        }()
 
         var altitude = 0.0
         var ellipsoidal = 0.0
@@ -55,7 +56,7 @@ extension CLLocation {
             } else if let hdop = fix.dop.hdop, hdop > 0 {
                 vertical = 1.5 * hdop * rangeError
             } else {
-                vertical = 1.5 * horizontal!
+                vertical = 1.5 * horizontal
             }
         }
 
@@ -70,7 +71,7 @@ extension CLLocation {
             fix.time.map { Date(timeIntervalSince1970: $0.secondsSinceEpoch) } ?? fallbackTime
         self.init(
             coordinate: coordinate, altitude: altitude, ellipsoidalAltitude: ellipsoidal,
-            horizontalAccuracy: horizontal!, verticalAccuracy: vertical, course: course,
+            horizontalAccuracy: horizontal, verticalAccuracy: vertical, course: course,
             courseAccuracy: -1, speed: speed, speedAccuracy: speedAccuracy, timestamp: timestamp,
             sourceInfo: CLLocationSourceInformation(
                 softwareSimulationState: origin == .replay, andExternalAccessoryState: true))

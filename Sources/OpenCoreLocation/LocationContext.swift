@@ -121,6 +121,21 @@ public final class LocationContext: Sendable {
         var reducer: AccuracyReducer
         /// The last state sent without a location, so that such updates go out on change only.
         var lastStatus: CLLocationUpdate.Status?
+
+        /// A location-less update saying `flags` (and `unavailable`), unless it was the last
+        /// thing said.
+        mutating func status(_ flags: AuthorizationFlags, unavailable: Bool = false) -> CLLocationUpdate? {
+            let status = CLLocationUpdate.Status(flags: flags, unavailable: unavailable)
+            guard status != lastStatus else { return nil }
+            lastStatus = status
+            return CLLocationUpdate(location: nil, flags: flags, unavailable: unavailable)
+        }
+
+        /// An update with a location; the next location-less one is news again.
+        mutating func located(_ update: CLLocationUpdate) -> CLLocationUpdate {
+            lastStatus = nil
+            return update
+        }
     }
 
     struct DiagnosticSubscriber {
@@ -294,11 +309,9 @@ public final class LocationContext: Sendable {
         }
         // Updates: subscribers that are blocked hear about every change of the reason.
         let gate = state.auth.updateGate
-        for (id, subscriber) in state.updates where !gate.deliver {
-            let status = CLLocationUpdate.Status(flags: gate.flags, unavailable: false)
-            if status != subscriber.lastStatus {
-                state.updates[id]?.lastStatus = status
-                effects.append(.post(subscriber.channel, CLLocationUpdate(location: nil, flags: gate.flags)))
+        for id in state.updates.keys where !gate.deliver {
+            if let update = state.updates[id]?.status(gate.flags) {
+                effects.append(.post(state.updates[id]!.channel, update))
             }
         }
         for (id, subscriber) in state.diagnostics {
@@ -452,13 +465,13 @@ public final class LocationContext: Sendable {
                     + "LocationService (see README)"
                 if state.auth.reported.insert(message).inserted { effects.append(.log(message)) }
                 let gate = state.auth.updateGate
-                let status = CLLocationUpdate.Status(flags: gate.flags, unavailable: gate.deliver)
-                subscriber.lastStatus = status
-                channel.post(CLLocationUpdate(location: nil, flags: gate.flags, unavailable: gate.deliver))
+                if let update = subscriber.status(gate.flags, unavailable: gate.deliver) {
+                    channel.post(update)
+                }
             } else if state.unavailable != nil, state.auth.updateGate.deliver {
-                let flags = state.auth.updateGate.flags
-                subscriber.lastStatus = CLLocationUpdate.Status(flags: flags, unavailable: true)
-                channel.post(CLLocationUpdate(location: nil, flags: flags, unavailable: true))
+                if let update = subscriber.status(state.auth.updateGate.flags, unavailable: true) {
+                    channel.post(update)
+                }
             }
             state.updates[id] = subscriber
             if state.serviceToken == nil && configuration.service != nil {
@@ -487,74 +500,54 @@ public final class LocationContext: Sendable {
         var sends: [(Channel<CLLocationUpdate>, CLLocationUpdate)] = []
         mutate { state, effects in
             let gate = state.auth.updateGate
+            /// Tells every subscriber that no position can be had, once.
+            func unavailable(resettingStationary: Bool) {
+                for id in state.updates.keys.sorted() {
+                    guard let update = state.updates[id]?.status(gate.flags, unavailable: true) else {
+                        continue
+                    }
+                    if resettingStationary { state.updates[id]?.stationary.reset() }
+                    sends.append((state.updates[id]!.channel, update))
+                }
+            }
             switch event {
             case .ended:
                 for subscriber in state.updates.values { effects.append(.finish(subscriber.channel)) }
-                return
             case .unavailable(let reason):
                 state.unavailable = reason
-                guard gate.deliver else { return }
-                for (id, subscriber) in state.updates {
-                    let status = CLLocationUpdate.Status(flags: gate.flags, unavailable: true)
-                    guard status != subscriber.lastStatus else { continue }
-                    state.updates[id]?.lastStatus = status
-                    state.updates[id]?.stationary.reset()
-                    sends.append(
-                        (
-                            subscriber.channel,
-                            CLLocationUpdate(location: nil, flags: gate.flags, unavailable: true)
-                        ))
-                }
+                if gate.deliver { unavailable(resettingStationary: true) }
             case .fix(let fix):
                 state.unavailable = nil
                 guard gate.deliver else { return }
                 let fallback = state.lastFixTime ?? Date(timeIntervalSince1970: 0)
                 guard let location = CLLocation(fix: fix, origin: origin, fallbackTime: fallback) else {
-                    for (id, subscriber) in state.updates {
-                        let status = CLLocationUpdate.Status(flags: gate.flags, unavailable: true)
-                        guard status != subscriber.lastStatus else { continue }
-                        state.updates[id]?.lastStatus = status
-                        sends.append(
-                            (
-                                subscriber.channel,
-                                CLLocationUpdate(location: nil, flags: gate.flags, unavailable: true)
-                            ))
-                    }
+                    unavailable(resettingStationary: false)
                     return
                 }
                 state.lastFixTime = location.timestamp
                 for id in state.updates.keys.sorted() {
                     guard var subscriber = state.updates[id] else { continue }
+                    var update: CLLocationUpdate?
                     if gate.full {
                         switch subscriber.stationary.observe(location) {
                         case .deliver:
-                            subscriber.lastStatus = nil
-                            sends.append(
-                                (subscriber.channel, CLLocationUpdate(location: location, flags: gate.flags)))
+                            update = subscriber.located(
+                                CLLocationUpdate(location: location, flags: gate.flags))
                         case .becameStationary:
-                            subscriber.lastStatus = nil
-                            sends.append(
-                                (
-                                    subscriber.channel,
-                                    CLLocationUpdate(location: location, flags: gate.flags, stationary: true)
-                                ))
+                            update = subscriber.located(
+                                CLLocationUpdate(location: location, flags: gate.flags, stationary: true))
                         case .silent:
                             break
                         }
                     } else if let reduced = subscriber.reducer.reduce(location) {
                         var flags = gate.flags
                         flags.accuracyLimited = false
-                        subscriber.lastStatus = nil
-                        sends.append((subscriber.channel, CLLocationUpdate(location: reduced, flags: flags)))
+                        update = subscriber.located(CLLocationUpdate(location: reduced, flags: flags))
                     } else {
-                        let status = CLLocationUpdate.Status(flags: gate.flags, unavailable: false)
-                        if status != subscriber.lastStatus {
-                            subscriber.lastStatus = status
-                            sends.append(
-                                (subscriber.channel, CLLocationUpdate(location: nil, flags: gate.flags)))
-                        }
+                        update = subscriber.status(gate.flags)
                     }
                     state.updates[id] = subscriber
+                    if let update { sends.append((subscriber.channel, update)) }
                 }
             }
         }

@@ -151,40 +151,39 @@ public struct TerminalPrompter: Prompter {
         return true
     }
 
-    static func question(for request: PromptRequest) -> (text: String, choices: [(String, PromptAnswer)]) {
+    /// A choice: the key to type, its label, and the answer it gives.
+    typealias Choice = (key: String, label: String, answer: PromptAnswer)
+
+    static func question(for request: PromptRequest) -> (text: String, choices: [Choice]) {
         switch request.kind {
         case .whenInUse:
             let precise = !request.defaultsToApproximate
             return (
                 "Allow \"\(request.client)\" to use your location?\n\(request.reason)",
                 [
-                    ("o", .allowOnce(precise: precise)), ("w", .allowWhileUsing(precise: precise)),
-                    ("a", .allowWhileUsing(precise: false)), ("d", .deny),
+                    ("o", "Allow Once", .allowOnce(precise: precise)),
+                    ("w", "Allow While Using", .allowWhileUsing(precise: precise)),
+                    ("a", "approximate only", .allowWhileUsing(precise: false)),
+                    ("d", "Don't Allow", .deny),
                 ]
             )
         case .always:
             return (
                 "Allow \"\(request.client)\" to also use your location even when you are not using it?\n"
                     + request.reason,
-                [("a", .allowAlways), ("k", .deny)]
+                [("a", "Change to Always Allow", .allowAlways), ("k", "Keep Only While Using", .deny)]
             )
         case .temporaryFullAccuracy:
             return (
                 "\"\(request.client)\" would like to use your precise location.\n\(request.reason)",
-                [("p", .allowFullAccuracy), ("d", .deny)]
+                [("p", "Allow precise location once", .allowFullAccuracy), ("d", "Don't Allow", .deny)]
             )
         }
     }
 
     public func ask(_ request: PromptRequest) async -> PromptAnswer? {
         let (text, choices) = Self.question(for: request)
-        let legend: String
-        switch request.kind {
-        case .whenInUse:
-            legend = "[o] Allow Once  [w] Allow While Using  [a] approximate only  [d] Don't Allow"
-        case .always: legend = "[a] Change to Always Allow  [k] Keep Only While Using"
-        case .temporaryFullAccuracy: legend = "[p] Allow precise location once  [d] Don't Allow"
-        }
+        let legend = choices.map { "[\($0.key)] \($0.label)" }.joined(separator: "  ")
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -205,7 +204,7 @@ public struct TerminalPrompter: Prompter {
             }
             let answer = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
                 .lowercased()
-            if let choice = choices.first(where: { $0.0 == answer }) { return choice.1 }
+            if let choice = choices.first(where: { $0.key == answer }) { return choice.answer }
             line.removeAll()
             say("\(legend): ")
         }

@@ -19,7 +19,6 @@ public final class ScriptedFixSource: FixSource {
         var waiter: CheckedContinuation<Void, Never>?
         var running = 0
         var starts = 0
-        var delivered = 0
     }
 
     public let origin: FixOrigin
@@ -35,10 +34,6 @@ public final class ScriptedFixSource: FixSource {
     public var running: Int { state.withLock { $0.running } }
     /// How many times the source was started.
     public var starts: Int { state.withLock { $0.starts } }
-    /// How many fixes were handed to the service.
-    public var delivered: Int { state.withLock { $0.delivered } }
-    /// How many items wait to be delivered.
-    public var queued: Int { state.withLock { $0.queue.count } }
 
     public func send(_ fix: Fix) { enqueue(.fix(fix)) }
     public func send(_ fixes: [Fix]) { for fix in fixes { enqueue(.fix(fix)) } }
@@ -67,7 +62,6 @@ public final class ScriptedFixSource: FixSource {
             switch item {
             case .fix(let fix)?:
                 await deliver(fix)
-                state.withLock { $0.delivered += 1 }
             case .end?:
                 return
             case .fail(let reason)?:
