@@ -40,7 +40,6 @@ public final class LocationService: Sendable {
         var nextID = 0
         var task: Task<Void, Never>?
         var generation = 0
-        var runs = 0
         var lastFix: Duration?
         var staleReported = false
     }
@@ -65,8 +64,6 @@ public final class LocationService: Sendable {
 
     /// Whether the source is running now.
     public var isRunning: Bool { state.withLock { $0.task != nil } }
-    /// How many times the source has been started (opened) so far.
-    public var starts: Int { state.withLock { $0.runs } }
     public var subscriberCount: Int { state.withLock { $0.handlers.count } }
 
     /// Attaches a subscriber; starts the source for the first one.
@@ -113,10 +110,7 @@ public final class LocationService: Sendable {
         defer { watchdog.cancel() }
         var backoff = Duration.seconds(1)
         while !Task.isCancelled {
-            state.withLock {
-                $0.runs += 1
-                $0.lastFix = clock.elapsed()
-            }
+            state.withLock { $0.lastFix = clock.elapsed() }
             do {
                 try await source.run { [self] fix in await self.broadcast(.fix(fix), generation: generation) }
                 if Task.isCancelled { return }
@@ -135,11 +129,15 @@ public final class LocationService: Sendable {
 
     /// Reports `unavailable` once whenever no fix has arrived for `staleAfter`.
     private func watch(generation: Int) async {
+        var wait = staleAfter
         while !Task.isCancelled {
-            do { try await clock.sleep(staleAfter) } catch { return }
+            do { try await clock.sleep(wait) } catch { return }
             let now = clock.elapsed()
             let stale = state.withLock { state -> Bool in
-                guard let last = state.lastFix, !state.staleReported, now - last >= staleAfter else {
+                wait = staleAfter
+                guard let last = state.lastFix, !state.staleReported else { return false }
+                guard now - last >= staleAfter else {
+                    wait = staleAfter - (now - last)  // wake when this fix goes stale
                     return false
                 }
                 state.staleReported = true
