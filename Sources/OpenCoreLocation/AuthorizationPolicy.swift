@@ -50,6 +50,8 @@ struct AuthorizationState: Sendable {
     /// `requestAlwaysAuthorization()`), kept until they are answered or moot.
     var managerRequest: SessionLevel?
     var inUse: Bool
+    /// Whether the app was in use when ``reconcileUse()`` last ran.
+    var wasInUse = true
     /// The question showing now.
     var prompt: PromptRequest?
     /// Purpose keys granted temporary full accuracy; they lapse when the app leaves use.
@@ -103,8 +105,11 @@ struct AuthorizationState: Sendable {
         record.decision == .always && effectiveSessions.contains { $0.level == .always }
     }
 
+    /// In use: in the foreground, or kept in use by a background activity session (whatever
+    /// the manifest says about explicit sessions), or Always authorized and holding an `.always`
+    /// session.
     var effectivelyInUse: Bool {
-        inUse || alwaysActive || effectiveSessions.contains(where: \.keepsInUse)
+        inUse || alwaysActive || sessions.values.contains(where: \.keepsInUse)
     }
 
     /// The common flags: global switch, restrictions, denial, session and in-use state.
@@ -260,13 +265,14 @@ struct AuthorizationState: Sendable {
         return snapshot != before
     }
 
-    /// The app enters or leaves use. Leaving use ends Allow Once (the decision lapses back to
-    /// undetermined, to be asked again) and temporary full accuracy. Returns whether the stored
-    /// decisions changed.
-    mutating func setInUse(_ value: Bool) -> Bool {
-        guard value != inUse else { return false }
-        inUse = value
-        guard !value else { return false }
+    /// Brings the use-dependent grants up to date after any change. When the app stops being in
+    /// use (it leaves the foreground and no background activity session keeps it in use), Allow
+    /// Once lapses (the decision goes back to undetermined, to be asked again) and temporary full
+    /// accuracy ends. Returns whether the stored decisions changed.
+    mutating func reconcileUse() -> Bool {
+        let now = effectivelyInUse
+        defer { wasInUse = now }
+        guard wasInUse, !now else { return false }
         temporaryFullAccuracy.removeAll()
         declinedPurposes.removeAll()
         guard record.once, record.decision == .whenInUse else { return false }

@@ -191,32 +191,40 @@ public final class AuthorizationStore: Sendable {
         do { data = try encoder.encode(snapshot) + Data("\n".utf8) } catch {
             throw StoreError(path: path, reason: "cannot be encoded (\(error))")
         }
-        var template = Array((directory + "/.authorization.json.XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw StoreError(path: directory, reason: "cannot create a file here (\(errnoDescription()))")
-        }
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        var failure: String?
-        if fchmod(fd, 0o600) != 0 { failure = "chmod: \(errnoDescription())" }
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while failure == nil && offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = "write: \(errnoDescription())"
-                } else {
-                    offset += n
-                }
-            }
-        }
-        if failure == nil && fsync(fd) != 0 { failure = "fsync: \(errnoDescription())" }
-        close(fd)
-        if failure == nil && rename(temporary, path) != 0 { failure = "rename: \(errnoDescription())" }
-        if let failure {
-            unlink(temporary)
+        if let failure = writeAtomically(data, to: path) {
             throw StoreError(path: path, reason: "cannot be written (\(failure))")
         }
     }
+}
+
+/// Writes a file so that readers see the old contents or the new, never a mix: a temporary file
+/// in the same directory, readable by its owner only, synced and renamed over the old one.
+/// Returns what failed, or `nil`.
+func writeAtomically(_ data: Data, to path: String) -> String? {
+    let slash = path.lastIndex(of: "/")
+    let directory = slash.map { String(path[..<$0]) } ?? "."
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    var template = Array((directory + "/." + name + ".XXXXXX").utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard fd >= 0 else { return "cannot create a file in \(directory): \(errnoDescription())" }
+    let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    var failure: String?
+    if fchmod(fd, 0o600) != 0 { failure = "chmod: \(errnoDescription())" }
+    data.withUnsafeBytes { raw in
+        var offset = 0
+        while failure == nil && offset < raw.count {
+            let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = "write: \(errnoDescription())"
+            } else {
+                offset += n
+            }
+        }
+    }
+    if failure == nil && fsync(fd) != 0 { failure = "fsync: \(errnoDescription())" }
+    close(fd)
+    if failure == nil && rename(temporary, path) != 0 { failure = "rename: \(errnoDescription())" }
+    if failure != nil { unlink(temporary) }
+    return failure
 }

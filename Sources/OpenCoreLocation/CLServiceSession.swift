@@ -39,9 +39,7 @@ public final class CLServiceSession: Sendable {
         }
     }
 
-    let context: LocationContext
-    let requirement: SessionRequirement
-    private let id: Mutex<Int?>
+    let handle: SessionHandle
 
     public convenience init(authorization: AuthorizationRequirement) {
         self.init(authorization: authorization, purposeKey: nil, context: .current)
@@ -52,9 +50,10 @@ public final class CLServiceSession: Sendable {
     }
 
     init(authorization: AuthorizationRequirement, purposeKey: String?, context: LocationContext) {
-        self.context = context
-        requirement = SessionRequirement(level: authorization.level, purposeKey: purposeKey, explicit: true)
-        id = Mutex(context.addSession(requirement))
+        handle = SessionHandle(
+            context: context,
+            id: context.addSession(
+                SessionRequirement(level: authorization.level, purposeKey: purposeKey, explicit: true)))
     }
 
     public static func session(authorization: AuthorizationRequirement) -> CLServiceSession {
@@ -68,17 +67,9 @@ public final class CLServiceSession: Sendable {
     }
 
     /// Ends the session at once; it never becomes active again. Calling it again does nothing.
-    public func invalidate() {
-        guard
-            let id = id.withLock({ value -> Int? in
-                defer { value = nil }
-                return value
-            })
-        else { return }
-        context.removeSession(id)
-    }
+    public func invalidate() { handle.invalidate() }
 
-    deinit { invalidate() }
+    deinit { handle.invalidate() }
 
     /// The session's diagnostics: the current state at once, then every change. Ends when the
     /// session is invalidated.
@@ -91,27 +82,53 @@ public final class CLServiceSession: Sendable {
         let session: CLServiceSession
 
         public func makeAsyncIterator() -> Iterator {
-            guard let id = session.id.withLock({ $0 }) else {
-                let channel = Channel<Diagnostic>()
-                channel.finish()
-                return Iterator(session: session, lease: ChannelLease(channel))
-            }
-            return Iterator(
-                session: session, lease: ChannelLease(session.context.subscribeDiagnostics(session: id)))
+            Iterator(session: session, lease: session.handle.diagnostics())
         }
 
         public struct Iterator: AsyncIteratorProtocol {
             /// Holds the session while its diagnostics are iterated.
             let session: CLServiceSession
-            let lease: ChannelLease<Diagnostic>
+            let lease: ChannelLease<AuthorizationFlags>
 
             public mutating func next() async -> Diagnostic? {
-                await lease.channel.next()
+                await lease.channel.next().map(Diagnostic.init)
             }
 
             public mutating func next(isolation actor: isolated (any Actor)?) async -> Diagnostic? {
-                await lease.channel.next()
+                await lease.channel.next().map(Diagnostic.init)
             }
         }
+    }
+}
+
+/// A session registered with a context, ended once by whichever comes first: `invalidate()` or
+/// the release of the object that holds it.
+final class SessionHandle: Sendable {
+    let context: LocationContext
+    private let id: Mutex<Int?>
+
+    init(context: LocationContext, id: Int) {
+        self.context = context
+        self.id = Mutex(id)
+    }
+
+    func invalidate() {
+        guard
+            let id = id.withLock({ value -> Int? in
+                defer { value = nil }
+                return value
+            })
+        else { return }
+        context.removeSession(id)
+    }
+
+    /// The session's diagnostic flags, or an empty stream once it has ended.
+    func diagnostics() -> ChannelLease<AuthorizationFlags> {
+        guard let id = id.withLock({ $0 }) else {
+            let channel = Channel<AuthorizationFlags>()
+            channel.finish()
+            return ChannelLease(channel)
+        }
+        return ChannelLease(context.subscribeDiagnostics(session: id))
     }
 }

@@ -119,6 +119,9 @@ public final class LocationContext: Sendable {
         var channel: Channel<CLLocationUpdate>
         var stationary: StationaryDetector
         var reducer: AccuracyReducer
+        /// A monitor's feed: every precise fix (no stationary pause), and no location at all
+        /// under reduced accuracy, where geographic conditions are not evaluated.
+        var monitoring = false
         /// The last state sent without a location, so that such updates go out on change only.
         var lastStatus: CLLocationUpdate.Status?
 
@@ -140,7 +143,7 @@ public final class LocationContext: Sendable {
 
     struct DiagnosticSubscriber {
         var session: Int
-        var channel: Channel<CLServiceSession.Diagnostic>
+        var channel: Channel<AuthorizationFlags>
         var last: AuthorizationFlags?
     }
 
@@ -171,6 +174,22 @@ public final class LocationContext: Sendable {
     }
 
     let state: Mutex<State>
+
+    private struct WeakMonitor {
+        weak var core: MonitorCore?
+    }
+
+    /// The live monitors by name: opening a name again gives the same one.
+    private let monitors = Mutex<[String: WeakMonitor]>([:])
+
+    func monitor(named name: String) -> MonitorCore {
+        monitors.withLock { monitors in
+            if let core = monitors[name]?.core { return core }
+            let core = MonitorCore(name: name, context: self)
+            monitors[name] = WeakMonitor(core: core)
+            return core
+        }
+    }
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -206,7 +225,7 @@ public final class LocationContext: Sendable {
     /// Work decided under the lock and done after it is released.
     enum Effect {
         case post(Channel<CLLocationUpdate>, CLLocationUpdate)
-        case diagnostic(Channel<CLServiceSession.Diagnostic>, CLServiceSession.Diagnostic)
+        case diagnostic(Channel<AuthorizationFlags>, AuthorizationFlags)
         case finish(Channel<CLLocationUpdate>)
         case prompt(PromptRequest)
         case cancelPrompt(Task<Void, Never>)
@@ -269,6 +288,7 @@ public final class LocationContext: Sendable {
     /// After any change: start the next prompt, answer precise-location requests that became
     /// moot, persist changed decisions and tell every subscriber what changed.
     private static func settle(_ state: inout State, _ effects: inout [Effect]) {
+        if state.auth.reconcileUse() { effects.append(.persist(state.auth.record)) }
         // Manager requests for temporary full accuracy.
         if !state.accuracyRequests.isEmpty {
             var remaining: [AccuracyRequest] = []
@@ -319,7 +339,7 @@ public final class LocationContext: Sendable {
             let flags = state.auth.diagnostic(for: session)
             if flags != subscriber.last {
                 state.diagnostics[id]?.last = flags
-                effects.append(.diagnostic(subscriber.channel, CLServiceSession.Diagnostic(flags)))
+                effects.append(.diagnostic(subscriber.channel, flags))
             }
         }
     }
@@ -382,8 +402,8 @@ public final class LocationContext: Sendable {
     }
 
     private func activityChanged(_ inUse: Bool) {
-        mutate { state, effects in
-            if state.auth.setInUse(inUse) { effects.append(.persist(state.auth.record)) }
+        mutate { state, _ in
+            state.auth.inUse = inUse
         }
     }
 
@@ -394,6 +414,24 @@ public final class LocationContext: Sendable {
         mutate { state, _ in
             id = state.makeID()
             state.auth.sessions[id] = requirement
+        }
+        return id
+    }
+
+    /// A background activity session: it keeps the app in use only if it starts in use.
+    func addBackgroundActivitySession() -> Int {
+        var id = 0
+        mutate { state, effects in
+            id = state.makeID()
+            let keepsInUse = state.auth.effectivelyInUse
+            state.auth.sessions[id] = SessionRequirement(
+                level: .none, explicit: false, keepsInUse: keepsInUse)
+            if !keepsInUse {
+                effects.append(
+                    .log(
+                        "\(client) started a background activity session while not in use; it keeps "
+                            + "nothing in use: start it while the app is in the foreground"))
+            }
         }
         return id
     }
@@ -427,8 +465,9 @@ public final class LocationContext: Sendable {
         state.promptTask = nil
     }
 
-    func subscribeDiagnostics(session: Int) -> Channel<CLServiceSession.Diagnostic> {
-        let channel = Channel<CLServiceSession.Diagnostic>(highWater: .max)
+    /// The flags of a session's diagnostics: the current ones at once, then every change.
+    func subscribeDiagnostics(session: Int) -> Channel<AuthorizationFlags> {
+        let channel = Channel<AuthorizationFlags>(highWater: .max)
         mutate { state, _ in
             guard let requirement = state.auth.sessions[session] else {
                 channel.finish()
@@ -437,15 +476,17 @@ public final class LocationContext: Sendable {
             let id = state.makeID()
             let flags = state.auth.diagnostic(for: requirement)
             state.diagnostics[id] = DiagnosticSubscriber(session: session, channel: channel, last: flags)
-            channel.post(CLServiceSession.Diagnostic(flags))
+            channel.post(flags)
         }
         return channel
     }
 
     // MARK: Updates
 
-    func subscribeUpdates(configuration live: CLLocationUpdate.LiveConfiguration) -> Channel<CLLocationUpdate>
-    {
+    /// A subscription to updates; it holds an implicit when-in-use session while it lasts.
+    func subscribeUpdates(
+        configuration live: CLLocationUpdate.LiveConfiguration, monitoring: Bool = false
+    ) -> Channel<CLLocationUpdate> {
         let box = Mutex<Int?>(nil)
         let channel = Channel<CLLocationUpdate>(highWater: 256) { [weak self] in
             guard let id = box.withLock({ $0 }) else { return }
@@ -458,7 +499,7 @@ public final class LocationContext: Sendable {
             state.auth.sessions[id] = SessionRequirement(level: .whenInUse, explicit: false)
             var subscriber = UpdateSubscriber(
                 channel: channel, stationary: StationaryDetector(tuning: live.stationaryTuning),
-                reducer: AccuracyReducer(seed: seed.map { $0 &+ UInt64(id) }))
+                reducer: AccuracyReducer(seed: seed.map { $0 &+ UInt64(id) }), monitoring: monitoring)
             if configuration.service == nil {
                 let message =
                     "no receiver is configured for \(client): bootstrap a LocationContext with a "
@@ -528,7 +569,12 @@ public final class LocationContext: Sendable {
                 for id in state.updates.keys.sorted() {
                     guard var subscriber = state.updates[id] else { continue }
                     var update: CLLocationUpdate?
-                    if gate.full {
+                    if subscriber.monitoring {
+                        update =
+                            gate.full
+                            ? subscriber.located(CLLocationUpdate(location: location, flags: gate.flags))
+                            : subscriber.status(gate.flags)
+                    } else if gate.full {
                         switch subscriber.stationary.observe(location) {
                         case .deliver:
                             update = subscriber.located(

@@ -7,6 +7,8 @@ public typealias CLLocationSpeed = Double
 public typealias CLLocationSpeedAccuracy = Double
 public typealias CLLocationDirection = Double
 public typealias CLLocationDirectionAccuracy = Double
+public typealias CLBeaconMajorValue = UInt16
+public typealias CLBeaconMinorValue = UInt16
 
 /// A latitude and longitude in degrees, WGS 84.
 public struct CLLocationCoordinate2D: Sendable, Hashable {

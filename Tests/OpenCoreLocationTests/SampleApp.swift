@@ -11,6 +11,7 @@ final class SampleApp: Sendable {
         var done = false
         var reactions: [Bool] = []
         var locations: [CLLocation] = []
+        var conditions: [String] = []
     }
 
     private let state = Mutex(State())
@@ -20,6 +21,8 @@ final class SampleApp: Sendable {
     var reactions: [Bool] { state.withLock { $0.reactions } }
     var locations: [CLLocation] { state.withLock { $0.locations } }
     var done: Bool { state.withLock { $0.done } }
+    /// What the monitor sample showed, as "identifier state".
+    var conditions: [String] { state.withLock { $0.conditions } }
 
     func note(_ text: String) { state.withLock { $0.notes.append(text) } }
     func finish() { state.withLock { $0.done = true } }
@@ -39,6 +42,11 @@ final class SampleApp: Sendable {
     func doFurtherWork() async { note("further work") }
     func updateLocationUI(location: CLLocation) {
         state.withLock { $0.locations.append(location) }
+    }
+    let monitorName = "SampleMonitor"
+    let applePark = CLLocationCoordinate2D(latitude: 37.334_900, longitude: -122.009_020)
+    func updateConditionsUI(for identifier: String, state: CLMonitor.Event.State) {
+        self.state.withLock { $0.conditions.append("\(identifier) \(state)") }
     }
     func reactToChanges(authorized: Bool) { state.withLock { $0.reactions.append(authorized) } }
 }

@@ -156,6 +156,32 @@ struct SeedSampleTests {
         #expect(app.notes == ["denied", "location"])
     }
 
+    @Test("WWDC: monitor events reach the UI as Apple Park is approached and entered, and persist")
+    func wwdcMonitor() async throws {
+        let authorized: (inout AuthorizationSnapshot) -> Void = {
+            $0["com.example.tracker"] = ClientAuthorization(decision: .whenInUse)
+        }
+        let h = try Harness(stored: authorized)
+        let app = SampleApp()
+        let park = app.applePark
+        let outside = Geodesy.destination(
+            latitude: park.latitude, longitude: park.longitude, bearing: 90, distance: 400)
+        h.source.send([
+            .position(outside.latitude, outside.longitude, at: 1),
+            .position(park.latitude, park.longitude, at: 2),
+        ])
+        h.source.end()
+        try await h.run { try await app.wwdcMonitorEvents().value }
+        #expect(app.conditions == ["ApplePark unsatisfied", "ApplePark satisfied"])
+
+        let relaunched = try Harness(stored: authorized, directory: h.directory)
+        try await relaunched.run {
+            let monitor = await CLMonitor(app.monitorName)
+            #expect(await monitor.identifiers == ["ApplePark"])
+            #expect(await monitor.record(for: "ApplePark")?.lastEvent.state == .satisfied)
+        }
+    }
+
     @Test("WWDC: diagnostics lead to picking a location, moving on, and reacting to changes")
     func wwdcDiagnostics() async throws {
         let h = try Harness(answers: [.deny])

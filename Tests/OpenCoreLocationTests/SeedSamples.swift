@@ -202,6 +202,19 @@ extension SampleApp {
         }
     }
 
+    func wwdcMonitorEvents() -> Task<Void, any Error> {
+        // Iterating monitor events to report condition state changes
+        Task {
+            let monitor = await CLMonitor(monitorName)
+            await monitor.add(CLMonitor.CircularGeographicCondition(center: applePark, radius: 50),
+                              identifier: "ApplePark")
+
+            for try await event in await monitor.events {
+                updateConditionsUI(for: event.identifier, state: event.state)
+            }
+        }
+    }
+
     func wwdcSessionInAction() -> Task<Void, any Error> {
         // CLServiceSession in action
         Task {

@@ -1,0 +1,72 @@
+/// Keeps a when-in-use app "in use" while it is in the background, so that its live updates and
+/// monitor events keep flowing, as the location indicator does on Apple platforms.
+///
+/// A new session must be started while the app is in use (in the foreground, or while another
+/// session keeps it in use); one started otherwise keeps nothing in use and its diagnostics say
+/// `insufficientlyInUse`. The session ends with ``invalidate()`` or when it is released, and
+/// cannot be revived.
+public final class CLBackgroundActivitySession: Sendable {
+    /// The state of the session: why it cannot keep the app in use.
+    public struct Diagnostic: Sendable, Hashable {
+        public let authorizationDenied: Bool
+        public let authorizationDeniedGlobally: Bool
+        public let authorizationRestricted: Bool
+        public let insufficientlyInUse: Bool
+        public let serviceSessionRequired: Bool
+        public let authorizationRequestInProgress: Bool
+
+        init(_ flags: AuthorizationFlags) {
+            authorizationDenied = flags.authorizationDenied
+            authorizationDeniedGlobally = flags.authorizationDeniedGlobally
+            authorizationRestricted = flags.authorizationRestricted
+            insufficientlyInUse = flags.insufficientlyInUse
+            serviceSessionRequired = flags.serviceSessionRequired
+            authorizationRequestInProgress = flags.authorizationRequestInProgress
+        }
+    }
+
+    let handle: SessionHandle
+
+    public convenience init() {
+        self.init(context: .current)
+    }
+
+    init(context: LocationContext) {
+        handle = SessionHandle(context: context, id: context.addBackgroundActivitySession())
+    }
+
+    /// Ends the session at once; the app is in use again only in the foreground. Calling it
+    /// again does nothing.
+    public func invalidate() { handle.invalidate() }
+
+    deinit { handle.invalidate() }
+
+    /// The session's diagnostics: the current state at once, then every change. Ends when the
+    /// session is invalidated.
+    public var diagnostics: Diagnostics { Diagnostics(session: self) }
+
+    public struct Diagnostics: AsyncSequence, Sendable {
+        public typealias Element = Diagnostic
+        public typealias Failure = Never
+
+        let session: CLBackgroundActivitySession
+
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(session: session, lease: session.handle.diagnostics())
+        }
+
+        public struct Iterator: AsyncIteratorProtocol {
+            /// Holds the session while its diagnostics are iterated.
+            let session: CLBackgroundActivitySession
+            let lease: ChannelLease<AuthorizationFlags>
+
+            public mutating func next() async -> Diagnostic? {
+                await lease.channel.next().map(Diagnostic.init)
+            }
+
+            public mutating func next(isolation actor: isolated (any Actor)?) async -> Diagnostic? {
+                await lease.channel.next().map(Diagnostic.init)
+            }
+        }
+    }
+}

@@ -1,0 +1,309 @@
+import Synchronization
+
+/// The one live monitor of a name in a context, shared by every `CLMonitor` opened with that
+/// name: its conditions, their storage, the event subscribers and the feed of fixes.
+///
+/// Conditions are stored in `monitors/<client>/<name>.monitor` in the authorization store's
+/// directory, as JSON written atomically after every change and every consumed event.
+final class MonitorCore: Sendable {
+    let name: String
+    let path: String
+    let context: LocationContext
+
+    private struct State {
+        var engine = MonitorEngine()
+        var subscribers: [Int: Channel<CLMonitor.Event>] = [:]
+        /// Events that arrived while nobody iterated `events`, for the next subscriber.
+        var pending: [CLMonitor.Event] = []
+        var nextID = 0
+        var feed: Task<Void, Never>?
+        /// Conditions of types that cannot be stored, already reported.
+        var unstorable: Set<String> = []
+    }
+
+    private let state: Mutex<State>
+
+    init(name: String, context: LocationContext) {
+        self.name = name
+        self.context = context
+        let directory = Self.directory(context)
+        path = directory + "/" + Self.fileName(name) + ".monitor"
+        var engine = MonitorEngine()
+        do {
+            for stored in try Self.load(path) {
+                guard let condition = stored.condition else { continue }
+                engine.restore(
+                    condition, identifier: stored.identifier, lastEvent: (stored.state, stored.date))
+            }
+        } catch {
+            var message = error.description
+            if error.isCorrupt {
+                let aside = path + ".corrupt"
+                message +=
+                    rename(path, aside) == 0
+                    ? "; it was moved to \(aside) and the monitor starts empty"
+                    : "; the monitor starts empty: remove the file to store conditions again"
+            }
+            context.log(message)
+        }
+        engine.othersCount = Self.othersCount(directory: directory, excluding: path)
+        let pending = engine.refresh(date: Date())
+        state = Mutex(State(engine: engine, pending: pending))
+    }
+
+    deinit {
+        state.withLock { $0.feed?.cancel() }
+    }
+
+    // MARK: Conditions
+
+    func add(_ condition: any CLCondition, identifier: String, assuming: CLMonitoringState) {
+        let others = Self.othersCount(directory: Self.directory(context), excluding: path)
+        change { engine in
+            engine.othersCount = others
+            return engine.add(condition, identifier: identifier, assuming: assuming, date: Date())
+        }
+    }
+
+    func remove(_ identifier: String) {
+        change { engine in engine.remove(identifier, date: Date()) }
+    }
+
+    var identifiers: [String] { state.withLock { $0.engine.entries.map(\.identifier) } }
+
+    func record(for identifier: String) -> CLMonitor.Record? {
+        state.withLock { state in
+            state.engine.entry(identifier).map {
+                CLMonitor.Record(condition: $0.condition, lastEvent: $0.lastEvent)
+            }
+        }
+    }
+
+    func consumed(_ event: CLMonitor.Event) {
+        let changed = state.withLock { $0.engine.consumed(event) }
+        if changed { change { _ in [] } }
+    }
+
+    /// Changes the engine, stores the result and delivers the events.
+    private func change(_ body: (inout MonitorEngine) -> [CLMonitor.Event]) {
+        var messages: [String] = []
+        state.withLock { state in
+            var events = body(&state.engine)
+            let failure = save(state.engine, unstorable: &state.unstorable, messages: &messages)
+            if (failure != nil) != state.engine.persistenceFailing {
+                if let failure { messages.append(failure) }
+                events += state.engine.persistence(failing: failure != nil, date: Date())
+            }
+            Self.deliver(events, &state)
+        }
+        for message in messages { context.log(message) }
+    }
+
+    private static func deliver(_ events: [CLMonitor.Event], _ state: inout State) {
+        guard !events.isEmpty else { return }
+        if state.subscribers.isEmpty {
+            state.pending += events
+        } else {
+            for id in state.subscribers.keys.sorted() {
+                for event in events { state.subscribers[id]!.post(event) }
+            }
+        }
+    }
+
+    // MARK: Events
+
+    /// A new subscriber to the events; the first one starts the feed of fixes, which holds an
+    /// implicit when-in-use session, and the last one to leave stops it.
+    func subscribe() -> Channel<CLMonitor.Event> {
+        let box = Mutex<Int?>(nil)
+        let channel = Channel<CLMonitor.Event>(highWater: .max) { [weak self] in
+            guard let id = box.withLock({ $0 }) else { return }
+            self?.unsubscribe(id)
+        }
+        state.withLock { state in
+            state.nextID += 1
+            box.withLock { $0 = state.nextID }
+            state.subscribers[state.nextID] = channel
+            for event in state.pending { channel.post(event) }
+            state.pending = []
+            guard state.feed == nil else { return }
+            let updates = context.subscribeUpdates(configuration: .default, monitoring: true)
+            state.feed = Task { [weak self] in
+                let lease = ChannelLease(updates)
+                while let update = await lease.channel.next() {
+                    guard let self else { return }
+                    self.receive(update)
+                }
+                if !Task.isCancelled { self?.feedEnded() }
+            }
+        }
+        return channel
+    }
+
+    private func unsubscribe(_ id: Int) {
+        let feed = state.withLock { state -> Task<Void, Never>? in
+            state.subscribers.removeValue(forKey: id)
+            guard state.subscribers.isEmpty else { return nil }
+            defer { state.feed = nil }
+            return state.feed
+        }
+        feed?.cancel()
+    }
+
+    /// The receiver has nothing more (a replayed log ended): so have the events.
+    private func feedEnded() {
+        let subscribers = state.withLock { state in
+            defer {
+                state.subscribers = [:]
+                state.feed = nil
+            }
+            return Array(state.subscribers.values)
+        }
+        for channel in subscribers { channel.finish() }
+    }
+
+    private func receive(_ update: CLLocationUpdate) {
+        state.withLock { state in
+            let events = state.engine.update(
+                authorization: update.authorizationFlags, location: update.location, date: Date())
+            Self.deliver(events, &state)
+        }
+    }
+
+    // MARK: Storage
+
+    /// One stored condition with the last event the app consumed.
+    struct Stored: Codable {
+        var identifier: String
+        var circle: CLMonitor.CircularGeographicCondition?
+        var beacon: CLMonitor.BeaconIdentityCondition?
+        var state: CLMonitoringState
+        var date: Date
+
+        var condition: (any CLCondition)? { circle ?? beacon }
+    }
+
+    struct File: Codable {
+        var version = 1
+        var conditions: [Stored]
+    }
+
+    struct LoadError: Error, CustomStringConvertible {
+        var description: String
+        /// The file exists but does not hold a monitor's conditions.
+        var isCorrupt = false
+    }
+
+    static func directory(_ context: LocationContext) -> String {
+        context.configuration.store.directory + "/monitors/" + fileName(context.client)
+    }
+
+    /// A name made safe as one path component: anything but letters, digits, `-`, `_` and inner
+    /// dots is percent-encoded.
+    static func fileName(_ name: String) -> String {
+        var result = ""
+        for (index, byte) in name.utf8.enumerated() {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                result.append(Character(UnicodeScalar(byte)))
+            case UInt8(ascii: ".") where index > 0:
+                result.append(".")
+            default:
+                result += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return result.isEmpty ? "%" : result
+    }
+
+    static func load(_ path: String) throws(LoadError) -> [Stored] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if FileManager.default.fileExists(atPath: path) {
+                throw LoadError(description: "monitor file \(path) cannot be read (\(errnoDescription()))")
+            }
+            return []
+        }
+        do {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .secondsSince1970
+            return try decoder.decode(File.self, from: data).conditions
+        } catch {
+            throw LoadError(description: "monitor file \(path) is not valid (\(error))", isCorrupt: true)
+        }
+    }
+
+    /// Writes the conditions; returns what failed, or `nil`.
+    private func save(_ engine: MonitorEngine, unstorable: inout Set<String>, messages: inout [String])
+        -> String?
+    {
+        var conditions: [Stored] = []
+        for entry in engine.entries {
+            let circle = entry.condition as? CLMonitor.CircularGeographicCondition
+            let beacon = entry.condition as? CLMonitor.BeaconIdentityCondition
+            guard circle != nil || beacon != nil else {
+                if unstorable.insert(entry.identifier).inserted {
+                    messages.append(
+                        "monitor \"\(name)\": condition \"\(entry.identifier)\" is a "
+                            + "\(type(of: entry.condition)), which is not monitored or stored")
+                }
+                continue
+            }
+            conditions.append(
+                Stored(
+                    identifier: entry.identifier, circle: circle, beacon: beacon,
+                    state: entry.lastEvent.state,
+                    date: entry.lastEvent.date))
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let data: Data
+        do { data = try encoder.encode(File(conditions: conditions)) + Data("\n".utf8) } catch {
+            return "monitor file \(path) cannot be encoded (\(error))"
+        }
+        let directory = Self.directory(context)
+        do {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            return "monitor directory \(directory) cannot be created (\(error.localizedDescription)); "
+                + "conditions are kept in memory only: set OPENCORELOCATION_STATE_DIR to a writable directory"
+        }
+        if let failure = writeAtomically(data, to: path) {
+            return "monitor file \(path) cannot be written (\(failure)); conditions are kept in memory only"
+        }
+        return nil
+    }
+
+    /// Geographic conditions stored in the client's other monitor files.
+    static func othersCount(directory: String, excluding path: String) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var count = 0
+        for name in names where name.hasSuffix(".monitor") && directory + "/" + name != path {
+            let stored = (try? load(directory + "/" + name)) ?? []
+            count += stored.count { $0.circle?.isValid == true }
+        }
+        return count
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
+
+extension CLLocationUpdate {
+    /// The authorization flags the update carries.
+    var authorizationFlags: AuthorizationFlags {
+        var flags = AuthorizationFlags()
+        flags.authorizationDenied = authorizationDenied
+        flags.authorizationDeniedGlobally = authorizationDeniedGlobally
+        flags.authorizationRestricted = authorizationRestricted
+        flags.authorizationRequestInProgress = authorizationRequestInProgress
+        flags.insufficientlyInUse = insufficientlyInUse
+        flags.serviceSessionRequired = serviceSessionRequired
+        flags.accuracyLimited = accuracyLimited
+        return flags
+    }
+}
