@@ -21,6 +21,26 @@ public enum CLMonitoringState: UInt, Sendable, Hashable, Codable, CustomStringCo
         case .unmonitored: "unmonitored"
         }
     }
+
+    /// Stored by name, so that a monitor's file reads plainly.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let name = try container.decode(String.self)
+        guard
+            let state = [Self.unknown, .satisfied, .unsatisfied, .unmonitored].first(where: {
+                $0.description == name
+            })
+        else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "\"\(name)\" is not a monitoring state")
+        }
+        self = state
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
 }
 
 /// Watches conditions, such as being inside a circle, and reports their changes as events.

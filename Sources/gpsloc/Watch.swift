@@ -14,10 +14,6 @@ struct Watch: AsyncParsableCommand {
             """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, jsonl
-    }
-
     enum Activity: String, ExpressibleByArgument, CaseIterable {
         case `default`, automotive, navigation, fitness, airborne, maritime
 
@@ -33,72 +29,17 @@ struct Watch: AsyncParsableCommand {
         }
     }
 
-    @Option(help: "Where fixes come from: file:PATH[?speed=N|max] or - (standard input).")
-    var source: String
-
-    @Option(help: "The app's client identifier, e.g. com.example.tracker.")
-    var app: String
-
-    @Option(help: "The app's Info.plist with its NSLocation… keys.")
-    var manifest: String?
+    @OptionGroup var options: AppOptions
 
     @Option(help: "text or jsonl (one JSON object per update).")
-    var format: Format = .text
+    var format: LineFormat = .text
 
     @Option(
         help: "The activity updates are for: \(Activity.allCases.map(\.rawValue).joined(separator: ", ")).")
     var activity: Activity = .default
 
-    enum Prompt: String, ExpressibleByArgument, CaseIterable {
-        case auto, terminal, pending
-    }
-
-    @Option(
-        help: """
-            How an undetermined app is asked: terminal (on /dev/tty), pending (until `gpsloc auth \
-            grant|deny` answers), or auto (terminal when there is one).
-            """)
-    var prompt: Prompt = .auto
-
-    @Option(name: .customLong("store"), help: "The authorization store's directory (default: see README).")
-    var storeDirectory: String?
-
     func run() async throws {
-        let address: SourceAddress
-        do { address = try SourceAddress(parsing: source) } catch {
-            throw ValidationError("--source \(error)")
-        }
-        let fixSource: any FixSource
-        do { fixSource = try address.open() } catch {
-            printError("gpsloc watch: error: \(error)")
-            throw ExitCode(1)
-        }
-        var appManifest = Manifest()
-        if let manifest {
-            do { appManifest = try Manifest(contentsOf: manifest) } catch {
-                printError("gpsloc watch: error: \(error)")
-                throw ExitCode(1)
-            }
-        }
-        let store = AuthorizationStore(directory: storeDirectory ?? AuthorizationStore.defaultDirectory())
-        let log: @Sendable (String) -> Void = { printError("gpsloc watch: \($0)") }
-        let useTerminal: Bool
-        switch prompt {
-        case .auto: useTerminal = TerminalPrompter.isAvailable
-        case .terminal:
-            guard TerminalPrompter.isAvailable else {
-                throw ValidationError("--prompt terminal needs a terminal; use --prompt pending")
-            }
-            useTerminal = true
-        case .pending: useTerminal = false
-        }
-        let prompter: any Prompter =
-            useTerminal ? TerminalPrompter() : PendingPrompter(store: store, log: log)
-        let context = LocationContext(
-            .init(
-                client: app, manifest: appManifest, store: store, prompter: prompter,
-                activity: .terminalForeground(),
-                service: LocationService(source: fixSource, clock: ContinuousClock(), log: log)))
+        let context = try options.makeContext(command: "watch")
         try await LocationContext.withContext(context) {
             var output = OutputBuffer()
             for try await update in CLLocationUpdate.liveUpdates(activity.configuration) {
@@ -120,16 +61,10 @@ struct Watch: AsyncParsableCommand {
         ]
     }
 
-    static func timestamp(_ date: Date) -> String {
-        let seconds = date.timeIntervalSince1970
-        let stamp = UTCTimestamp(nanosecondsSinceEpoch: Int64((seconds * 1e9).rounded()))
-        return stamp.iso8601
-    }
-
     static func text(_ update: CLLocationUpdate) -> String {
         var parts: [String] = []
         if let location = update.location {
-            parts.append(timestamp(location.timestamp))
+            parts.append(AppOptions.timestamp(location.timestamp))
             parts.append(
                 String(
                     format: "%.8f,%.8f ±%.1f m", location.coordinate.latitude, location.coordinate.longitude,
@@ -152,7 +87,7 @@ struct Watch: AsyncParsableCommand {
     static func json(_ update: CLLocationUpdate) -> String {
         var fields: [String] = []
         if let location = update.location {
-            fields.append("\"time\":\"\(timestamp(location.timestamp))\"")
+            fields.append("\"time\":\"\(AppOptions.timestamp(location.timestamp))\"")
             fields.append(
                 String(
                     format: "\"latitude\":%.9f,\"longitude\":%.9f", location.coordinate.latitude,

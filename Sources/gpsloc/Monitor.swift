@@ -1,0 +1,140 @@
+import ArgumentParser
+import OpenCoreLocation
+
+struct Monitor: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Watch circles with CLMonitor and print their events.",
+        discussion: """
+            Opens the CLMonitor named by --name as the app named by --app, adds every --circle, \
+            and prints each event: satisfied (inside), unsatisfied (outside), unknown, or \
+            unmonitored, with every diagnostic flag. Conditions and the last event printed are \
+            stored with the app's decisions, so a later run with no --circle goes on watching \
+            them; --reset forgets them first. Ends when a replayed log ends.
+            """
+    )
+
+    /// A circle given as `LAT,LON,RADIUS[,ID]`.
+    struct Circle {
+        var condition: CLMonitor.CircularGeographicCondition
+        var identifier: String?
+
+        static let usage =
+            "give LAT,LON,RADIUS[,ID]: degrees (latitude -90…90, longitude -180…180), a radius in "
+            + "metres above 0 and an optional name, e.g. --circle 52.3731,4.8922,200,office"
+
+        static func parse(_ argument: String) throws -> Circle {
+            let parts = argument.split(separator: ",", maxSplits: 3, omittingEmptySubsequences: false)
+            guard parts.count >= 3,
+                let latitude = Double(parts[0].trimmingCharacters(in: .whitespaces)),
+                let longitude = Double(parts[1].trimmingCharacters(in: .whitespaces)),
+                let radius = Double(parts[2].trimmingCharacters(in: .whitespaces))
+            else { throw ValidationError(usage) }
+            guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
+                throw ValidationError("the centre is off the globe; " + usage)
+            }
+            guard radius.isFinite, radius > 0 else {
+                throw ValidationError("the radius must be above 0; " + usage)
+            }
+            var identifier: String?
+            if parts.count == 4 {
+                identifier = String(parts[3])
+                guard !identifier!.isEmpty else { throw ValidationError("the name is empty; " + usage) }
+            }
+            return Circle(
+                condition: CLMonitor.CircularGeographicCondition(
+                    center: CLLocationCoordinate2D(latitude: latitude, longitude: longitude), radius: radius),
+                identifier: identifier)
+        }
+    }
+
+    @OptionGroup var options: AppOptions
+
+    @Option(help: "The monitor's name; its conditions are stored under it.")
+    var name = "gpsloc"
+
+    @Option(
+        name: .customLong("circle"), parsing: .singleValue,
+        help: "A circle to watch, LAT,LON,RADIUS[,ID] (metres; ID defaults to circleN). Repeatable.",
+        transform: Circle.parse)
+    var circles: [Circle] = []
+
+    @Flag(help: "Forget the conditions stored under --name before adding the circles.")
+    var reset = false
+
+    @Option(help: "text or jsonl (one JSON object per event).")
+    var format: LineFormat = .text
+
+    func run() async throws {
+        let context = try options.makeContext(command: "monitor")
+        try await LocationContext.withContext(context) {
+            let monitor = await CLMonitor(name)
+            if reset {
+                for identifier in await monitor.identifiers { await monitor.remove(identifier) }
+            }
+            for (index, circle) in circles.enumerated() {
+                await monitor.add(circle.condition, identifier: circle.identifier ?? "circle\(index + 1)")
+            }
+            let identifiers = await monitor.identifiers
+            guard !identifiers.isEmpty else {
+                printError(
+                    "gpsloc monitor: error: monitor \"\(name)\" of \(options.app) has no conditions; "
+                        + "add one with --circle LAT,LON,RADIUS[,ID]")
+                throw ExitCode(1)
+            }
+            var output = OutputBuffer()
+            for try await event in await monitor.events {
+                output.line(format == .text ? Self.text(event) : Self.json(event))
+                output.flush()
+            }
+        }
+    }
+
+    static func flags(_ event: CLMonitor.Event) -> [(String, Bool)] {
+        [
+            ("authorizationDenied", event.authorizationDenied),
+            ("authorizationDeniedGlobally", event.authorizationDeniedGlobally),
+            ("authorizationRestricted", event.authorizationRestricted),
+            ("authorizationRequestInProgress", event.authorizationRequestInProgress),
+            ("insufficientlyInUse", event.insufficientlyInUse),
+            ("serviceSessionRequired", event.serviceSessionRequired),
+            ("accuracyLimited", event.accuracyLimited),
+            ("conditionUnsupported", event.conditionUnsupported),
+            ("conditionLimitExceeded", event.conditionLimitExceeded),
+            ("persistenceUnavailable", event.persistenceUnavailable),
+        ]
+    }
+
+    static func text(_ event: CLMonitor.Event) -> String {
+        var line = "\(AppOptions.timestamp(event.date))  \(event.identifier)  \(event.state)"
+        let set = flags(event).filter(\.1).map(\.0)
+        if !set.isEmpty { line += "  [" + set.joined(separator: " ") + "]" }
+        return line
+    }
+
+    static func json(_ event: CLMonitor.Event) -> String {
+        var fields = [
+            "\"time\":\"\(AppOptions.timestamp(event.date))\"",
+            "\"identifier\":\(jsonString(event.identifier))",
+            "\"state\":\"\(event.state)\"",
+        ]
+        for (name, value) in flags(event) { fields.append("\"\(name)\":\(value)") }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    /// A JSON string literal.
+    static func jsonString(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}
