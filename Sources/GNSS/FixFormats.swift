@@ -202,6 +202,31 @@ extension FixStatus {
     }
 }
 
+/// JSON string literals.
+public enum JSONText {
+    /// `text` as a JSON string literal, quotes included.
+    public static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    result +=
+                        "\\u00" + String(scalar.value >> 4, radix: 16) + String(scalar.value & 15, radix: 16)
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result + "\""
+    }
+}
+
 /// Builds one JSON object, skipping `nil` values.
 struct JSONObjectWriter {
     private var text = "{"
@@ -216,24 +241,7 @@ struct JSONObjectWriter {
     mutating func add(_ name: String, string value: String?) {
         guard let value else { return }
         key(name)
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    text +=
-                        "\\u00" + String(scalar.value >> 4, radix: 16) + String(scalar.value & 15, radix: 16)
-                } else {
-                    text.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        text += "\""
+        text += JSONText.quoted(value)
     }
 
     mutating func add(_ name: String, integer value: Int?) {

@@ -43,30 +43,9 @@ public final class CLBackgroundActivitySession: Sendable {
 
     /// The session's diagnostics: the current state at once, then every change. Ends when the
     /// session is invalidated.
-    public var diagnostics: Diagnostics { Diagnostics(session: self) }
-
-    public struct Diagnostics: AsyncSequence, Sendable {
-        public typealias Element = Diagnostic
-        public typealias Failure = Never
-
-        let session: CLBackgroundActivitySession
-
-        public func makeAsyncIterator() -> Iterator {
-            Iterator(session: session, lease: session.handle.diagnostics())
-        }
-
-        public struct Iterator: AsyncIteratorProtocol {
-            /// Holds the session while its diagnostics are iterated.
-            let session: CLBackgroundActivitySession
-            let lease: ChannelLease<AuthorizationFlags>
-
-            public mutating func next() async -> Diagnostic? {
-                await lease.channel.next().map(Diagnostic.init)
-            }
-
-            public mutating func next(isolation actor: isolated (any Actor)?) async -> Diagnostic? {
-                await lease.channel.next().map(Diagnostic.init)
-            }
-        }
+    public var diagnostics: Diagnostics {
+        Diagnostics(session: self, handle: handle, convert: Diagnostic.init)
     }
+
+    public typealias Diagnostics = SessionDiagnostics<Diagnostic>
 }

@@ -5,14 +5,17 @@ public struct CLLocationUpdate: Sendable {
     public let location: CLLocation?
     /// Updates pause after this one because the device stopped moving.
     public let isStationary: Bool
-    public let authorizationDenied: Bool
-    public let authorizationDeniedGlobally: Bool
-    public let authorizationRestricted: Bool
-    public let authorizationRequestInProgress: Bool
-    public let insufficientlyInUse: Bool
     public let locationUnavailable: Bool
-    public let accuracyLimited: Bool
-    public let serviceSessionRequired: Bool
+    /// The authorization flags; the properties below read them.
+    let flags: AuthorizationFlags
+
+    public var authorizationDenied: Bool { flags.authorizationDenied }
+    public var authorizationDeniedGlobally: Bool { flags.authorizationDeniedGlobally }
+    public var authorizationRestricted: Bool { flags.authorizationRestricted }
+    public var authorizationRequestInProgress: Bool { flags.authorizationRequestInProgress }
+    public var insufficientlyInUse: Bool { flags.insufficientlyInUse }
+    public var accuracyLimited: Bool { flags.accuracyLimited }
+    public var serviceSessionRequired: Bool { flags.serviceSessionRequired }
 
     /// The newer spelling of ``isStationary``.
     public var stationary: Bool { isStationary }
@@ -22,15 +25,9 @@ public struct CLLocationUpdate: Sendable {
         unavailable: Bool = false
     ) {
         self.location = location
+        self.flags = flags
         isStationary = stationary
-        authorizationDenied = flags.authorizationDenied
-        authorizationDeniedGlobally = flags.authorizationDeniedGlobally
-        authorizationRestricted = flags.authorizationRestricted
-        authorizationRequestInProgress = flags.authorizationRequestInProgress
-        insufficientlyInUse = flags.insufficientlyInUse
         locationUnavailable = unavailable
-        accuracyLimited = flags.accuracyLimited
-        serviceSessionRequired = flags.serviceSessionRequired
     }
 
     /// The kind of activity updates are for; it tunes filtering and stationary detection, it does

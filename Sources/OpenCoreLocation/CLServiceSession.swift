@@ -73,30 +73,37 @@ public final class CLServiceSession: Sendable {
 
     /// The session's diagnostics: the current state at once, then every change. Ends when the
     /// session is invalidated.
-    public var diagnostics: Diagnostics { Diagnostics(session: self) }
+    public var diagnostics: Diagnostics {
+        Diagnostics(session: self, handle: handle, convert: Diagnostic.init)
+    }
 
-    public struct Diagnostics: AsyncSequence, Sendable {
-        public typealias Element = Diagnostic
-        public typealias Failure = Never
+    public typealias Diagnostics = SessionDiagnostics<Diagnostic>
+}
 
-        let session: CLServiceSession
+/// The diagnostics of a `CLServiceSession` or a `CLBackgroundActivitySession`: the current state
+/// at once, then every change, until the session ends. Iterating holds the session.
+public struct SessionDiagnostics<Element: Sendable>: AsyncSequence, Sendable {
+    public typealias Failure = Never
 
-        public func makeAsyncIterator() -> Iterator {
-            Iterator(session: session, lease: session.handle.diagnostics())
+    let session: any AnyObject & Sendable
+    let handle: SessionHandle
+    let convert: @Sendable (AuthorizationFlags) -> Element
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(session: session, lease: handle.diagnostics(), convert: convert)
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        let session: any AnyObject & Sendable
+        let lease: ChannelLease<AuthorizationFlags>
+        let convert: @Sendable (AuthorizationFlags) -> Element
+
+        public mutating func next() async -> Element? {
+            await lease.channel.next().map(convert)
         }
 
-        public struct Iterator: AsyncIteratorProtocol {
-            /// Holds the session while its diagnostics are iterated.
-            let session: CLServiceSession
-            let lease: ChannelLease<AuthorizationFlags>
-
-            public mutating func next() async -> Diagnostic? {
-                await lease.channel.next().map(Diagnostic.init)
-            }
-
-            public mutating func next(isolation actor: isolated (any Actor)?) async -> Diagnostic? {
-                await lease.channel.next().map(Diagnostic.init)
-            }
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+            await lease.channel.next().map(convert)
         }
     }
 }

@@ -185,6 +185,7 @@ public final class LocationContext: Sendable {
     func monitor(named name: String) -> MonitorCore {
         monitors.withLock { monitors in
             if let core = monitors[name]?.core { return core }
+            monitors = monitors.filter { $0.value.core != nil }
             let core = MonitorCore(name: name, context: self)
             monitors[name] = WeakMonitor(core: core)
             return core

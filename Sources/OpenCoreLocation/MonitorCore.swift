@@ -165,7 +165,7 @@ final class MonitorCore: Sendable {
     private func receive(_ update: CLLocationUpdate) {
         state.withLock { state in
             let events = state.engine.update(
-                authorization: update.authorizationFlags, location: update.location, date: Date())
+                authorization: update.flags, location: update.location, date: Date())
             Self.deliver(events, &state)
         }
     }
@@ -290,20 +290,5 @@ final class MonitorCore: Sendable {
 extension String {
     fileprivate func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
-}
-
-extension CLLocationUpdate {
-    /// The authorization flags the update carries.
-    var authorizationFlags: AuthorizationFlags {
-        var flags = AuthorizationFlags()
-        flags.authorizationDenied = authorizationDenied
-        flags.authorizationDeniedGlobally = authorizationDeniedGlobally
-        flags.authorizationRestricted = authorizationRestricted
-        flags.authorizationRequestInProgress = authorizationRequestInProgress
-        flags.insufficientlyInUse = insufficientlyInUse
-        flags.serviceSessionRequired = serviceSessionRequired
-        flags.accuracyLimited = accuracyLimited
-        return flags
     }
 }

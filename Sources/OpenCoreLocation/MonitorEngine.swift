@@ -145,7 +145,4 @@ struct MonitorEngine: Sendable {
         }
         return events
     }
-
-    /// How many geographic conditions count against the limit.
-    var geographicCount: Int { entries.count { $0.circle != nil } }
 }

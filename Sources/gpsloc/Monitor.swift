@@ -1,4 +1,5 @@
 import ArgumentParser
+import GNSS
 import OpenCoreLocation
 
 struct Monitor: AsyncParsableCommand {
@@ -114,27 +115,11 @@ struct Monitor: AsyncParsableCommand {
     static func json(_ event: CLMonitor.Event) -> String {
         var fields = [
             "\"time\":\"\(AppOptions.timestamp(event.date))\"",
-            "\"identifier\":\(jsonString(event.identifier))",
+            "\"identifier\":\(JSONText.quoted(event.identifier))",
             "\"state\":\"\(event.state)\"",
         ]
         for (name, value) in flags(event) { fields.append("\"\(name)\":\(value)") }
         return "{" + fields.joined(separator: ",") + "}"
     }
 
-    /// A JSON string literal.
-    static func jsonString(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
 }
