@@ -113,18 +113,12 @@ struct WatchAuthCommandTests {
 
     @Test func aPendingRequestIsAnsweredWithAuthGrant() async throws {
         let store = Self.temporaryStore()
-        let process = Process()
-        process.executableURL = Runner.gpsloc
-        process.arguments = [
-            "watch", "--source", "file:\(log)?speed=30", "--app", app, "--store", store,
+        // Slow enough that the log is still playing when the grant comes, however loaded the
+        // machine; the program is stopped once it has shown a location.
+        let watch = try RunningProcess([
+            "watch", "--source", "file:\(log)?speed=5", "--app", app, "--store", store,
             "--manifest", try Self.manifest(), "--prompt", "pending",
-        ]
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        ])
         // Wait (bounded) for the request to be recorded in the store.
         var pending = false
         for _ in 0..<200 where !pending {
@@ -135,12 +129,11 @@ struct WatchAuthCommandTests {
         }
         #expect(pending)
         #expect(try Runner.run(["auth", "grant", app, "--store", store]).status == 0)
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let lines = text.split(separator: "\n")
+        await watch.waitForOutput { $0.contains("\n2026-03-14T08:") }
+        await watch.stop()
+        let lines = watch.output.split(separator: "\n")
         #expect(lines.first == "no location  [authorizationRequestInProgress]")
         #expect(lines.dropFirst().contains { $0.hasPrefix("2026-03-14T08:") })
-        let messages = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(messages.contains("gpsloc auth grant \(app)"))
+        #expect(watch.errors.contains("gpsloc auth grant \(app)"))
     }
 }

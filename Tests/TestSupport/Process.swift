@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The result of running a program.
 public struct ProcessResult: Sendable {
@@ -54,5 +55,90 @@ public enum Runner {
         return ProcessResult(
             status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
             standardError: String(decoding: errorData, as: UTF8.self))
+    }
+}
+
+/// A program left running while the test talks to it: what it prints is collected as it comes,
+/// on threads of its own, so the test can wait for a line and then stop it.
+public final class RunningProcess: Sendable {
+    private let process: Process
+    private final class Collected: Sendable {
+        let state = Mutex<(output: String, errors: String, ended: Int)>(("", "", 0))
+        func withLock<R>(_ body: (inout (output: String, errors: String, ended: Int)) -> R) -> R {
+            state.withLock { body(&$0) }
+        }
+    }
+    private let collected = Collected()
+
+    /// Starts `executable` (`gpsloc` unless named) with `arguments`.
+    public init(_ arguments: [String], executable: URL = Runner.gpsloc) throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        self.process = process
+        try process.run()
+        for (pipe, isOutput) in [(output, true), (error, false)] {
+            let handle = pipe.fileHandleForReading
+            Thread { [collected] in
+                while true {
+                    let data = handle.availableData
+                    let text = String(decoding: data, as: UTF8.self)
+                    collected.withLock {
+                        if data.isEmpty {
+                            $0.ended += 1
+                        } else if isOutput {
+                            $0.output += text
+                        } else {
+                            $0.errors += text
+                        }
+                    }
+                    if data.isEmpty { return }
+                }
+            }.start()
+        }
+    }
+
+    /// Standard output so far.
+    public var output: String { collected.withLock { $0.output } }
+    /// Standard error so far.
+    public var errors: String { collected.withLock { $0.errors } }
+    public var isRunning: Bool { process.isRunning }
+
+    /// Waits, up to `seconds`, until `condition` holds for the standard output so far; says
+    /// whether it did.
+    @discardableResult
+    public func waitForOutput(within seconds: Double = 30, _ condition: (String) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
+        while ContinuousClock.now < deadline {
+            if condition(output) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition(output)
+    }
+
+    /// Sends SIGTERM (unless it has ended) and waits, up to `seconds`, for the program to end and
+    /// its output to be read; returns its exit status.
+    @discardableResult
+    public func stop(within seconds: Double = 10) async -> Int32? {
+        if process.isRunning { process.terminate() }
+        return await wait(within: seconds)
+    }
+
+    /// Waits, up to `seconds`, for the program to end by itself and its output to be read.
+    public func wait(within seconds: Double = 30) async -> Int32? {
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
+        while ContinuousClock.now < deadline {
+            if !process.isRunning && collected.withLock({ $0.ended == 2 }) {
+                return process.terminationStatus
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        return nil
     }
 }
