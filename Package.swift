@@ -11,24 +11,31 @@ let package = Package(
         .executable(name: "gpsloc", targets: ["gpsloc"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         .target(name: "NMEA"),
         .target(name: "GNSS", dependencies: ["NMEA"]),
-        .target(name: "GNSSSources", dependencies: ["GNSS"]),
+        .target(
+            name: "GNSSSources", dependencies: ["GNSS", .product(name: "Logging", package: "swift-log")]),
         .target(name: "OpenCoreLocation", dependencies: ["GNSS"]),
         .executableTarget(
             name: "gpsloc",
             dependencies: [
                 "GNSS", "GNSSSources", "OpenCoreLocation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "TestSupport", dependencies: ["NMEA", "GNSS"], path: "Tests/TestSupport"),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "TestSupport"]),
         .testTarget(name: "GNSSTests", dependencies: ["GNSS", "TestSupport"]),
-        .testTarget(name: "GNSSSourcesTests", dependencies: ["GNSSSources", "TestSupport"]),
+        .testTarget(
+            name: "GNSSSourcesTests",
+            dependencies: [
+                "GNSSSources", "NMEA", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "OpenCoreLocationTests", dependencies: ["OpenCoreLocation", "TestSupport"]),
         .testTarget(name: "GPSLocTests", dependencies: ["gpsloc", "TestSupport"]),
     ],

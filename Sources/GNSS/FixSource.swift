@@ -15,4 +15,44 @@ public protocol FixSource: Sendable {
     /// A short human-readable name for messages, such as `file:drive.nmea`.
     var name: String { get }
     func run(_ deliver: @escaping @Sendable (Fix) async -> Void) async throws
+    /// As `run(_:)`, also calling `connected` with a short description (such as
+    /// `serial:/dev/ttyUSB0 at 9600 baud`) once the device or peer has been reached.
+    func run(
+        _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
+    ) async throws
+}
+
+extension FixSource {
+    /// Sources that have nothing to reach are connected as soon as they run.
+    public func run(
+        _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
+    ) async throws {
+        connected(name)
+        try await run(deliver)
+    }
+}
+
+/// What happened to a source, for whoever watches the receiver rather than its fixes: a status
+/// line, a log, a health check.
+public enum SourceEvent: Sendable, Hashable, CustomStringConvertible {
+    /// The device or peer was reached; the text says what (and at which rate, for a serial port).
+    case connected(String)
+    /// The device or peer went away or could not be reached; the text says why.
+    case disconnected(String)
+    /// The source will be opened again after this delay.
+    case reconnecting(after: Duration)
+    /// No fix has arrived for this long although the source is open.
+    case stale(Duration)
+    /// The source ended for good (a replayed log reached its end).
+    case ended
+
+    public var description: String {
+        switch self {
+        case .connected(let what): "connected: \(what)"
+        case .disconnected(let why): "disconnected: \(why)"
+        case .reconnecting(let delay): "reconnecting in \(delay)"
+        case .stale(let duration): "no fixes for \(duration)"
+        case .ended: "ended"
+        }
+    }
 }

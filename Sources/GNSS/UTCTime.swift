@@ -107,6 +107,38 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
     }
 
     public var description: String { iso8601 }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, the form gpsd and ``iso8601`` write; `nil` for
+    /// anything else.
+    public init?(iso8601 text: some StringProtocol) {
+        let utf8 = Array(text.utf8)
+        guard utf8.count >= 20, utf8[10] == UInt8(ascii: "T"), utf8.last == UInt8(ascii: "Z"),
+            utf8[13] == UInt8(ascii: ":"), utf8[16] == UInt8(ascii: ":")
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in utf8[range] {
+                guard (48...57).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            return value
+        }
+        guard let date = CivilDate(parsing: String(decoding: utf8[0..<10], as: UTF8.self)),
+            let hours = number(11..<13), let minutes = number(14..<16), let seconds = number(17..<19),
+            hours < 24, minutes < 60, seconds <= 60
+        else { return nil }
+        var nanoseconds: Int64 = 0
+        let fraction = utf8[19..<(utf8.count - 1)]
+        if !fraction.isEmpty {
+            guard fraction.first == UInt8(ascii: "."), fraction.count >= 2, fraction.count <= 10,
+                let digits = number((fraction.startIndex + 1)..<fraction.endIndex)
+            else { return nil }
+            nanoseconds = Int64(digits)
+            for _ in 0..<(10 - fraction.count) { nanoseconds *= 10 }
+        }
+        let ofDay = Int64((hours * 60 + minutes) * 60 + seconds) * 1_000_000_000 + nanoseconds
+        self.init(date: date, nanosecondsOfDay: ofDay)
+    }
 }
 
 func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {

@@ -2,13 +2,13 @@ import GNSS
 
 /// A source named by a URL-like string, the same in the API and on the command line:
 /// `file:PATH` (replay; `?speed=N` or `?speed=max`, default real time by the log's own times),
-/// `-` (standard input), `serial:/dev/ttyUSB0?baud=9600`, `gpsd://host:port`, `tcp://host:port`,
+/// `-` (standard input), `serial:/dev/ttyUSB0?baud=9600`, `gpsd://host:port[/device]`, `tcp://host:port`,
 /// `udp://:port`.
 public enum SourceAddress: Sendable, Hashable {
     case file(path: String, speed: ReplaySpeed)
     case standardInput(speed: ReplaySpeed)
     case serial(path: String, baud: Int?)
-    case gpsd(host: String, port: Int)
+    case gpsd(host: String, port: Int, device: String?)
     case tcp(host: String, port: Int)
     case udp(port: Int)
 
@@ -76,8 +76,14 @@ public enum SourceAddress: Sendable, Hashable {
             }
             self = .serial(path: String(path), baud: baud)
         } else if body.hasPrefix("gpsd://") {
-            let (host, port) = try hostPort(body.dropFirst(7), defaultPort: 2947)
-            self = .gpsd(host: host, port: port)
+            var rest = body.dropFirst(7)
+            var device: String?
+            if let slash = rest.firstIndex(of: "/") {
+                if rest[slash...].count > 1 { device = String(rest[slash...]) }
+                rest = rest[..<slash]
+            }
+            let (host, port) = try hostPort(rest, defaultPort: 2947)
+            self = .gpsd(host: host, port: port, device: device)
         } else if body.hasPrefix("tcp://") {
             let (host, port) = try hostPort(body.dropFirst(6), defaultPort: nil)
             self = .tcp(host: host, port: port)
@@ -99,13 +105,20 @@ public enum SourceAddress: Sendable, Hashable {
             return ReplaySource(path: path, speed: speed)
         case .standardInput(let speed):
             return ReplaySource(path: "-", speed: speed)
-        case .serial(let path, _), .gpsd(let path, _), .tcp(let path, _):
-            throw SourceError(
-                "\(path): live receivers are not supported by this build yet; replay a log with file:PATH")
+        case .serial(let path, let baud):
+            if let baud, SerialPort.speed(baud) == nil {
+                throw SourceError(
+                    "serial:\(path): \(baud) is not a standard rate; use one of "
+                        + SerialPort.detectionOrder.sorted().map(String.init).joined(separator: ", ")
+                        + ", or leave baud out to detect it")
+            }
+            return SerialSource(path: path, baud: baud)
+        case .tcp(let host, let port):
+            return TCPSource(host: host, port: port)
         case .udp(let port):
-            throw SourceError(
-                "udp port \(port): live receivers are not supported by this build yet; replay a log with file:PATH"
-            )
+            return UDPSource(port: port)
+        case .gpsd(let host, let port, let device):
+            return GPSDSource(host: host, port: port, device: device)
         }
     }
 }

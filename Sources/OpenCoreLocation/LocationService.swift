@@ -37,6 +37,7 @@ public final class LocationService: Sendable {
 
     private struct State {
         var handlers: [Int: @Sendable (Event) async -> Void] = [:]
+        var watchers: [Int: AsyncStream<SourceEvent>.Continuation] = [:]
         var nextID = 0
         var task: Task<Void, Never>?
         var generation = 0
@@ -65,6 +66,28 @@ public final class LocationService: Sendable {
     /// Whether the source is running now.
     public var isRunning: Bool { state.withLock { $0.task != nil } }
     public var subscriberCount: Int { state.withLock { $0.handlers.count } }
+
+    /// What happens to the source from now on: connections, disconnections with their reasons,
+    /// reconnection delays, stale stretches. Watching does not start the source; the stream ends
+    /// when the task iterating it is cancelled.
+    public func sourceEvents() -> AsyncStream<SourceEvent> {
+        let (stream, continuation) = AsyncStream<SourceEvent>.makeStream(
+            bufferingPolicy: .bufferingNewest(256))
+        let id = state.withLock { state in
+            state.nextID += 1
+            state.watchers[state.nextID] = continuation
+            return state.nextID
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.watchers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    private func report(_ event: SourceEvent) {
+        let watchers = state.withLock { Array($0.watchers.values) }
+        for watcher in watchers { watcher.yield(event) }
+    }
 
     /// Attaches a subscriber; starts the source for the first one.
     func subscribe(_ handler: @escaping @Sendable (Event) async -> Void) -> Int {
@@ -109,17 +132,29 @@ public final class LocationService: Sendable {
         let watchdog = Task { [self] in await self.watch(generation: generation) }
         defer { watchdog.cancel() }
         var backoff = Duration.seconds(1)
+        let delivered = Mutex(false)
         while !Task.isCancelled {
             state.withLock { $0.lastFix = clock.elapsed() }
+            delivered.withLock { $0 = false }
             do {
-                try await source.run { [self] fix in await self.broadcast(.fix(fix), generation: generation) }
+                try await source.run(
+                    { [self] fix in
+                        delivered.withLock { $0 = true }
+                        await self.broadcast(.fix(fix), generation: generation)
+                    },
+                    connected: { [self] in self.report(.connected($0)) })
                 if Task.isCancelled { return }
+                report(.ended)
                 await broadcast(.ended, generation: generation)
                 return
             } catch {
                 if Task.isCancelled || error is CancellationError { return }
+                // A source that worked before failing is retried soon, as if for the first time.
+                if delivered.withLock({ $0 }) { backoff = .seconds(1) }
                 let message = "\(source.name) failed: \(error); reopening in \(backoff)"
                 log(message)
+                report(.disconnected("\(error)"))
+                report(.reconnecting(after: backoff))
                 await broadcast(.unavailable(message), generation: generation)
                 do { try await clock.sleep(backoff) } catch { return }
                 backoff = min(backoff * 2, maximumBackoff)
@@ -144,6 +179,7 @@ public final class LocationService: Sendable {
                 return true
             }
             if stale {
+                report(.stale(staleAfter))
                 await broadcast(
                     .unavailable("no fixes from \(source.name) for \(staleAfter)"), generation: generation)
             }

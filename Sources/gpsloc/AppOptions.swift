@@ -1,12 +1,35 @@
 import ArgumentParser
+import Foundation
 import GNSS
 import GNSSSources
+import Logging
 import OpenCoreLocation
+
+/// The command's logging: to standard error, at the level named by `GPSLOC_LOG_LEVEL` (trace,
+/// debug, info, notice, warning, error or critical; info when unset).
+enum CommandLog {
+    private static let bootstrapped: Void = {
+        let name = ProcessInfo.processInfo.environment["GPSLOC_LOG_LEVEL"] ?? "info"
+        let level = Logger.Level(rawValue: name.lowercased()) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }()
+
+    /// Sets logging up; later calls do nothing.
+    static func bootstrap() { _ = bootstrapped }
+}
 
 /// The options that make `gpsloc` act as an app: where fixes come from, which app it is, its
 /// manifest, how it is asked for authorization and where the decisions are stored.
 struct AppOptions: ParsableArguments {
-    @Option(help: "Where fixes come from: file:PATH[?speed=N|max] or - (standard input).")
+    @Option(
+        help: """
+            Where fixes come from: file:PATH[?speed=N|max], - (standard input), \
+            serial:/dev/ttyUSB0[?baud=N], gpsd://[host[:port]][/device], tcp://host:port or udp://:port.
+            """)
     var source: String
 
     @Option(help: "The app's client identifier, e.g. com.example.tracker.")
@@ -31,6 +54,7 @@ struct AppOptions: ParsableArguments {
 
     /// The context of the app these options describe; errors are reported as `command`'s.
     func makeContext(command: String) throws -> LocationContext {
+        CommandLog.bootstrap()
         let address: SourceAddress
         do { address = try SourceAddress(parsing: source) } catch {
             throw ValidationError("--source \(error)")
@@ -61,11 +85,20 @@ struct AppOptions: ParsableArguments {
         }
         let prompter: any Prompter =
             useTerminal ? TerminalPrompter() : PendingPrompter(store: store, log: log)
+        let service = LocationService(source: fixSource, clock: ContinuousClock(), log: log)
+        // Failures are logged by the service itself; say when the receiver is reached.
+        let events = service.sourceEvents()
+        Task {
+            for await event in events {
+                if case .connected(let what) = event, fixSource.origin == .receiver {
+                    log("connected to \(what)")
+                }
+            }
+        }
         return LocationContext(
             .init(
                 client: app, manifest: appManifest, store: store, prompter: prompter,
-                activity: .terminalForeground(),
-                service: LocationService(source: fixSource, clock: ContinuousClock(), log: log), log: log))
+                activity: .terminalForeground(), service: service, log: log))
     }
 
     /// A date as printed by `watch` and `monitor`: ISO 8601 in UTC.

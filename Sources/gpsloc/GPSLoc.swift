@@ -8,7 +8,7 @@ struct GPSLoc: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gpsloc",
         abstract: "Location from GPS receivers and NMEA logs.",
-        subcommands: [Decode.self, Simulate.self, Watch.self, Monitor.self, Auth.self]
+        subcommands: [Decode.self, Simulate.self, Watch.self, Monitor.self, Auth.self, Devices.self]
     )
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GNSS
 
 /// Where test data lives.
 public enum Fixtures {
@@ -41,4 +42,27 @@ public enum Fixtures {
             .filter { FileManager.default.fileExists(atPath: $0.path + ".chk") }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
+}
+
+/// The first `epochs` epochs of the 1 Hz drive, RMC and GGA only (small enough to pace at 4800
+/// baud), and the fixes `gpsloc decode` makes of them.
+public func driveSample(epochs: Int, allSentences: Bool = false) throws -> (bytes: [UInt8], fixes: [Fix]) {
+    let text = String(decoding: try Fixtures.bytes("drive-1hz.nmea"), as: UTF8.self)
+    var lines: [Substring] = []
+    var seen = 0
+    for line in text.split(whereSeparator: \.isNewline) where !line.hasPrefix("#") {
+        if line.dropFirst(3).hasPrefix("RMC") {
+            seen += 1
+            if seen > epochs { break }
+        }
+        if allSentences || line.dropFirst(3).hasPrefix("RMC") || line.dropFirst(3).hasPrefix("GGA") {
+            lines.append(line)
+        }
+    }
+    let bytes = Array((lines.joined(separator: "\r\n") + "\r\n").utf8)
+    var decoder = FixDecoder()
+    var fixes: [Fix] = []
+    decoder.decode(bytes) { fixes.append($0) }
+    decoder.finish { fixes.append($0) }
+    return (bytes, fixes)
 }

@@ -1,0 +1,252 @@
+import Foundation
+import GNSS
+import Logging
+import NMEA
+
+/// Turns gpsd's JSON reports into fixes: one ``Fix`` per `TPV`, carrying the satellites and
+/// dilutions of the latest `SKY` and the latest `GST` statistics of the same device.
+///
+/// ```
+/// {"class":"TPV","device":"/dev/ttyUSB0","mode":3,"time":"2026-03-01T08:00:01.000Z","lat":52.37,…}
+/// ```
+///
+/// Bytes arrive in chunks of any size; reports are lines. A line that is not JSON, or longer than
+/// ``maximumLineLength``, is counted and skipped. `VERSION`, `DEVICES` and `ERROR` reports are
+/// passed to `notice` as text for the log.
+public struct GPSDDecoder: Sendable {
+    /// Counts of what was read.
+    public struct Statistics: Sendable, Hashable {
+        public var reports = 0
+        public var fixes = 0
+        /// Lines that were not a JSON object with a `class`.
+        public var unparsable = 0
+        /// Lines dropped for being longer than ``GPSDDecoder/maximumLineLength``.
+        public var overlong = 0
+        public var errors = 0
+    }
+
+    /// gpsd's longest reports (SKY with many signals) are a few kilobytes.
+    public static let maximumLineLength = 1 << 16
+
+    /// Only reports from this device count, when given.
+    public var device: String?
+    public private(set) var statistics = Statistics()
+    private var line: [UInt8] = []
+    private var discarding = false
+    private var sky: (satellites: [Satellite], dop: DOP, used: Int?) = ([], DOP(), nil)
+    private var noise: (time: UTCTimestamp?, value: NoiseStatistics)?
+
+    public init(device: String? = nil) {
+        self.device = device
+    }
+
+    /// Feeds a chunk; `emit` gets each completed fix, `notice` each message worth logging.
+    public mutating func decode(
+        _ chunk: UnsafeRawBufferPointer, notice: (String) -> Void = { _ in }, _ emit: (Fix) -> Void
+    ) {
+        for byte in chunk {
+            if byte == 10 || byte == 13 {
+                if !discarding && !line.isEmpty { report(line, notice: notice, emit) }
+                line.removeAll(keepingCapacity: true)
+                discarding = false
+            } else if !discarding {
+                if line.count >= Self.maximumLineLength {
+                    statistics.overlong += 1
+                    discarding = true
+                    line.removeAll(keepingCapacity: true)
+                } else {
+                    line.append(byte)
+                }
+            }
+        }
+    }
+
+    private mutating func report(_ bytes: [UInt8], notice: (String) -> Void, _ emit: (Fix) -> Void) {
+        guard
+            let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+            let kind = object["class"] as? String
+        else {
+            statistics.unparsable += 1
+            return
+        }
+        statistics.reports += 1
+        if let device, let from = object["device"] as? String, from != device { return }
+        switch kind {
+        case "TPV":
+            var fix = Self.fix(object)
+            fix.satellites = sky.satellites
+            fix.dop = sky.dop
+            fix.satellitesUsed = sky.used
+            if let noise, noise.time == nil || noise.time == fix.time { fix.noise = noise.value }
+            statistics.fixes += 1
+            emit(fix)
+        case "SKY":
+            // gpsd sends a SKY without satellites to update only the dilutions.
+            if let list = object["satellites"] as? [[String: Any]] {
+                sky.satellites = list.compactMap(Self.satellite)
+                sky.used = object["uSat"] as? Int ?? sky.satellites.count { $0.used }
+            }
+            sky.dop = DOP(
+                pdop: object["pdop"] as? Double, hdop: object["hdop"] as? Double,
+                vdop: object["vdop"] as? Double, tdop: object["tdop"] as? Double,
+                gdop: object["gdop"] as? Double, xdop: object["xdop"] as? Double,
+                ydop: object["ydop"] as? Double)
+        case "GST":
+            var value = NoiseStatistics()
+            value.rms = object["rms"] as? Double
+            value.semiMajor = object["major"] as? Double
+            value.semiMinor = object["minor"] as? Double
+            value.orientation = object["orient"] as? Double
+            value.latitude = object["lat"] as? Double
+            value.longitude = object["lon"] as? Double
+            value.altitude = object["alt"] as? Double
+            noise = ((object["time"] as? String).flatMap { UTCTimestamp(iso8601: $0) }, value)
+        case "VERSION":
+            notice(
+                "gpsd \(object["release"] as? String ?? "?") (protocol \(object["proto_major"] ?? "?").\(object["proto_minor"] ?? "?"))"
+            )
+        case "DEVICES":
+            let paths = (object["devices"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+            notice(paths.isEmpty ? "gpsd has no receiver yet" : "gpsd reads " + paths.joined(separator: ", "))
+        case "ERROR":
+            statistics.errors += 1
+            notice("gpsd says: \(object["message"] as? String ?? "an unspecified error")")
+        default:
+            break
+        }
+    }
+
+    /// A fix from a TPV report: gpsd's units are already degrees, metres and metres per second.
+    static func fix(_ tpv: [String: Any]) -> Fix {
+        var fix = Fix()
+        fix.time = (tpv["time"] as? String).flatMap { UTCTimestamp(iso8601: $0) }
+        if let time = fix.time {
+            let ofDay = time.nanosecondsOfDay
+            fix.timeOfDay = NMEATime(
+                hour: UInt8(ofDay / 3_600_000_000_000), minute: UInt8(ofDay / 60_000_000_000 % 60),
+                second: UInt8(ofDay / 1_000_000_000 % 60), nanoseconds: UInt32(ofDay % 1_000_000_000),
+                fractionDigits: 3)
+        }
+        fix.mode = FixMode(rawValue: tpv["mode"] as? Int ?? 0) ?? .notSeen
+        if let status = tpv["status"] as? Int {
+            fix.status = FixStatus(rawValue: status) ?? .unknown
+        } else if fix.mode >= .twoDimensional {
+            // gpsd leaves out the status of a plain GPS fix.
+            fix.status = .gps
+        }
+        fix.latitude = tpv["lat"] as? Double
+        fix.longitude = tpv["lon"] as? Double
+        fix.altitudeMSL = tpv["altMSL"] as? Double ?? tpv["alt"] as? Double
+        fix.altitudeHAE = tpv["altHAE"] as? Double
+        fix.geoidSeparation = tpv["geoidSep"] as? Double
+        fix.speed = tpv["speed"] as? Double
+        fix.course = tpv["track"] as? Double
+        fix.magneticVariation = tpv["magvar"] as? Double
+        fix.climb = tpv["climb"] as? Double
+        fix.errors.horizontal = tpv["eph"] as? Double
+        fix.errors.vertical = tpv["epv"] as? Double
+        fix.errors.longitude = tpv["epx"] as? Double
+        fix.errors.latitude = tpv["epy"] as? Double
+        fix.errors.spherical = tpv["sep"] as? Double
+        fix.errors.speed = tpv["eps"] as? Double
+        fix.errors.climb = tpv["epc"] as? Double
+        fix.errors.time = tpv["ept"] as? Double
+        fix.dgpsAge = tpv["dgpsAge"] as? Double
+        fix.dgpsStation = tpv["dgpsSta"] as? Int
+        fix.sentenceCount = 1
+        return fix
+    }
+
+    /// A satellite from a SKY report; gpsd's `gnssid` numbers are u-blox's.
+    static func satellite(_ entry: [String: Any]) -> Satellite? {
+        guard let prn = entry["PRN"] as? Int else { return nil }
+        let constellation: Constellation? =
+            switch entry["gnssid"] as? Int {
+            case 0: .gps
+            case 1: .sbas
+            case 2: .galileo
+            case 3: .beidou
+            case 5: .qzss
+            case 6: .glonass
+            case 7: .navic
+            default: nil
+            }
+        return Satellite(
+            constellation: constellation, svid: entry["svid"] as? Int ?? prn, nmeaID: prn,
+            signal: entry["sigid"] as? Int, elevation: entry["el"] as? Double,
+            azimuth: entry["az"] as? Double,
+            snr: entry["ss"] as? Double, used: entry["used"] as? Bool ?? false)
+    }
+}
+
+/// Fixes from a gpsd daemon over its JSON protocol: `gpsd://host:port[/device]` (default
+/// `localhost:2947`, every device).
+///
+/// Each run connects, asks for reports with `?WATCH={"enable":true,"json":true}` (naming the
+/// device when one was given) and reads until gpsd closes the connection, as it does when it
+/// stops or restarts; that is reported by throwing ``DisconnectError``, and the location service
+/// reconnects with backoff.
+public struct GPSDSource: FixSource {
+    public let host: String
+    public let port: Int
+    public let device: String?
+    public let connectTimeout: Duration
+    private let logger: Logger
+    public var origin: FixOrigin { .receiver }
+    public var name: String { "gpsd://\(host):\(port)\(device ?? "")" }
+
+    public init(
+        host: String = "localhost", port: Int = 2947, device: String? = nil,
+        connectTimeout: Duration = .seconds(5), logger: Logger = Logger(label: "OpenCoreLocation.gpsd")
+    ) {
+        self.host = host
+        self.port = port
+        self.device = device
+        self.connectTimeout = connectTimeout
+        self.logger = logger
+    }
+
+    /// The watch request sent after connecting.
+    var watchCommand: String {
+        var request = #"?WATCH={"enable":true,"json":true"#
+        if let device { request += #","device":"# + JSONText.quoted(device) }
+        return request + "};\n"
+    }
+
+    public func run(_ deliver: @escaping @Sendable (Fix) async -> Void) async throws {
+        try await run(deliver, connected: { _ in })
+    }
+
+    public func run(
+        _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
+    ) async throws {
+        let fd = try await Socket.connect(host: host, port: port, timeout: connectTimeout, name: name)
+        let reader = try DescriptorReader(descriptor: fd, name: name)
+        try reader.write(Array(watchCommand.utf8))
+        logger.debug("\(name): connected")
+        connected(name)
+        let decoder = GPSDStreamDecoder(device: device, logger: logger, name: name)
+        try await reader.run({ decoder.decode($0) }, deliver: deliver)
+    }
+}
+
+/// A ``GPSDDecoder`` owned by one reading thread.
+final class GPSDStreamDecoder: @unchecked Sendable {
+    // Only the reading thread touches it, one chunk at a time.
+    private var decoder: GPSDDecoder
+    private var fixes: [Fix] = []
+    private let logger: Logger
+    private let name: String
+
+    init(device: String?, logger: Logger, name: String) {
+        decoder = GPSDDecoder(device: device)
+        self.logger = logger
+        self.name = name
+    }
+
+    func decode(_ chunk: UnsafeRawBufferPointer) -> [Fix] {
+        fixes.removeAll(keepingCapacity: true)
+        decoder.decode(chunk, notice: { logger.info("\(name): \($0)") }) { fixes.append($0) }
+        return fixes
+    }
+}

@@ -1,0 +1,150 @@
+import GNSS
+import Logging
+
+/// NMEA from a TCP server, such as a marine multiplexer or a receiver's network port:
+/// `tcp://host:port`. Each run connects (giving up after ``connectTimeout``) and reads until the
+/// server closes the connection or it fails, which is reported by throwing ``DisconnectError``;
+/// the location service then reconnects with backoff.
+public struct TCPSource: FixSource {
+    public let host: String
+    public let port: Int
+    public let connectTimeout: Duration
+    private let logger: Logger
+    public var origin: FixOrigin { .receiver }
+    public var name: String { "tcp://\(host):\(port)" }
+
+    public init(
+        host: String, port: Int, connectTimeout: Duration = .seconds(5),
+        logger: Logger = Logger(label: "OpenCoreLocation.tcp")
+    ) {
+        self.host = host
+        self.port = port
+        self.connectTimeout = connectTimeout
+        self.logger = logger
+    }
+
+    public func run(_ deliver: @escaping @Sendable (Fix) async -> Void) async throws {
+        try await run(deliver, connected: { _ in })
+    }
+
+    public func run(
+        _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
+    ) async throws {
+        let fd = try await Socket.connect(host: host, port: port, timeout: connectTimeout, name: name)
+        let reader = try DescriptorReader(descriptor: fd, name: name)
+        logger.debug("\(name): connected")
+        connected(name)
+        let decoder = StreamDecoder()
+        try await reader.run({ decoder.decode($0) }, deliver: deliver)
+    }
+}
+
+/// NMEA broadcast over UDP, one or more sentences per datagram: `udp://:port` listens on every
+/// interface.
+public struct UDPSource: FixSource {
+    public let port: Int
+    private let logger: Logger
+    public var origin: FixOrigin { .receiver }
+    public var name: String { "udp://:\(port)" }
+
+    public init(port: Int, logger: Logger = Logger(label: "OpenCoreLocation.udp")) {
+        self.port = port
+        self.logger = logger
+    }
+
+    public func run(_ deliver: @escaping @Sendable (Fix) async -> Void) async throws {
+        try await run(deliver, connected: { _ in })
+    }
+
+    public func run(
+        _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
+    ) async throws {
+        let fd = try Socket.listenUDP(port: port, name: name)
+        let reader = try DescriptorReader(descriptor: fd, name: name, datagrams: true)
+        logger.debug("\(name): listening")
+        connected("\(name) listening")
+        let decoder = StreamDecoder()
+        try await reader.run({ decoder.decode($0) }, deliver: deliver)
+    }
+}
+
+/// Sockets, with errors that say what to check.
+enum Socket {
+    /// A connected TCP socket to `host:port`, trying every address the name resolves to.
+    static func connect(host: String, port: Int, timeout: Duration, name: String)
+        async throws(DisconnectError)
+        -> Int32
+    {
+        let milliseconds = Int32(timeout.components.seconds * 1000)
+        return try await blocking { () throws(DisconnectError) -> Int32 in
+            var hints = addrinfo()
+            hints.ai_family = AF_UNSPEC
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            var list: UnsafeMutablePointer<addrinfo>?
+            let status = getaddrinfo(host, String(port), &hints, &list)
+            guard status == 0, let first = list else {
+                throw DisconnectError(
+                    "\(name): cannot resolve \(host) (\(String(cString: gai_strerror(status)))); check the host name"
+                )
+            }
+            defer { freeaddrinfo(list) }
+            var lastError = "no address"
+            var entry: UnsafeMutablePointer<addrinfo>? = first
+            while let info = entry {
+                entry = info.pointee.ai_next
+                let fd = socket(
+                    info.pointee.ai_family,
+                    Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+                        | Int32(SOCK_NONBLOCK.rawValue), 0)
+                guard fd >= 0 else {
+                    lastError = errnoDescription(errno)
+                    continue
+                }
+                if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return fd }
+                guard errno == EINPROGRESS else {
+                    lastError = errnoDescription(errno)
+                    close(fd)
+                    continue
+                }
+                var pending = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                let ready = poll(&pending, 1, milliseconds)
+                var code: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                if ready > 0, getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length) == 0, code == 0 {
+                    return fd
+                }
+                lastError = ready == 0 ? "timed out" : errnoDescription(code != 0 ? code : errno)
+                close(fd)
+            }
+            throw DisconnectError("\(name): cannot connect (\(lastError)); is the server running?")
+        }
+    }
+
+    /// A UDP socket bound to `port` on every interface.
+    static func listenUDP(port: Int, name: String) throws(DisconnectError) -> Int32 {
+        let fd = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else {
+            throw DisconnectError("\(name): cannot create a socket (\(errnoDescription(errno)))")
+        }
+        var no: Int32 = 0
+        var yes: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &no, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_port = in_port_t(UInt16(port).bigEndian)
+        address.sin6_addr = in6addr_any
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+            }
+        }
+        guard bound == 0 else {
+            let code = errno
+            close(fd)
+            let hint = code == EADDRINUSE ? "; another program listens there" : ""
+            throw DisconnectError("\(name): cannot listen on port \(port) (\(errnoDescription(code)))\(hint)")
+        }
+        return fd
+    }
+}

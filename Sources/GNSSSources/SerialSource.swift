@@ -1,0 +1,285 @@
+import Foundation
+import GNSS
+import Logging
+import NMEA
+import Synchronization
+
+/// A serial port opened for a GPS receiver: raw mode, 8N1, no flow control unless asked, and
+/// exclusive (`TIOCEXCL` and an advisory lock), so two programs never share one receiver.
+enum SerialPort {
+    /// The standard rates, most common for GPS receivers first.
+    static let detectionOrder = [4800, 9600, 38400, 115200, 57600, 19200, 230400, 460800, 921600]
+
+    static func speed(_ baud: Int) -> speed_t? {
+        switch baud {
+        case 4800: speed_t(B4800)
+        case 9600: speed_t(B9600)
+        case 19200: speed_t(B19200)
+        case 38400: speed_t(B38400)
+        case 57600: speed_t(B57600)
+        case 115200: speed_t(B115200)
+        case 230400: speed_t(B230400)
+        case 460800: speed_t(B460800)
+        case 921600: speed_t(B921600)
+        default: nil
+        }
+    }
+
+    /// Opens `path` exclusively; the message says what to do about a failure.
+    static func open(_ path: String) throws(DisconnectError) -> Int32 {
+        let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            var hint = ""
+            switch code {
+            case ENOENT, ENODEV, ENXIO: hint = "; is the receiver plugged in?"
+            case EACCES, EPERM: hint = "; add the user to the group that owns it (often dialout)"
+            case EBUSY: hint = "; another program has it open"
+            default: break
+            }
+            throw DisconnectError("serial:\(path): cannot open (\(errnoDescription(code)))\(hint)")
+        }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            close(fd)
+            throw DisconnectError("serial:\(path): another program has this receiver open")
+        }
+        _ = ioctl(fd, UInt(TIOCEXCL))
+        return fd
+    }
+
+    /// Sets raw 8N1 at `baud` and drops whatever was received before.
+    static func configure(_ fd: Int32, path: String, baud: Int, flowControl: Bool) throws(DisconnectError) {
+        guard let rate = speed(baud) else {
+            throw DisconnectError(
+                "serial:\(path): \(baud) is not a standard rate; use one of "
+                    + detectionOrder.sorted().map(String.init).joined(separator: ", "))
+        }
+        var settings = termios()
+        guard tcgetattr(fd, &settings) == 0 else {
+            throw DisconnectError("serial:\(path): not a serial port (\(errnoDescription(errno)))")
+        }
+        cfmakeraw(&settings)
+        settings.c_cflag |= tcflag_t(CLOCAL | CREAD)
+        settings.c_cflag &= ~tcflag_t(CSTOPB | PARENB | CSIZE)
+        settings.c_cflag |= tcflag_t(CS8)
+        if flowControl {
+            settings.c_cflag |= tcflag_t(CRTSCTS)
+        } else {
+            settings.c_cflag &= ~tcflag_t(CRTSCTS)
+        }
+        settings.c_iflag &= ~tcflag_t(IXON | IXOFF | IXANY)
+        cfsetispeed(&settings, rate)
+        cfsetospeed(&settings, rate)
+        guard tcsetattr(fd, TCSANOW, &settings) == 0 else {
+            throw DisconnectError("serial:\(path): cannot set \(baud) baud (\(errnoDescription(errno)))")
+        }
+        tcflush(fd, TCIFLUSH)
+    }
+}
+
+/// Decides from a sample of bytes whether a port is set to the receiver's rate: at the right
+/// rate NMEA arrives as checksummed sentences; at a wrong one it is noise.
+public struct BaudProbe: Sendable {
+    public enum Verdict: Sendable, Hashable {
+        case nmea, noise, undecided
+    }
+
+    private var framer = NMEAFramer()
+    public private(set) var sentences = 0
+    public private(set) var bytes = 0
+
+    public init() {}
+
+    public mutating func feed(_ chunk: UnsafeRawBufferPointer) {
+        bytes += chunk.count
+        var found = 0
+        framer.append(chunk) { _ in found += 1 }
+        sentences += found
+    }
+
+    public var verdict: Verdict {
+        let rejected = framer.statistics.rejected
+        if sentences >= 2 && sentences > rejected { return .nmea }
+        if bytes >= 1024 && sentences == 0 { return .noise }
+        return .undecided
+    }
+}
+
+/// A GPS receiver on a serial port: `serial:/dev/ttyUSB0?baud=9600`.
+///
+/// Each run opens the port exclusively, finds the rate when none was given (trying the standard
+/// rates until checksummed sentences arrive, the last rate found first on a reopen), and reads
+/// until the device goes away (unplugged: EIO, ENXIO or hang-up), which it reports by throwing
+/// ``DisconnectError``; the location service then reopens it with backoff.
+public final class SerialSource: FixSource {
+    public let path: String
+    public let baud: Int?
+    public let flowControl: Bool
+    /// How long to listen at each rate while detecting it.
+    public let probeTime: Duration
+    public var origin: FixOrigin { .receiver }
+    public var name: String { "serial:\(path)" }
+
+    private let current = Mutex<DescriptorReader?>(nil)
+    private let detected = Mutex<Int?>(nil)
+    private let logger: Logger
+
+    public init(
+        path: String, baud: Int? = nil, flowControl: Bool = false, probeTime: Duration = .milliseconds(2500),
+        logger: Logger = Logger(label: "OpenCoreLocation.serial")
+    ) {
+        self.path = path
+        self.baud = baud
+        self.flowControl = flowControl
+        self.probeTime = probeTime
+        self.logger = logger
+    }
+
+    /// The rate in use, given or detected.
+    public var rate: Int? { baud ?? detected.withLock { $0 } }
+
+    /// Sends bytes to the receiver, such as a configuration sentence.
+    public func send(_ bytes: [UInt8]) throws(DisconnectError) {
+        guard let reader = current.withLock({ $0 }) else {
+            throw DisconnectError("\(name): not open; the receiver is not connected")
+        }
+        try reader.write(bytes)
+    }
+
+    public func run(_ deliver: @escaping @Sendable (Fix) async -> Void) async throws {
+        try await run(deliver, connected: { _ in })
+    }
+
+    public func run(
+        _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
+    ) async throws {
+        let path = path
+        let fd = try SerialPort.open(path)
+        let rate: Int
+        do {
+            if let baud {
+                rate = baud
+            } else {
+                rate = try await detectRate(fd)
+            }
+            try SerialPort.configure(fd, path: path, baud: rate, flowControl: flowControl)
+        } catch {
+            close(fd)
+            throw error
+        }
+        let reader = try DescriptorReader(descriptor: fd, name: name)
+        current.withLock { $0 = reader }
+        defer { current.withLock { if $0 === reader { $0 = nil } } }
+        logger.debug("\(name): open at \(rate) baud")
+        connected("\(name) at \(rate) baud")
+        let decoder = StreamDecoder()
+        try await reader.run({ decoder.decode($0) }, deliver: deliver)
+    }
+
+    /// Tries the standard rates (the last one found first) until one gives NMEA.
+    private func detectRate(_ fd: Int32) async throws -> Int {
+        var order = SerialPort.detectionOrder
+        if let last = detected.withLock({ $0 }) {
+            order.removeAll { $0 == last }
+            order.insert(last, at: 0)
+        }
+        let found = try await Self.findRate(
+            fd, path: path, flowControl: flowControl, order: order, probeTime: probeTime)
+        detected.withLock { $0 = found }
+        logger.notice("serial:\(path): found NMEA at \(found) baud")
+        return found
+    }
+
+    /// Listens at each rate of `order` for up to `probeTime` until one gives checksummed NMEA.
+    static func findRate(_ fd: Int32, path: String, flowControl: Bool, order: [Int], probeTime: Duration)
+        async throws -> Int
+    {
+        let cancelled = Atomic<Bool>(false)
+        let found: Int? = try await withTaskCancellationHandler {
+            try await blocking { () throws(DisconnectError) -> Int? in
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                for rate in order {
+                    try SerialPort.configure(fd, path: path, baud: rate, flowControl: flowControl)
+                    var probe = BaudProbe()
+                    let deadline = ContinuousClock.now.advanced(by: probeTime)
+                    while ContinuousClock.now < deadline && probe.verdict == .undecided {
+                        if cancelled.load(ordering: .relaxed) { return nil }
+                        var pending = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                        guard poll(&pending, 1, 100) > 0 else { continue }
+                        if Int32(pending.revents) & Int32(POLLIN) == 0 {
+                            throw DisconnectError("serial:\(path): disconnected while finding its rate")
+                        }
+                        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                        if count > 0 {
+                            buffer.withUnsafeBytes {
+                                probe.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count]))
+                            }
+                        } else if count == 0 || (errno != EAGAIN && errno != EINTR) {
+                            throw DisconnectError("serial:\(path): disconnected while finding its rate")
+                        }
+                    }
+                    if probe.verdict == .nmea { return rate }
+                }
+                return nil
+            }
+        } onCancel: {
+            cancelled.store(true, ordering: .relaxed)
+        }
+        try Task.checkCancellation()
+        guard let found else {
+            throw DisconnectError(
+                "serial:\(path): no NMEA at any standard rate; the receiver may send binary only "
+                    + "(UBX, SiRF) or be silent: give the rate with ?baud=N")
+        }
+        return found
+    }
+
+    /// Opens `path` exclusively, finds the rate at which it speaks NMEA, and closes it again.
+    /// Throws ``DisconnectError`` saying why when the device cannot be opened or sends no NMEA.
+    public static func probe(path: String, probeTime: Duration = .milliseconds(1500)) async throws -> Int {
+        let fd = try SerialPort.open(path)
+        defer { close(fd) }
+        return try await findRate(
+            fd, path: path, flowControl: false, order: SerialPort.detectionOrder, probeTime: probeTime)
+    }
+
+    /// The devices a GPS receiver is usually found on: `/dev/ttyUSB*`, `/dev/ttyACM*` and the
+    /// stable `/dev/serial/by-id/*` links to them, links first and each device once.
+    public static func candidateDevices(in root: String = "/dev") -> [String] {
+        let files = FileManager.default
+        var result: [String] = []
+        var seen: Set<String> = []
+        let byID = root + "/serial/by-id"
+        for name in ((try? files.contentsOfDirectory(atPath: byID)) ?? []).sorted() {
+            let link = byID + "/" + name
+            let target = (link as NSString).resolvingSymlinksInPath
+            if seen.insert(target).inserted { result.append(link) }
+        }
+        let names = ((try? files.contentsOfDirectory(atPath: root)) ?? []).filter {
+            $0.hasPrefix("ttyUSB") || $0.hasPrefix("ttyACM")
+        }
+        for name in names.sorted(by: { $0.localizedStandardCompare($1) == .orderedAscending }) {
+            let path = root + "/" + name
+            if seen.insert(path).inserted { result.append(path) }
+        }
+        return result
+    }
+}
+
+/// Runs blocking work on a thread of its own and awaits its result.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () throws(DisconnectError) -> T)
+    async throws(DisconnectError)
+    -> T
+{
+    let result: Result<T, DisconnectError> = await withCheckedContinuation { continuation in
+        let thread = Thread {
+            do throws(DisconnectError) {
+                continuation.resume(returning: .success(try body()))
+            } catch {
+                continuation.resume(returning: .failure(error))
+            }
+        }
+        thread.start()
+    }
+    return try result.get()
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A pseudo-terminal pair: the test writes to the master as a receiver would; the code under
+/// test opens the slave path as a serial port. Closing the master is unplugging the receiver.
+public final class PseudoTerminal: @unchecked Sendable {
+    public private(set) var master: Int32
+    public let slavePath: String
+
+    public init() throws {
+        // posix_openpt, unlockpt and ptsname, as Linux implements them. The requests are
+        // _IOW('T', 0x31, int) and _IOR('T', 0x30, unsigned int), which Swift cannot import.
+        let TIOCSPTLCK: UInt = 0x4004_5431
+        let TIOCGPTN: UInt = 0x8004_5430
+        let fd = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        guard fd >= 0, ioctl(fd, TIOCSPTLCK, &unlock) == 0, ioctl(fd, TIOCGPTN, &number) == 0
+        else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+        master = fd
+        slavePath = "/dev/pts/\(number)"
+        // A UART does not echo: make the line raw before anyone writes, as a receiver's port is.
+        let slave = open(slavePath, O_RDWR | O_NOCTTY | O_CLOEXEC)
+        if slave >= 0 {
+            var settings = termios()
+            tcgetattr(slave, &settings)
+            cfmakeraw(&settings)
+            tcsetattr(slave, TCSANOW, &settings)
+            Glibc.close(slave)
+        }
+    }
+
+    /// Writes `bytes` paced as a UART at `baud` (10 bits per byte) on a thread of its own, so
+    /// that the waiting between slices holds none of the threads Swift's concurrency runs on.
+    public func send(_ bytes: [UInt8], baud: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let thread = Thread { [self] in
+                write(bytes, baud: baud)
+                continuation.resume()
+            }
+            thread.start()
+        }
+    }
+
+    /// Writes `bytes`, paced as a UART at `baud` (10 bits per byte) in 10 ms slices when given.
+    public func write(_ bytes: [UInt8], baud: Int? = nil) {
+        guard let baud else {
+            writeAll(bytes[...])
+            return
+        }
+        let perSlice = max(1, baud / 10 / 100)
+        var index = 0
+        let start = ContinuousClock.now
+        var slice = 0
+        while index < bytes.count {
+            let end = min(bytes.count, index + perSlice)
+            writeAll(bytes[index..<end])
+            index = end
+            slice += 1
+            sleep(until: start.advanced(by: .milliseconds(10 * slice)))
+        }
+    }
+
+    private func sleep(until due: ContinuousClock.Instant) {
+        let now = ContinuousClock.now
+        guard due > now else { return }
+        let wait = due - now
+        usleep(UInt32(wait.components.seconds * 1_000_000 + wait.components.attoseconds / 1_000_000_000_000))
+    }
+
+    /// Writes as a UART does: never blocking for long. When nobody reads the slave side for a
+    /// while (the port is closed), what does not fit is lost, as it would be on the wire.
+    private func writeAll(_ bytes: ArraySlice<UInt8>) {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex && master >= 0 {
+            let count = bytes[offset...].withUnsafeBytes { Glibc.write(master, $0.baseAddress, $0.count) }
+            if count > 0 {
+                offset += count
+            } else if errno == EAGAIN {
+                var pending = pollfd(fd: master, events: Int16(POLLOUT), revents: 0)
+                if poll(&pending, 1, 200) <= 0 { return }
+            } else if errno != EINTR {
+                return
+            }
+        }
+    }
+
+    /// What the code under test wrote to the port, up to the first line end or `timeout`.
+    public func readLine(timeout milliseconds: Int32 = 5000) -> String {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while master >= 0 && line.last != 10 {
+            var pending = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            guard poll(&pending, 1, milliseconds) > 0, Glibc.read(master, &byte, 1) == 1 else { break }
+            line.append(byte)
+        }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// The rate the port is set to by whoever opened the slave side, in bits per second; `nil`
+    /// when it is not a standard rate. A UART at another rate than the receiver's reads noise.
+    public var portRate: Int? {
+        var settings = termios()
+        guard master >= 0, tcgetattr(master, &settings) == 0 else { return nil }
+        let rates: [(speed_t, Int)] = [
+            (speed_t(B4800), 4800), (speed_t(B9600), 9600), (speed_t(B19200), 19200),
+            (speed_t(B38400), 38400), (speed_t(B57600), 57600), (speed_t(B115200), 115200),
+            (speed_t(B230400), 230400), (speed_t(B460800), 460800), (speed_t(B921600), 921600),
+        ]
+        let speed = cfgetispeed(&settings)
+        return rates.first { $0.0 == speed }?.1
+    }
+
+    /// Plays a receiver that repeats `bytes` at `baud` until stopped, on a thread of its own:
+    /// while the port is set to another rate it sends noise, as a real UART mismatch reads.
+    public func transmitContinuously(_ bytes: [UInt8], baud: Int) -> Transmitter {
+        let transmitter = Transmitter()
+        let thread = Thread { [self] in
+            var generator = SystemRandomNumberGenerator()
+            // 10 ms of line time per slice; the port's rate is checked for every slice, so that
+            // bytes in flight when the rate changes arrive garbled, as on a real line.
+            let perSlice = max(1, baud / 10 / 100)
+            let start = ContinuousClock.now
+            var slice = 0
+            var index = 0
+            while !transmitter.stopped.load(ordering: .relaxed) && master >= 0 {
+                let end = min(bytes.count, index + perSlice)
+                if portRate == baud {
+                    writeAll(bytes[index..<end])
+                } else {
+                    writeAll((index..<end).map { _ in UInt8.random(in: 0...255, using: &generator) }[...])
+                }
+                index = end == bytes.count ? 0 : end
+                slice += 1
+                sleep(until: start.advanced(by: .milliseconds(10 * slice)))
+            }
+            transmitter.finished.store(true, ordering: .releasing)
+        }
+        thread.start()
+        return transmitter
+    }
+
+    /// Stops a receiver played by ``transmitContinuously(_:baud:)``.
+    public final class Transmitter: Sendable {
+        let stopped = Atomic<Bool>(false)
+        let finished = Atomic<Bool>(false)
+
+        /// Stops sending and waits until the last write is done.
+        public func stop() async {
+            stopped.store(true, ordering: .relaxed)
+            while !finished.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(5)) }
+        }
+    }
+
+    /// Unplugs the receiver.
+    public func close() {
+        guard master >= 0 else { return }
+        Glibc.close(master)
+        master = -1
+    }
+
+    deinit { close() }
+}
