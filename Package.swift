@@ -10,6 +10,11 @@ let package = Package(
         .library(name: "OpenCoreLocation", targets: ["OpenCoreLocation"]),
         .executable(name: "gpsloc", targets: ["gpsloc"]),
     ],
+    traits: [
+        .trait(
+            name: "LibGPS",
+            description: "Read gpsd through libgps as well (gpsd+libgps:// and gpsd+shm:); needs libgps-dev.")
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -18,7 +23,12 @@ let package = Package(
         .target(name: "NMEA"),
         .target(name: "GNSS", dependencies: ["NMEA"]),
         .target(
-            name: "GNSSSources", dependencies: ["GNSS", .product(name: "Logging", package: "swift-log")]),
+            name: "GNSSSources",
+            dependencies: [
+                "GNSS", .product(name: "Logging", package: "swift-log"),
+                .target(name: "CGPS", condition: .when(traits: ["LibGPS"])),
+            ]),
+        .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
         .target(name: "OpenCoreLocation", dependencies: ["GNSS"]),
         .executableTarget(
             name: "gpsloc",

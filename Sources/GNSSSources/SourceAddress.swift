@@ -2,13 +2,18 @@ import GNSS
 
 /// A source named by a URL-like string, the same in the API and on the command line:
 /// `file:PATH` (replay; `?speed=N` or `?speed=max`, default real time by the log's own times),
-/// `-` (standard input), `serial:/dev/ttyUSB0?baud=9600`, `gpsd://host:port[/device]`, `tcp://host:port`,
+/// `-` (standard input), `serial:/dev/ttyUSB0?baud=9600`, `gpsd://host:port[/device]`, `gpsd+libgps://host:port[/device]`
+/// and `gpsd+shm:` (with the `LibGPS` trait), `tcp://host:port`,
 /// `udp://:port`.
 public enum SourceAddress: Sendable, Hashable {
     case file(path: String, speed: ReplaySpeed)
     case standardInput(speed: ReplaySpeed)
     case serial(path: String, baud: Int?)
     case gpsd(host: String, port: Int, device: String?)
+    /// gpsd through libgps: `gpsd+libgps://host:port[/device]` (package trait `LibGPS`).
+    case libgps(host: String, port: Int, device: String?)
+    /// The shared-memory export of the local gpsd: `gpsd+shm:` (package trait `LibGPS`).
+    case gpsdSharedMemory
     case tcp(host: String, port: Int)
     case udp(port: Int)
 
@@ -75,15 +80,21 @@ public enum SourceAddress: Sendable, Hashable {
                 baud = rate
             }
             self = .serial(path: String(path), baud: baud)
-        } else if body.hasPrefix("gpsd://") {
-            var rest = body.dropFirst(7)
+        } else if body == "gpsd+shm:" || body == "gpsd+shm://" {
+            self = .gpsdSharedMemory
+        } else if body.hasPrefix("gpsd://") || body.hasPrefix("gpsd+libgps://") {
+            let viaLibGPS = body.hasPrefix("gpsd+libgps://")
+            var rest = body.dropFirst(viaLibGPS ? 14 : 7)
             var device: String?
             if let slash = rest.firstIndex(of: "/") {
                 if rest[slash...].count > 1 { device = String(rest[slash...]) }
                 rest = rest[..<slash]
             }
             let (host, port) = try hostPort(rest, defaultPort: 2947)
-            self = .gpsd(host: host, port: port, device: device)
+            self =
+                viaLibGPS
+                ? .libgps(host: host, port: port, device: device)
+                : .gpsd(host: host, port: port, device: device)
         } else if body.hasPrefix("tcp://") {
             let (host, port) = try hostPort(body.dropFirst(6), defaultPort: nil)
             self = .tcp(host: host, port: port)
@@ -119,6 +130,22 @@ public enum SourceAddress: Sendable, Hashable {
             return UDPSource(port: port)
         case .gpsd(let host, let port, let device):
             return GPSDSource(host: host, port: port, device: device)
+        case .libgps(let host, let port, let device):
+            #if LibGPS
+                return LibGPSSource(.socket(host: host, port: port, device: device))
+            #else
+                throw SourceError(
+                    "gpsd+libgps://\(host):\(port): this build has no libgps; use gpsd://\(host):\(port) (the same "
+                        + "fixes over gpsd's JSON protocol) or build with --traits LibGPS (needs libgps-dev)")
+            #endif
+        case .gpsdSharedMemory:
+            #if LibGPS
+                return LibGPSSource(.sharedMemory)
+            #else
+                throw SourceError(
+                    "gpsd+shm: this build has no libgps; use gpsd://localhost:2947 or build with --traits LibGPS "
+                        + "(needs libgps-dev)")
+            #endif
         }
     }
 }

@@ -1,0 +1,217 @@
+#if LibGPS
+    import CGPS
+    import Foundation
+    import GNSS
+    import Logging
+    import NMEA
+    import Synchronization
+
+    /// Fixes from gpsd through its own client library, libgps (package trait `LibGPS`):
+    /// `gpsd+libgps://host:port[/device]` over gpsd's socket, or `gpsd+shm:` from the
+    /// shared-memory segment a local gpsd exports (no socket, no JSON).
+    ///
+    /// The fixes are those of ``GPSDSource`` for the same gpsd; libgps (`gps_open`, `gps_stream`,
+    /// `gps_waiting`, `gps_read`) runs on a thread of its own. A socket that closes ends the run
+    /// with ``DisconnectError``; the shared-memory segment has no end, so a gpsd that stops shows
+    /// as fixes going stale.
+    public struct LibGPSSource: FixSource {
+        public enum Transport: Sendable, Hashable {
+            case socket(host: String, port: Int, device: String?)
+            case sharedMemory
+        }
+
+        public let transport: Transport
+        private let logger: Logger
+        public var origin: FixOrigin { .receiver }
+        public var name: String {
+            switch transport {
+            case .socket(let host, let port, let device): "gpsd+libgps://\(host):\(port)\(device ?? "")"
+            case .sharedMemory: "gpsd+shm:"
+            }
+        }
+
+        public init(_ transport: Transport, logger: Logger = Logger(label: "OpenCoreLocation.libgps")) {
+            self.transport = transport
+            self.logger = logger
+        }
+
+        public func run(_ deliver: @escaping @Sendable (Fix) async -> Void) async throws {
+            try await run(deliver, connected: { _ in })
+        }
+
+        public func run(
+            _ deliver: @escaping @Sendable (Fix) async -> Void,
+            connected: @escaping @Sendable (String) -> Void
+        ) async throws {
+            let (stream, continuation) = AsyncThrowingStream<Fix, any Error>.makeStream(
+                bufferingPolicy: .bufferingNewest(4096))
+            let stop = Atomic<Bool>(false)
+            let done = Atomic<Bool>(false)
+            let transport = transport
+            let name = name
+            let logger = logger
+            let thread = Thread {
+                defer { done.store(true, ordering: .releasing) }
+                do throws(DisconnectError) {
+                    try Self.read(transport, name: name, stop: stop, connected: connected, logger: logger) {
+                        continuation.yield($0)
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            thread.name = "gnss-libgps"
+            thread.start()
+            defer { stop.store(true, ordering: .relaxed) }
+            try await withTaskCancellationHandler {
+                for try await fix in stream { await deliver(fix) }
+            } onCancel: {
+                stop.store(true, ordering: .relaxed)
+            }
+            // The reading thread notices within one wait (0.2 s) and closes libgps itself.
+            while !done.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(10)) }
+            try Task.checkCancellation()
+        }
+
+        /// The blocking loop: open, watch, read until stopped or disconnected, close.
+        private static func read(
+            _ transport: Transport, name: String, stop: borrowing Atomic<Bool>,
+            connected: @Sendable (String) -> Void, logger: Logger, _ emit: (Fix) -> Void
+        ) throws(DisconnectError) {
+            var data = gps_data_t()
+            let status: Int32
+            switch transport {
+            case .socket(let host, let port, _):
+                status = gps_open(host, String(port), &data)
+            case .sharedMemory:
+                status = gps_open(cgps_shared_memory(), nil, &data)
+            }
+            guard status == 0 else {
+                let reason = String(cString: gps_errstr(errno))
+                let hint =
+                    transport == .sharedMemory
+                    ? "; is a gpsd running on this machine with shared memory export?"
+                    : "; is gpsd running?"
+                throw DisconnectError("\(name): cannot connect (\(reason))\(hint)")
+            }
+            defer { gps_close(&data) }
+            if case .socket(_, _, let device) = transport {
+                var flags = cgps_watch_json()
+                if let device {
+                    flags |= cgps_watch_device()
+                    let watched = device.withCString {
+                        gps_stream(&data, flags, UnsafeMutableRawPointer(mutating: $0))
+                    }
+                    guard watched == 0 else {
+                        throw DisconnectError("\(name): gpsd refused to watch \(device)")
+                    }
+                } else {
+                    guard gps_stream(&data, flags, nil) == 0 else {
+                        throw DisconnectError("\(name): gpsd refused the watch request")
+                    }
+                }
+            }
+            logger.debug("\(name): connected")
+            connected(name)
+            var lastShared: Int64 = 0
+            while !stop.load(ordering: .relaxed) {
+                errno = 0
+                guard gps_waiting(&data, 200_000) else {
+                    if errno != 0 && errno != EAGAIN && errno != EINTR && errno != ETIMEDOUT
+                        && transport != .sharedMemory
+                    {
+                        throw DisconnectError("\(name): disconnected (\(errnoDescription(errno)))")
+                    }
+                    continue
+                }
+                data.set = 0
+                guard gps_read(&data, nil, 0) >= 0 else {
+                    throw DisconnectError("\(name): gpsd closed the connection")
+                }
+                // Over the socket each TPV report sets the mode; the shared-memory segment is the
+                // whole state at every read, deduplicated by time below.
+                guard transport == .sharedMemory || data.set & cgps_mode_set() != 0 else { continue }
+                if case .socket(_, _, let device?) = transport {
+                    let from = withUnsafeBytes(of: data.dev.path) {
+                        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                    }
+                    if !from.isEmpty && from != device { continue }
+                }
+                let fix = Self.fix(data)
+                // The shared-memory segment keeps its last fix: pass each one on once.
+                if transport == .sharedMemory {
+                    let stamp = fix.time?.nanosecondsSinceEpoch ?? 0
+                    if stamp == lastShared { continue }
+                    lastShared = stamp
+                }
+                emit(fix)
+            }
+        }
+
+        /// A fix from libgps's accumulated state; libgps marks what it does not know with NaN.
+        static func fix(_ data: gps_data_t) -> Fix {
+            func known(_ value: Double) -> Double? { value.isFinite ? value : nil }
+            let source = data.fix
+            var fix = Fix()
+            if source.time.tv_sec != 0 || source.time.tv_nsec != 0 {
+                let time = UTCTimestamp(
+                    nanosecondsSinceEpoch: Int64(source.time.tv_sec) * 1_000_000_000
+                        + Int64(source.time.tv_nsec))
+                fix.time = time
+                let ofDay = time.nanosecondsOfDay
+                fix.timeOfDay = NMEATime(
+                    hour: UInt8(ofDay / 3_600_000_000_000), minute: UInt8(ofDay / 60_000_000_000 % 60),
+                    second: UInt8(ofDay / 1_000_000_000 % 60), nanoseconds: UInt32(ofDay % 1_000_000_000),
+                    fractionDigits: 3)
+            }
+            fix.mode = FixMode(rawValue: Int(source.mode)) ?? .notSeen
+            fix.status = FixStatus(rawValue: Int(source.status)) ?? .unknown
+            if fix.mode >= .twoDimensional && fix.status == .unknown { fix.status = .gps }
+            fix.latitude = known(source.latitude)
+            fix.longitude = known(source.longitude)
+            fix.altitudeMSL = known(source.altMSL)
+            fix.altitudeHAE = known(source.altHAE)
+            fix.geoidSeparation = known(source.geoid_sep)
+            fix.speed = known(source.speed)
+            fix.course = known(source.track)
+            fix.magneticVariation = known(source.magnetic_var)
+            fix.climb = known(source.climb)
+            fix.errors.horizontal = known(source.eph)
+            fix.errors.vertical = known(source.epv)
+            fix.errors.longitude = known(source.epx)
+            fix.errors.latitude = known(source.epy)
+            fix.errors.spherical = known(source.sep)
+            fix.errors.speed = known(source.eps)
+            fix.errors.climb = known(source.epc)
+            fix.errors.time = known(source.ept)
+            fix.dop = DOP(
+                pdop: known(data.dop.pdop), hdop: known(data.dop.hdop), vdop: known(data.dop.vdop),
+                tdop: known(data.dop.tdop), gdop: known(data.dop.gdop), xdop: known(data.dop.xdop),
+                ydop: known(data.dop.ydop))
+            if data.satellites_used > 0 { fix.satellitesUsed = Int(data.satellites_used) }
+            let visible = Int(max(0, data.satellites_visible))
+            fix.satellites = withUnsafeBytes(of: data.skyview) { raw in
+                raw.bindMemory(to: satellite_t.self).prefix(visible).map { satellite in
+                    let constellation: Constellation? =
+                        switch satellite.gnssid {
+                        case 0: .gps
+                        case 1: .sbas
+                        case 2: .galileo
+                        case 3: .beidou
+                        case 5: .qzss
+                        case 6: .glonass
+                        case 7: .navic
+                        default: nil
+                        }
+                    return Satellite(
+                        constellation: constellation, svid: Int(satellite.svid), nmeaID: Int(satellite.PRN),
+                        signal: Int(satellite.sigid), elevation: known(satellite.elevation),
+                        azimuth: known(satellite.azimuth), snr: known(satellite.ss), used: satellite.used)
+                }
+            }
+            fix.sentenceCount = 1
+            return fix
+        }
+    }
+#endif
