@@ -120,13 +120,7 @@ public struct GPSDDecoder: Sendable {
     static func fix(_ tpv: [String: Any]) -> Fix {
         var fix = Fix()
         fix.time = (tpv["time"] as? String).flatMap { UTCTimestamp(iso8601: $0) }
-        if let time = fix.time {
-            let ofDay = time.nanosecondsOfDay
-            fix.timeOfDay = NMEATime(
-                hour: UInt8(ofDay / 3_600_000_000_000), minute: UInt8(ofDay / 60_000_000_000 % 60),
-                second: UInt8(ofDay / 1_000_000_000 % 60), nanoseconds: UInt32(ofDay % 1_000_000_000),
-                fractionDigits: 3)
-        }
+        fix.timeOfDay = fix.time.map(NMEATime.init(millisecondsOf:))
         fix.mode = FixMode(rawValue: tpv["mode"] as? Int ?? 0) ?? .notSeen
         if let status = tpv["status"] as? Int {
             fix.status = FixStatus(rawValue: status) ?? .unknown
@@ -160,17 +154,7 @@ public struct GPSDDecoder: Sendable {
     /// A satellite from a SKY report; gpsd's `gnssid` numbers are u-blox's.
     static func satellite(_ entry: [String: Any]) -> Satellite? {
         guard let prn = entry["PRN"] as? Int else { return nil }
-        let constellation: Constellation? =
-            switch entry["gnssid"] as? Int {
-            case 0: .gps
-            case 1: .sbas
-            case 2: .galileo
-            case 3: .beidou
-            case 5: .qzss
-            case 6: .glonass
-            case 7: .navic
-            default: nil
-            }
+        let constellation = (entry["gnssid"] as? Int).flatMap(Constellation.init(gnssID:))
         return Satellite(
             constellation: constellation, svid: entry["svid"] as? Int ?? prn, nmeaID: prn,
             signal: entry["sigid"] as? Int, elevation: entry["el"] as? Double,
@@ -248,5 +232,33 @@ final class GPSDStreamDecoder: @unchecked Sendable {
         fixes.removeAll(keepingCapacity: true)
         decoder.decode(chunk, notice: { logger.info("\(name): \($0)") }) { fixes.append($0) }
         return fixes
+    }
+}
+
+extension Constellation {
+    /// The system of a gpsd (u-blox) `gnssid`: 0 GPS, 1 SBAS, 2 Galileo, 3 BeiDou, 5 QZSS,
+    /// 6 GLONASS, 7 NavIC; `nil` for IMES (4) and anything else.
+    init?(gnssID: Int) {
+        switch gnssID {
+        case 0: self = .gps
+        case 1: self = .sbas
+        case 2: self = .galileo
+        case 3: self = .beidou
+        case 5: self = .qzss
+        case 6: self = .glonass
+        case 7: self = .navic
+        default: return nil
+        }
+    }
+}
+
+extension NMEATime {
+    /// The time of day of `time`, as gpsd reports it: to the millisecond.
+    init(millisecondsOf time: UTCTimestamp) {
+        let ofDay = time.nanosecondsOfDay
+        self.init(
+            hour: UInt8(ofDay / 3_600_000_000_000), minute: UInt8(ofDay / 60_000_000_000 % 60),
+            second: UInt8(ofDay / 1_000_000_000 % 60), nanoseconds: UInt32(ofDay % 1_000_000_000),
+            fractionDigits: 3)
     }
 }

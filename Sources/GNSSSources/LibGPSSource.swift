@@ -159,11 +159,7 @@
                     nanosecondsSinceEpoch: Int64(source.time.tv_sec) * 1_000_000_000
                         + Int64(source.time.tv_nsec))
                 fix.time = time
-                let ofDay = time.nanosecondsOfDay
-                fix.timeOfDay = NMEATime(
-                    hour: UInt8(ofDay / 3_600_000_000_000), minute: UInt8(ofDay / 60_000_000_000 % 60),
-                    second: UInt8(ofDay / 1_000_000_000 % 60), nanoseconds: UInt32(ofDay % 1_000_000_000),
-                    fractionDigits: 3)
+                fix.timeOfDay = NMEATime(millisecondsOf: time)
             }
             fix.mode = FixMode(rawValue: Int(source.mode)) ?? .notSeen
             fix.status = FixStatus(rawValue: Int(source.status)) ?? .unknown
@@ -193,17 +189,7 @@
             let visible = Int(max(0, data.satellites_visible))
             fix.satellites = withUnsafeBytes(of: data.skyview) { raw in
                 raw.bindMemory(to: satellite_t.self).prefix(visible).map { satellite in
-                    let constellation: Constellation? =
-                        switch satellite.gnssid {
-                        case 0: .gps
-                        case 1: .sbas
-                        case 2: .galileo
-                        case 3: .beidou
-                        case 5: .qzss
-                        case 6: .glonass
-                        case 7: .navic
-                        default: nil
-                        }
+                    let constellation = Constellation(gnssID: Int(satellite.gnssid))
                     return Satellite(
                         constellation: constellation, svid: Int(satellite.svid), nmeaID: Int(satellite.PRN),
                         signal: Int(satellite.sigid), elevation: known(satellite.elevation),
