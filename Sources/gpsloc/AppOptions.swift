@@ -28,7 +28,8 @@ struct AppOptions: ParsableArguments {
     @Option(
         help: """
             Where fixes come from: file:PATH[?speed=N|max], - (standard input), \
-            serial:/dev/ttyUSB0[?baud=N], gpsd://[host[:port]][/device], tcp://host:port or udp://:port.
+            serial:/dev/ttyUSB0[?baud=N], gpsd://[host[:port]][/device], tcp://host:port, udp://:port, \
+            or (built with the LibGPS trait) gpsd+libgps://[host[:port]][/device] and gpsd+shm:.
             """)
     var source: String
 

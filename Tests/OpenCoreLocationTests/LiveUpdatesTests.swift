@@ -1,6 +1,7 @@
 import Foundation
 import GNSS
 import OpenCoreLocation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -78,6 +79,10 @@ struct LiveUpdatesTests {
     @Test("No fixes for a while, or a failing source, report locationUnavailable; the source is reopened")
     func staleAndFailingSource() async throws {
         let h = try authorizedHarness()
+        let events = Mutex<[SourceEvent]>([])
+        let stream = h.service.sourceEvents()
+        let watcher = Task { for await event in stream { events.withLock { $0.append(event) } } }
+        defer { watcher.cancel() }
         try await h.run {
             var iterator = CLLocationUpdate.liveUpdates().makeAsyncIterator()
             h.source.send(.position(52, 5, at: 1, speed: 2))
@@ -99,6 +104,17 @@ struct LiveUpdatesTests {
             let stale = try await iterator.next()
             #expect(stale?.location == nil && stale?.locationUnavailable == true)
         }
+        // The same story, told to whoever watches the receiver.
+        await settle { events.withLock { $0.count } >= 5 }
+        let told = events.withLock { $0 }
+        #expect(told.count == 5)
+        #expect(told.first == .connected("scripted receiver"))
+        guard told.count == 5, case .disconnected(let reason) = told[1] else { return }
+        #expect(reason.contains("device unplugged"))
+        #expect(
+            Array(told[2...]) == [
+                .reconnecting(after: .seconds(1)), .connected("scripted receiver"), .stale(.seconds(3)),
+            ])
     }
 
     @Test("After stillness exactly one update is stationary, then silence until movement")
