@@ -85,12 +85,10 @@ final class DescriptorReader: Sendable {
         _ chunk: @escaping @Sendable (UnsafeRawBufferPointer) -> [Fix],
         deliver: @escaping @Sendable (Fix) async -> Void
     ) async throws {
-        let (stream, continuation) = AsyncThrowingStream<Fix, any Error>.makeStream(
-            bufferingPolicy: .bufferingNewest(4096))
-        let finished = Finished()
-        let thread = Thread { [self] in
+        try await deliverFromThread(named: "gnss-reader", stop: { [self] in stop() }, deliver: deliver) {
+            [self] yield in
             let failure = loop { bytes in
-                for fix in chunk(bytes) { continuation.yield(fix) }
+                for fix in chunk(bytes) { yield(fix) }
             }
             awake.withLock { open in
                 open = false
@@ -98,25 +96,8 @@ final class DescriptorReader: Sendable {
                 close(wake.read)
                 close(wake.write)
             }
-            if let failure { continuation.finish(throwing: failure) } else { continuation.finish() }
-            finished.signal()
+            if let failure { throw failure }
         }
-        thread.name = "gnss-reader"
-        thread.start()
-        do {
-            try await withTaskCancellationHandler {
-                for try await fix in stream { await deliver(fix) }
-            } onCancel: {
-                stop()
-            }
-        } catch {
-            stop()
-            await finished.wait()
-            throw error
-        }
-        stop()
-        await finished.wait()
-        try Task.checkCancellation()
     }
 
     /// The thread's loop; returns why it ended, `nil` when asked to stop.
@@ -156,28 +137,68 @@ final class DescriptorReader: Sendable {
             }
         }
     }
+}
 
-    /// A one-shot signal from a thread to an async waiter.
-    private final class Finished: Sendable {
-        private let state = Mutex<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
-
-        func signal() {
-            let waiter = state.withLock { state in
-                state.done = true
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume()
+/// Runs `produce` on a thread of its own and delivers the fixes it yields, in order, to an async
+/// consumer, so that blocking reads never hold one of the few threads Swift's concurrency runs on.
+///
+/// Cancelling the awaiting task calls `stop`, which must make `produce` return soon. This returns
+/// only once `produce` has returned, and throws what it threw.
+func deliverFromThread(
+    named name: String, stop: @escaping @Sendable () -> Void,
+    deliver: @escaping @Sendable (Fix) async -> Void,
+    produce: @escaping @Sendable (_ yield: (Fix) -> Void) throws -> Void
+) async throws {
+    let (stream, continuation) = AsyncThrowingStream<Fix, any Error>.makeStream(
+        bufferingPolicy: .bufferingNewest(4096))
+    let finished = Finished()
+    let thread = Thread {
+        do {
+            try produce { continuation.yield($0) }
+            continuation.finish()
+        } catch {
+            continuation.finish(throwing: error)
         }
+        finished.signal()
+    }
+    thread.name = name
+    thread.start()
+    do {
+        try await withTaskCancellationHandler {
+            for try await fix in stream { await deliver(fix) }
+        } onCancel: {
+            stop()
+        }
+    } catch {
+        stop()
+        await finished.wait()
+        throw error
+    }
+    stop()
+    await finished.wait()
+    try Task.checkCancellation()
+}
 
-        func wait() async {
-            await withCheckedContinuation { continuation in
-                let done = state.withLock { state in
-                    if !state.done { state.waiter = continuation }
-                    return state.done
-                }
-                if done { continuation.resume() }
+/// A one-shot signal from a thread to an async waiter.
+private final class Finished: Sendable {
+    private let state = Mutex<(done: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func signal() {
+        let waiter = state.withLock { state in
+            state.done = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state in
+                if !state.done { state.waiter = continuation }
+                return state.done
             }
+            if done { continuation.resume() }
         }
     }
 }

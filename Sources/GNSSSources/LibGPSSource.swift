@@ -43,40 +43,27 @@
             _ deliver: @escaping @Sendable (Fix) async -> Void,
             connected: @escaping @Sendable (String) -> Void
         ) async throws {
-            let (stream, continuation) = AsyncThrowingStream<Fix, any Error>.makeStream(
-                bufferingPolicy: .bufferingNewest(4096))
-            let stop = Atomic<Bool>(false)
-            let done = Atomic<Bool>(false)
+            let stop = Stop()
             let transport = transport
             let name = name
             let logger = logger
-            let thread = Thread {
-                defer { done.store(true, ordering: .releasing) }
-                do throws(DisconnectError) {
-                    try Self.read(transport, name: name, stop: stop, connected: connected, logger: logger) {
-                        continuation.yield($0)
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
+            // The reading thread notices a stop within one wait (0.2 s) and closes libgps itself.
+            try await deliverFromThread(
+                named: "gnss-libgps", stop: { stop.flag.store(true, ordering: .relaxed) }, deliver: deliver
+            ) {
+                yield in
+                try Self.read(transport, name: name, stop: stop, connected: connected, logger: logger, yield)
             }
-            thread.name = "gnss-libgps"
-            thread.start()
-            defer { stop.store(true, ordering: .relaxed) }
-            try await withTaskCancellationHandler {
-                for try await fix in stream { await deliver(fix) }
-            } onCancel: {
-                stop.store(true, ordering: .relaxed)
-            }
-            // The reading thread notices within one wait (0.2 s) and closes libgps itself.
-            while !done.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(10)) }
-            try Task.checkCancellation()
+        }
+
+        /// Asks the reading thread to end.
+        private final class Stop: Sendable {
+            let flag = Atomic<Bool>(false)
         }
 
         /// The blocking loop: open, watch, read until stopped or disconnected, close.
         private static func read(
-            _ transport: Transport, name: String, stop: borrowing Atomic<Bool>,
+            _ transport: Transport, name: String, stop: Stop,
             connected: @Sendable (String) -> Void, logger: Logger, _ emit: (Fix) -> Void
         ) throws(DisconnectError) {
             var data = gps_data_t()
@@ -115,7 +102,7 @@
             logger.debug("\(name): connected")
             connected(name)
             var lastShared: Int64 = 0
-            while !stop.load(ordering: .relaxed) {
+            while !stop.flag.load(ordering: .relaxed) {
                 errno = 0
                 guard gps_waiting(&data, 200_000) else {
                     if errno != 0 && errno != EAGAIN && errno != EINTR && errno != ETIMEDOUT

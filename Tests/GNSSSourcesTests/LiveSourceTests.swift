@@ -36,11 +36,7 @@ final class Received: Sendable {
 func eventually(
     _ seconds: Double = 10, _ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation
 ) async {
-    let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
-    while ContinuousClock.now < deadline {
-        if condition() { return }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
+    if await waitUntil(within: seconds, every: .milliseconds(5), condition) { return }
     Issue.record("condition not reached in \(seconds) s", sourceLocation: sourceLocation)
 }
 
@@ -173,9 +169,7 @@ struct NetworkSourceTests {
         init() throws {
             let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             self.listener = listener
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
+            var address = Daemons.loopback()
             var yes: Int32 = 1
             setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(4))
             _ = withUnsafePointer(to: &address) {
@@ -273,29 +267,14 @@ struct NetworkSourceTests {
 
     @Test("Datagrams of sentences become fixes")
     func udp() async throws {
-        // A free port: bind, note it, release it.
-        let probe = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(probe, $0, socklen_t(16)) }
-        }
-        var length = socklen_t(16)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(probe, $0, &length) }
-        }
-        let port = Int(UInt16(bigEndian: address.sin_port))
-        close(probe)
+        let port = Daemons.freePort(datagram: true)
 
         let received = Received()
         let run = Task { try await UDPSource(port: port).run { received.add($0) } }
         let sample = try driveSample(epochs: 8)
         let sender = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(sender) }
-        var target = sockaddr_in()
-        target.sin_family = sa_family_t(AF_INET)
-        target.sin_port = in_port_t(UInt16(port).bigEndian)
-        target.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
+        var target = Daemons.loopback(port: port)
         let text = String(decoding: sample.bytes, as: UTF8.self)
         // Keep sending until the listener is up and has the fixes (UDP may drop the first ones).
         for _ in 0..<50 where received.all.count < sample.fixes.count - 1 {

@@ -14,13 +14,20 @@ public enum Daemons {
         return nil
     }
 
-    /// A TCP port on the loopback interface that nothing listens on now.
-    public static func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
+    /// `127.0.0.1:port`; port 0 lets the system choose when binding.
+    public static func loopback(port: Int = 0) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
+        return address
+    }
+
+    /// A TCP (or, for `datagram`, UDP) port on the loopback interface that nothing uses now.
+    public static func freePort(datagram: Bool = false) -> Int {
+        let fd = socket(AF_INET, Int32((datagram ? SOCK_DGRAM : SOCK_STREAM).rawValue), 0)
+        defer { close(fd) }
+        var address = loopback()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -35,10 +42,7 @@ public enum Daemons {
     public static func isListening(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
+        var address = loopback(port: port)
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
@@ -48,12 +52,7 @@ public enum Daemons {
 
     /// Waits (bounded) until something listens on `port`; says whether it did.
     public static func waitUntilListening(port: Int, within seconds: Double = 10) async -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
-        while ContinuousClock.now < deadline {
-            if isListening(port: port) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return false
+        await waitUntil(within: seconds, every: .milliseconds(20)) { isListening(port: port) }
     }
 
     /// A real gpsd reading `device`, listening on `port` of the loopback interface, in the
@@ -122,10 +121,7 @@ extension Daemons {
         let process = try RunningProcess(
             ["pty,raw,echo=0,link=\(device)", "pty,raw,echo=0,link=\(feed)"],
             executable: URL(fileURLWithPath: socat))
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-        while ContinuousClock.now < deadline && (access(device, F_OK) != 0 || access(feed, F_OK) != 0) {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await waitUntil(within: 10) { access(device, F_OK) == 0 && access(feed, F_OK) == 0 }
         return (process, device, feed)
     }
 }
@@ -180,6 +176,6 @@ public final class LineFeeder: Sendable {
 
     public func stop() async {
         stopped.store(true, ordering: .relaxed)
-        while !finished.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(5)) }
+        _ = await waitUntil(within: 10) { finished.load(ordering: .acquiring) }
     }
 }

@@ -113,12 +113,7 @@ public final class RunningProcess: Sendable {
     /// whether it did.
     @discardableResult
     public func waitForOutput(within seconds: Double = 30, _ condition: (String) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
-        while ContinuousClock.now < deadline {
-            if condition(output) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition(output)
+        await waitUntil(within: seconds) { condition(output) }
     }
 
     /// Sends SIGTERM (unless it has ended) and waits, up to `seconds`, for the program to end and
@@ -131,12 +126,8 @@ public final class RunningProcess: Sendable {
 
     /// Waits, up to `seconds`, for the program to end by itself and its output to be read.
     public func wait(within seconds: Double = 30) async -> Int32? {
-        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
-        while ContinuousClock.now < deadline {
-            if !process.isRunning && collected.withLock({ $0.ended == 2 }) {
-                return process.terminationStatus
-            }
-            try? await Task.sleep(for: .milliseconds(10))
+        if await waitUntil(within: seconds, { !process.isRunning && collected.withLock { $0.ended == 2 } }) {
+            return process.terminationStatus
         }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         return nil

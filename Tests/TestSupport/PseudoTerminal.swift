@@ -155,7 +155,7 @@ public final class PseudoTerminal: @unchecked Sendable {
         /// Stops sending and waits until the last write is done.
         public func stop() async {
             stopped.store(true, ordering: .relaxed)
-            while !finished.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(5)) }
+            _ = await waitUntil(within: 10) { finished.load(ordering: .acquiring) }
         }
     }
 
