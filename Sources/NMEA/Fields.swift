@@ -1,49 +1,81 @@
 /// The comma-separated fields of one sentence body (`GPGGA,123519,…` without `$` and `*hh`),
 /// located once without copying. Field 0 is the address.
 @usableFromInline
-struct Fields {
+struct Fields: ~Copyable {
     static let capacity = 64
     let body: UnsafeBufferPointer<UInt8>
-    private var starts: InlineArray<64, UInt16>
-    private var ends: InlineArray<64, UInt16>
+    /// The body's first byte (never read when the body is empty).
+    private let base: UnsafePointer<UInt8>
+    /// `bounds[i]` is where field `i - 1` ends (its comma) and `bounds[i] + 1` where field `i`
+    /// starts, with `bounds[0] = -1`, for the first `capacity` fields and the end of the last one:
+    /// `capacity + 2` slots, the last one scratch, lent by ``withFields(_:_:)``.
+    private let bounds: UnsafeMutablePointer<Int16>
     /// How many fields the sentence has (may exceed `capacity`; later ones are not addressable).
-    private(set) var count: Int
+    let count: Int
+    /// How many fields can be read: `count`, at most `capacity`.
+    private let addressable: Int
 
-    init(_ body: UnsafeBufferPointer<UInt8>) {
+    /// Calls `body` with the fields of `sentenceBody`, located in memory on the stack.
+    @inline(__always)
+    static func withFields<Result>(
+        _ sentenceBody: UnsafeBufferPointer<UInt8>, _ body: (borrowing Fields) -> Result
+    ) -> Result {
+        withUnsafeTemporaryAllocation(of: Int16.self, capacity: capacity + 2) { storage in
+            body(Fields(sentenceBody, bounds: storage.baseAddress!))
+        }
+    }
+
+    @inline(__always)
+    private init(_ body: UnsafeBufferPointer<UInt8>, bounds: UnsafeMutablePointer<Int16>) {
+        // Fields are located in the first 32 KiB (a framer's default limit is 1 KiB); a longer body
+        // ends there for `Fields`, while `body` keeps it whole.
+        let length = min(body.count, Int(Int16.max))
         self.body = body
-        starts = .init(repeating: 0)
-        ends = .init(repeating: 0)
-        count = 0
-        var start = 0
+        self.base = body.baseAddress ?? UnsafePointer(bitPattern: 1)!
+        self.bounds = bounds
+        bounds[0] = -1
+        var commas = 0
         var index = 0
-        let length = body.count
-        while index <= length {
-            if index == length || body[index] == UInt8(ascii: ",") {
-                if count < Fields.capacity {
-                    starts[count] = UInt16(truncatingIfNeeded: start)
-                    ends[count] = UInt16(truncatingIfNeeded: index)
+        while index + 8 <= length {
+            var flags = Bytes8.equal(Bytes8.load(base + index), UInt8(ascii: ","))
+            while flags != 0 {
+                if commas < Fields.capacity {
+                    bounds[commas + 1] = Int16(truncatingIfNeeded: index + Bytes8.firstIndex(flags))
                 }
-                count += 1
-                start = index + 1
+                commas += 1
+                flags &= flags &- 1
+            }
+            index += 8
+        }
+        while index < length {
+            if base[index] == UInt8(ascii: ",") {
+                if commas < Fields.capacity { bounds[commas + 1] = Int16(truncatingIfNeeded: index) }
+                commas += 1
             }
             index += 1
         }
+        bounds[min(commas, Fields.capacity) + 1] = Int16(truncatingIfNeeded: length)
+        count = commas + 1
+        addressable = min(count, Fields.capacity)
     }
 
     /// Field `index`, or an empty field when the sentence is shorter.
+    @inline(__always)
     subscript(index: Int) -> UnsafeBufferPointer<UInt8> {
-        guard index < count && index < Fields.capacity else {
-            return UnsafeBufferPointer(start: nil, count: 0)
-        }
-        let start = Int(starts[index])
-        return UnsafeBufferPointer(rebasing: body[start..<Int(ends[index])])
+        guard index < addressable else { return UnsafeBufferPointer(start: nil, count: 0) }
+        let start = Int(bounds[index]) &+ 1
+        return UnsafeBufferPointer(start: base + start, count: Int(bounds[index + 1]) &- start)
     }
 
+    @inline(__always)
     func isEmpty(_ index: Int) -> Bool { self[index].isEmpty }
+    @inline(__always)
     func decimal(_ index: Int) -> NMEADecimal? { NMEADecimal.parse(self[index]) }
+    @inline(__always)
     func time(_ index: Int) -> NMEATime? { NMEATime.parse(self[index]) }
 
     /// An unsigned integer field; `nil` when empty, signed, fractional or too large.
+    @inline(__always)
     func integer(_ index: Int) -> Int? {
         let field = self[index]
         guard !field.isEmpty, field.count <= 9 else { return nil }
@@ -51,23 +83,82 @@ struct Fields {
         for byte in field {
             let digit = byte &- 48
             guard digit < 10 else { return nil }
-            value = value * 10 + Int(digit)
+            value = value &* 10 &+ Int(digit)
         }
         return value
     }
 
     /// A whole number that may carry decimals or a sign (`"45.0"`, `"-3"`), truncated toward zero.
+    @inline(__always)
     func wholeNumber(_ index: Int) -> Int? {
         guard let decimal = decimal(index), abs(decimal.integerPart) <= Int64(Int32.max) else { return nil }
         return Int(decimal.integerPart)
     }
 
+    /// A whole number as ``wholeNumber(_:)`` reads it, when it fits in an `Int16`: the small
+    /// numbers of satellite views (elevation, azimuth, signal strength), read in one pass.
+    @inline(__always)
+    func smallWholeNumber(_ index: Int) -> Int16? {
+        let field = self[index]
+        let count = field.count
+        guard count > 0 else { return nil }
+        if count <= 4 {
+            // Up to four plain digits, as receivers send them.
+            var value: Int16 = 0
+            var plain = true
+            for byte in field {
+                let digit = byte &- 48
+                plain = plain && digit < 10
+                value = value &* 10 &+ Int16(digit)
+            }
+            if plain { return value }
+        }
+        return Self.wholeNumberInt16(field)
+    }
+
+    private static func wholeNumberInt16(_ field: UnsafeBufferPointer<UInt8>) -> Int16? {
+        let count = field.count
+        var position = 0
+        let negative = field[0] == UInt8(ascii: "-")
+        if negative || field[0] == UInt8(ascii: "+") { position = 1 }
+        // The whole part, and the digit limits of NMEADecimal: at most 18 significant digits
+        // (counted from the first non-zero one) and 18 decimals.
+        var whole: Int32 = 0
+        var significantDigits = 0
+        var decimals = 0
+        var sawDigit = false
+        var sawPoint = false
+        while position < count {
+            let byte = field[position]
+            let digit = byte &- 48
+            if digit < 10 {
+                guard significantDigits < 18 && decimals < 18 else { return nil }
+                if significantDigits > 0 || digit != 0 { significantDigits += 1 }
+                if sawPoint {
+                    decimals += 1
+                } else {
+                    whole = min(whole &* 10 &+ Int32(digit), 1 << 20)
+                }
+                sawDigit = true
+            } else if byte == UInt8(ascii: ".") && !sawPoint {
+                sawPoint = true
+            } else {
+                return nil
+            }
+            position += 1
+        }
+        guard sawDigit else { return nil }
+        return Int16(exactly: negative ? -whole : whole)
+    }
+
     /// The first byte of a field as a letter, `nil` when the field is empty.
+    @inline(__always)
     func letter(_ index: Int) -> NMEALetter? {
         let field = self[index]
         return field.isEmpty ? nil : NMEALetter(rawValue: field[0])
     }
 
+    @inline(__always)
     func coordinate(_ valueIndex: Int) -> NMEACoordinate? {
         guard let value = decimal(valueIndex), let hemisphere = letter(valueIndex + 1) else { return nil }
         return NMEACoordinate(value: value, hemisphere: hemisphere.rawValue)

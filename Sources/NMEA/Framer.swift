@@ -128,11 +128,10 @@ public struct NMEAFramer: Sendable {
     private var state = State.idle
     /// The part of the current sentence that arrived in earlier chunks.
     private var pending: [UInt8] = []
+    /// Bytes of the current sentence so far, its start character included.
     private var length = 0
+    /// XOR of the current sentence's bytes after the start character so far.
     private var checksum: UInt8 = 0
-    private var checksumBeforeStar: UInt8 = 0
-    /// Offset of the last `*` within the current sentence, or -1.
-    private var starOffset = -1
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -143,63 +142,77 @@ public struct NMEAFramer: Sendable {
     public mutating func append(
         _ chunk: UnsafeRawBufferPointer, _ body: (FramedSentence) throws -> Void
     ) rethrows {
-        let bytes = chunk.assumingMemoryBound(to: UInt8.self)
-        let count = bytes.count
+        guard let base = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        let count = chunk.count
         statistics.bytes += count
         var index = 0
-        // Where the current sentence starts in this chunk (0 when it began in an earlier one).
-        var segmentStart = 0
         while index < count {
-            let byte = bytes[index]
             switch state {
             case .idle:
-                if byte == UInt8(ascii: "$") || byte == UInt8(ascii: "!") {
-                    begin(at: index, segmentStart: &segmentStart)
-                } else if byte != 13 && byte != 10 {
-                    statistics.skippedBytes += 1
+                // Between sentences: everything up to the next start character but line ends is noise.
+                while index < count && !isStart(base[index]) {
+                    if !isLineEnd(base[index]) { statistics.skippedBytes += 1 }
+                    index += 1
                 }
+                guard index < count else { return }
+                begin()
+                index += 1
             case .discarding:
-                if byte == 13 || byte == 10 {
+                while index < count && !isLineEnd(base[index]) && !isStart(base[index]) { index += 1 }
+                guard index < count else { return }
+                if isLineEnd(base[index]) {
                     state = .idle
-                } else if byte == UInt8(ascii: "$") || byte == UInt8(ascii: "!") {
-                    begin(at: index, segmentStart: &segmentStart)
+                    index += 1
+                } else {
+                    begin()
+                    index += 1
                 }
             case .inSentence:
-                if byte == 13 || byte == 10 {
-                    state = .idle
-                    if pending.isEmpty {
-                        try deliver(UnsafeBufferPointer(rebasing: bytes[segmentStart..<index]), body)
-                    } else {
-                        pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[segmentStart..<index]))
-                        try pending.withUnsafeBufferPointer { try deliver($0, body) }
-                        pending.removeAll(keepingCapacity: true)
-                    }
-                } else if byte == UInt8(ascii: "$") || byte == UInt8(ascii: "!") {
-                    // `$$GPGGA` is a doubled start, not a truncated sentence.
-                    if length > 1 { statistics[.truncated] += 1 }
-                    pending.removeAll(keepingCapacity: true)
-                    begin(at: index, segmentStart: &segmentStart)
-                } else if byte < 0x20 || byte >= 0x7F {
-                    statistics[.invalidCharacter] += 1
-                    pending.removeAll(keepingCapacity: true)
-                    state = .idle
-                } else if length >= configuration.maximumLength {
+                // The sentence runs to the first line end, start character or other byte that
+                // cannot be in a sentence; the bytes before it are XORed on the way.
+                let runStart = index
+                index = scanSentence(base, from: index, to: count, checksum: &checksum)
+                length += index - runStart
+                if length > configuration.maximumLength {
                     statistics[.tooLong] += 1
                     pending.removeAll(keepingCapacity: true)
                     state = .discarding
-                } else {
-                    if byte == UInt8(ascii: "*") {
-                        starOffset = length
-                        checksumBeforeStar = checksum
+                    continue
+                }
+                guard index < count else { break }
+                let byte = base[index]
+                if isLineEnd(byte) {
+                    state = .idle
+                    if pending.isEmpty {
+                        // The start character is in this chunk too, just before the run.
+                        let lineStart = runStart - length + (index - runStart)
+                        try deliver(UnsafeBufferPointer(start: base + lineStart, count: length), body)
+                    } else {
+                        pending.append(
+                            contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
+                        try pending.withUnsafeBufferPointer { try deliver($0, body) }
+                        pending.removeAll(keepingCapacity: true)
                     }
-                    checksum ^= byte
-                    length += 1
+                    index += 1
+                } else if isStart(byte) {
+                    // `$$GPGGA` is a doubled start, not a truncated sentence.
+                    if length > 1 { statistics[.truncated] += 1 }
+                    pending.removeAll(keepingCapacity: true)
+                    begin()
+                    index += 1
+                } else {
+                    statistics[.invalidCharacter] += 1
+                    pending.removeAll(keepingCapacity: true)
+                    state = .idle
+                    index += 1
                 }
             }
-            index += 1
         }
         if state == .inSentence {
-            pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[segmentStart..<count]))
+            // Keep what this chunk holds of the unfinished sentence for the next one.
+            let inThisChunk = length - pending.count
+            pending.append(
+                contentsOf: UnsafeBufferPointer(start: base + count - inThisChunk, count: inThisChunk))
         }
     }
 
@@ -219,55 +232,113 @@ public struct NMEAFramer: Sendable {
             state = .idle
         }
         guard state == .inSentence else { return }
-        let hasFullChecksum = starOffset >= 0 && length - starOffset >= 3
-        guard hasFullChecksum else {
+        let line = pending
+        // Delivered only with at least two characters after its last `*`.
+        guard let star = line.lastIndex(of: UInt8(ascii: "*")), line.count - star >= 3 else {
             if length > 1 { statistics[.truncated] += 1 }
             return
         }
-        try pending.withUnsafeBufferPointer { try deliver($0, body) }
+        try line.withUnsafeBufferPointer { try deliver($0, body) }
     }
 
-    private mutating func begin(at index: Int, segmentStart: inout Int) {
+    /// A start character: the current sentence, if any, is abandoned and a new one begins.
+    private mutating func begin() {
         state = .inSentence
-        segmentStart = index
         length = 1
         checksum = 0
-        checksumBeforeStar = 0
-        starOffset = -1
+        if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
     }
 
-    /// Checks the checksum of a complete sentence `line` (start character included) and hands it on.
+    /// Checks the checksum of a complete sentence `line` (start character included, line end not)
+    /// whose bytes after the start character XOR to `checksum`, and hands it on.
     private mutating func deliver(
         _ line: UnsafeBufferPointer<UInt8>, _ body: (FramedSentence) throws -> Void
     ) rethrows {
         var end = line.count
-        while end > 1 && line[end - 1] == UInt8(ascii: " ") { end -= 1 }
+        var sum = checksum
+        while end > 1 && line[end - 1] == UInt8(ascii: " ") {
+            end -= 1
+            sum ^= UInt8(ascii: " ")
+        }
         let start = line[0]
-        if starOffset >= 0 {
-            let hexCount = end - starOffset - 1
-            guard hexCount == 2, let high = hexValue(line[starOffset + 1]),
-                let low = hexValue(line[starOffset + 2]),
-                high << 4 | low == checksumBeforeStar
+        if end >= 4 && line[end - 3] == UInt8(ascii: "*") {
+            let high = line[end - 2]
+            let low = line[end - 1]
+            sum ^= UInt8(ascii: "*") ^ high ^ low
+            guard let highValue = hexValue(high), let lowValue = hexValue(low),
+                highValue << 4 | lowValue == sum
             else {
                 statistics[.badChecksum] += 1
                 return
             }
             statistics.sentences += 1
-            let sentence = FramedSentence(
-                start: start, body: UnsafeBufferPointer(rebasing: line[1..<starOffset]),
-                line: UnsafeBufferPointer(rebasing: line[0..<end]), hasChecksum: true)
-            try body(sentence)
-        } else {
-            guard configuration.checksumPolicy == .lenient else {
-                statistics[.missingChecksum] += 1
-                return
-            }
-            guard end > 1 else { return }
-            statistics.sentences += 1
-            let sentence = FramedSentence(
-                start: start, body: UnsafeBufferPointer(rebasing: line[1..<end]),
-                line: UnsafeBufferPointer(rebasing: line[0..<end]), hasChecksum: false)
-            try body(sentence)
+            try body(
+                FramedSentence(
+                    start: start, body: UnsafeBufferPointer(rebasing: line[1..<(end - 3)]),
+                    line: UnsafeBufferPointer(rebasing: line[0..<end]), hasChecksum: true))
+            return
         }
+        // No `*hh` at the end: a `*` elsewhere is a malformed checksum, none at all a missing one.
+        var hasStar = false
+        for index in 1..<end where line[index] == UInt8(ascii: "*") { hasStar = true }
+        guard !hasStar else {
+            statistics[.badChecksum] += 1
+            return
+        }
+        guard configuration.checksumPolicy == .lenient else {
+            statistics[.missingChecksum] += 1
+            return
+        }
+        guard end > 1 else { return }
+        statistics.sentences += 1
+        try body(
+            FramedSentence(
+                start: start, body: UnsafeBufferPointer(rebasing: line[1..<end]),
+                line: UnsafeBufferPointer(rebasing: line[0..<end]), hasChecksum: false))
     }
+}
+
+@inline(__always)
+private func isStart(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "$") || byte == UInt8(ascii: "!") }
+
+@inline(__always)
+private func isLineEnd(_ byte: UInt8) -> Bool { byte == 13 || byte == 10 }
+
+/// Whether `byte` ends the run of a sentence's ordinary bytes: a line end, a start character, or
+/// a control or non-ASCII byte.
+@inline(__always)
+private func endsRun(_ byte: UInt8) -> Bool {
+    byte &- 0x20 >= 0x5F || byte == UInt8(ascii: "$") || byte == UInt8(ascii: "!")
+}
+
+/// The index of the first byte in `from..<to` that ends a sentence's run (or `to`), with every
+/// byte before it XORed into `checksum`. Eight bytes at a time while none of them ends the run.
+@inline(__always)
+private func scanSentence(
+    _ base: UnsafePointer<UInt8>, from: Int, to: Int, checksum: inout UInt8
+) -> Int {
+    var index = from
+    var words: UInt64 = 0
+    while index + 8 <= to {
+        let word = Bytes8.load(base + index)
+        let stops = Bytes8.sentenceStops(word)
+        if stops != 0 {
+            let lane = Bytes8.firstIndex(stops)
+            // Only the bytes before the stop count.
+            words ^= lane == 0 ? 0 : word & (UInt64.max &>> UInt64(64 - lane * 8))
+            checksum ^= Bytes8.xorOfBytes(words)
+            return index + lane
+        }
+        words ^= word
+        index += 8
+    }
+    var sum = checksum ^ Bytes8.xorOfBytes(words)
+    while index < to {
+        let byte = base[index]
+        if endsRun(byte) { break }
+        sum ^= byte
+        index += 1
+    }
+    checksum = sum
+    return index
 }

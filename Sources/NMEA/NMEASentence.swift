@@ -36,14 +36,21 @@ public enum NMEASentence: Sendable, Hashable {
     public static func parse(
         body: UnsafeBufferPointer<UInt8>, start: UInt8 = UInt8(ascii: "$")
     ) throws(NMEAParseError) -> NMEASentence {
-        let fields = Fields(body)
+        guard let sentence = Fields.withFields(body, { parse($0, start: start) }) else {
+            throw .malformedAddress
+        }
+        return sentence
+    }
+
+    /// The sentence, or `nil` when its address is malformed.
+    private static func parse(_ fields: borrowing Fields, start: UInt8) -> NMEASentence? {
         let address = fields[0]
-        guard address.count >= 2 else { throw .malformedAddress }
+        guard address.count >= 2 else { return nil }
         for byte in address {
             let isUpper = byte &- UInt8(ascii: "A") < 26
             let isDigit = byte &- UInt8(ascii: "0") < 10
             let isLower = byte &- UInt8(ascii: "a") < 26
-            guard isUpper || isDigit || isLower else { throw .malformedAddress }
+            guard isUpper || isDigit || isLower else { return nil }
         }
         let first = address[0]
         if first == UInt8(ascii: "P") && start == UInt8(ascii: "$") && !isQuectelTalker(address) {
@@ -51,7 +58,7 @@ public enum NMEASentence: Sendable, Hashable {
                 ProprietarySentence(
                     address: String(decoding: address, as: UTF8.self), fields: rawFields(fields)))
         }
-        guard address.count >= 3 else { throw .malformedAddress }
+        guard address.count >= 3 else { return nil }
         let talker = Talker(address[0], address[1])
         if address.count == 5 && start == UInt8(ascii: "$") {
             let code = UInt32(address[2]) << 16 | UInt32(address[3]) << 8 | UInt32(address[4])
@@ -185,7 +192,7 @@ private func isQuectelTalker(_ address: UnsafeBufferPointer<UInt8>) -> Bool {
         || code == sentenceCode("GGA")
 }
 
-private func rawFields(_ fields: Fields) -> [String] {
+private func rawFields(_ fields: borrowing Fields) -> [String] {
     // Split the body itself: proprietary sentences may have more fields than `Fields` indexes.
     var result: [String] = []
     var start = 0

@@ -61,7 +61,7 @@ public struct RMC: TypedSentence {
         self.navigationStatus = navigationStatus
     }
 
-    init(talker: Talker, fields: Fields) {
+    init(talker: Talker, fields: borrowing Fields) {
         self.init(
             talker: talker, time: fields.time(1), status: fields.letter(2), latitude: fields.coordinate(3),
             longitude: fields.coordinate(5), speedKnots: fields.decimal(7), courseTrue: fields.decimal(8),
@@ -130,7 +130,7 @@ public struct GGA: TypedSentence {
         self.dgpsStation = dgpsStation
     }
 
-    init(talker: Talker, fields: Fields) {
+    init(talker: Talker, fields: borrowing Fields) {
         self.init(
             talker: talker, time: fields.time(1), latitude: fields.coordinate(2),
             longitude: fields.coordinate(4), quality: fields.integer(6), satellitesUsed: fields.integer(7),
@@ -194,7 +194,7 @@ public struct GSA: TypedSentence {
         self.systemID = systemID
     }
 
-    init(talker: Talker, fields: Fields) {
+    init(talker: Talker, fields: borrowing Fields) {
         self.init(talker: talker, selectionMode: fields.letter(1), fixType: fields.integer(2))
         let last = fields.count - 1
         let dopStart: Int
@@ -277,7 +277,7 @@ public struct GSV: TypedSentence {
         self.signalID = signalID
     }
 
-    init(talker: Talker, fields: Fields) {
+    init(talker: Talker, fields: borrowing Fields) {
         self.init(
             talker: talker, messageCount: fields.integer(1), messageNumber: fields.integer(2),
             satellitesInView: fields.integer(3))
@@ -291,12 +291,10 @@ public struct GSV: TypedSentence {
         var index = 4
         while index <= blockEnd {
             if let id = fields.integer(index), id > 0, id <= Int(UInt16.max) {
-                func small(_ value: Int?) -> Int16? { value.flatMap { Int16(exactly: $0) } }
                 satellites.append(
                     GSVSatellite(
-                        id: UInt16(id), elevation: small(fields.wholeNumber(index + 1)),
-                        azimuth: small(fields.wholeNumber(index + 2)),
-                        snr: small(fields.wholeNumber(index + 3))))
+                        id: UInt16(id), elevation: fields.smallWholeNumber(index + 1),
+                        azimuth: fields.smallWholeNumber(index + 2), snr: fields.smallWholeNumber(index + 3)))
             }
             index += 4
             if satellites.isFull { break }
@@ -342,7 +340,7 @@ public struct VTG: TypedSentence {
         self.mode = mode
     }
 
-    init(talker: Talker, fields: Fields) {
+    init(talker: Talker, fields: borrowing Fields) {
         let legacy = fields.count - 1 <= 5 && fields.letter(2) != "T"
         if legacy {
             self.init(
@@ -391,7 +389,7 @@ public struct GLL: TypedSentence {
         self.mode = mode
     }
 
-    init(talker: Talker, fields: Fields) {
+    init(talker: Talker, fields: borrowing Fields) {
         self.init(
             talker: talker, latitude: fields.coordinate(1), longitude: fields.coordinate(3),
             time: fields.time(5),
@@ -448,7 +446,7 @@ public struct GNS: TypedSentence {
         self.navigationStatus = navigationStatus
     }
 
-    init(talker: Talker, fields: Fields) {
+    init(talker: Talker, fields: borrowing Fields) {
         self.init(
             talker: talker, time: fields.time(1), latitude: fields.coordinate(2),
             longitude: fields.coordinate(4),
@@ -504,7 +502,7 @@ public struct GST: TypedSentence {
         self.altitudeError = altitudeError
     }
 
-    init(talker: Talker, fields: Fields) {
+    init(talker: Talker, fields: borrowing Fields) {
         self.init(
             talker: talker, time: fields.time(1), rms: fields.decimal(2), semiMajor: fields.decimal(3),
             semiMinor: fields.decimal(4), orientation: fields.decimal(5), latitudeError: fields.decimal(6),
@@ -544,7 +542,7 @@ public struct ZDA: TypedSentence {
         self.zoneMinutes = zoneMinutes
     }
 
-    init(talker: Talker, fields: Fields) {
+    init(talker: Talker, fields: borrowing Fields) {
         self.init(
             talker: talker, time: fields.time(1), day: fields.integer(2), month: fields.integer(3),
             year: fields.integer(4), zoneHours: fields.wholeNumber(5), zoneMinutes: fields.integer(6))
@@ -596,7 +594,7 @@ public struct GBS: TypedSentence {
         self.signalID = signalID
     }
 
-    init(talker: Talker, fields: Fields) {
+    init(talker: Talker, fields: borrowing Fields) {
         // Some receivers put a unit letter after each error (`23.43,M,`); skip them.
         var index = 2
         func next() -> NMEADecimal? {
@@ -645,7 +643,7 @@ public struct HDT: TypedSentence {
         self.heading = heading
     }
 
-    init(talker: Talker, fields: Fields) { self.init(talker: talker, heading: fields.decimal(1)) }
+    init(talker: Talker, fields: borrowing Fields) { self.init(talker: talker, heading: fields.decimal(1)) }
 
     public func writeFields(to writer: inout NMEAWriter) {
         writer.field(heading)
@@ -674,7 +672,7 @@ public struct TXT: TypedSentence {
         self.text = text
     }
 
-    init(talker: Talker, fields: Fields) {
+    init(talker: Talker, fields: borrowing Fields) {
         // The text may itself hold commas: it is everything after the third field.
         var text = ""
         if fields.count > 4 {
@@ -727,7 +725,7 @@ public struct DTM: TypedSentence {
         self.referenceDatum = referenceDatum
     }
 
-    init(talker: Talker, fields: Fields) {
+    init(talker: Talker, fields: borrowing Fields) {
         self.init(
             talker: talker, datum: fields.string(1), subdivision: fields.string(2),
             latitudeOffset: fields.decimal(3), latitudeOffsetDirection: fields.letter(4),

@@ -15,6 +15,12 @@ public struct NMEADecimal: Sendable, Hashable, CustomStringConvertible {
         self.scale = scale
     }
 
+    @usableFromInline
+    init(unchecked mantissa: Int64, scale: UInt8) {
+        self.mantissa = mantissa
+        self.scale = scale
+    }
+
     /// Creates a whole number.
     public init(_ integer: Int) {
         self.init(mantissa: Int64(integer), scale: 0)
@@ -35,7 +41,7 @@ public struct NMEADecimal: Sendable, Hashable, CustomStringConvertible {
 
     /// The whole-number part, rounded toward zero.
     public var integerPart: Int64 {
-        mantissa / Int64(NMEADecimal.powersOfTen[Int(scale)])
+        mantissa / NMEADecimal.integerPowersOfTen[Int(scale)]
     }
 
     public var description: String {
@@ -63,11 +69,16 @@ public struct NMEADecimal: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    @usableFromInline static let powersOfTen: [Double] = (0...18).map { exponent in
-        var value = 1.0
-        for _ in 0..<exponent { value *= 10 }
-        return value
-    }
+    @usableFromInline static let powersOfTen: [Double] = [
+        1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+    ]
+
+    /// 10^`exponent` as an integer, for `exponent` in 0…18.
+    @usableFromInline static let integerPowersOfTen: [Int64] = [
+        1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000, 10_000_000_000,
+        100_000_000_000, 1_000_000_000_000, 10_000_000_000_000, 100_000_000_000_000, 1_000_000_000_000_000,
+        10_000_000_000_000_000, 100_000_000_000_000_000, 1_000_000_000_000_000_000,
+    ]
 
     /// Parses digits with an optional sign and decimal point. Returns `nil` on anything else
     /// or on more than 18 significant digits.
@@ -84,6 +95,27 @@ public struct NMEADecimal: Sendable, Hashable, CustomStringConvertible {
             index = 1
         }
         var mantissa: Int64 = 0
+        if count <= 18 {
+            // At most 18 digits: neither limit can be reached, so only the syntax is checked.
+            var point = -1
+            var digits = 0
+            while index < count {
+                let byte = field[index]
+                let digit = byte &- 48
+                if digit < 10 {
+                    mantissa = mantissa &* 10 &+ Int64(digit)
+                    digits += 1
+                } else if byte == UInt8(ascii: ".") && point < 0 {
+                    point = index
+                } else {
+                    return nil
+                }
+                index += 1
+            }
+            guard digits > 0 else { return nil }
+            let scale = point < 0 ? 0 : UInt8(truncatingIfNeeded: count - point - 1)
+            return NMEADecimal(unchecked: negative ? -mantissa : mantissa, scale: scale)
+        }
         var scale: UInt8 = 0
         var significantDigits = 0
         var sawDigit = false
@@ -305,7 +337,7 @@ public struct NMEACoordinate: Sendable, Hashable {
     /// Signed decimal degrees (south and west negative), or `nil` when the minutes are 60 or more
     /// or the hemisphere letter is not one of `NSEW`.
     public var degrees: Double? {
-        let unit = Int64(NMEADecimal.powersOfTen[Int(value.scale)])
+        let unit = NMEADecimal.integerPowersOfTen[Int(value.scale)]
         let magnitude = value.mantissa.magnitude
         let wholeDegrees = magnitude / UInt64(100 * unit)
         let minuteMantissa = magnitude - wholeDegrees * UInt64(100 * unit)

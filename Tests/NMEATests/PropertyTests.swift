@@ -231,4 +231,34 @@ struct PropertyTests {
             #expect(gll.time == time)
         }
     }
+
+    /// GSV's elevation, azimuth and signal strength are read as decimals are, truncated to whole
+    /// numbers, and kept when they fit in 16 bits.
+    @Test func satelliteViewNumbersAreReadAsDecimals() throws {
+        var random = TestGenerator(state: 11)
+        let alphabet = Array("0123456789.-+x ")
+        var texts = [
+            "", "-", "+", ".", "45", "045", "-3", "+7", "45.0", "45.9", "-0.5", ".5", "5.", "1.2.3", "32767",
+            "32768", "-32768", "-32769", "99999999999", "12x", "0000000000000000000000045",
+            "5." + String(repeating: "0", count: 18),
+            "5." + String(repeating: "0", count: 19),
+        ]
+        for _ in 0..<3000 {
+            texts.append(
+                String(
+                    (0..<Int.random(in: 1...7, using: &random)).map { _ in
+                        alphabet.randomElement(using: &random)!
+                    }))
+        }
+        for text in texts {
+            guard case .gsv(let gsv) = try NMEASentence.parse("$GPGSV,1,1,01,05," + text + ",90," + text)
+            else {
+                Issue.record("not GSV")
+                return
+            }
+            let expected = NMEADecimal(text).flatMap { Int16(exactly: $0.integerPart) }
+            #expect(gsv.satellites.first?.elevation == expected, "'\(text)'")
+            #expect(gsv.satellites.first?.snr == expected, "'\(text)'")
+        }
+    }
 }

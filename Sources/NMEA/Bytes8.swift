@@ -1,0 +1,48 @@
+/// Byte tests eight bytes at a time in one 64-bit word (SIMD within a register).
+///
+/// Each test returns a word whose byte `i` has its top bit set exactly when byte `i` of the input
+/// passes; no carry crosses from one byte into the next, so there are no false positives and the
+/// lowest set bit marks the first byte (in memory order) that passes.
+enum Bytes8 {
+    static let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+    static let high: UInt64 = 0x8080_8080_8080_8080
+
+    @inline(__always)
+    static func repeating(_ byte: UInt8) -> UInt64 { 0x0101_0101_0101_0101 &* UInt64(byte) }
+
+    /// The eight bytes at `pointer`, the first one in the lowest byte.
+    @inline(__always)
+    static func load(_ pointer: UnsafePointer<UInt8>) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self))
+    }
+
+    /// Bytes equal to `byte`.
+    @inline(__always)
+    static func equal(_ word: UInt64, _ byte: UInt8) -> UInt64 {
+        let difference = word ^ repeating(byte)
+        return ~(((difference & low7) &+ low7) | difference) & high
+    }
+
+    /// Bytes that cannot be inside a sentence's run: controls (line ends among them), DEL and
+    /// non-ASCII bytes, and the start characters `$` and `!`.
+    @inline(__always)
+    static func sentenceStops(_ word: UInt64) -> UInt64 {
+        let low = word & low7
+        let control = ~((low &+ repeating(0x60)) | word) & high
+        let deleteOrHigh = ((low &+ repeating(0x01)) | word) & high
+        return control | deleteOrHigh | equal(word, UInt8(ascii: "$")) | equal(word, UInt8(ascii: "!"))
+    }
+
+    /// The index (0…7) of the first byte flagged in a non-zero test result.
+    @inline(__always)
+    static func firstIndex(_ flags: UInt64) -> Int { flags.trailingZeroBitCount &>> 3 }
+
+    /// The XOR of a word's eight bytes.
+    @inline(__always)
+    static func xorOfBytes(_ word: UInt64) -> UInt8 {
+        var folded = word ^ (word &>> 32)
+        folded ^= folded &>> 16
+        folded ^= folded &>> 8
+        return UInt8(truncatingIfNeeded: folded)
+    }
+}
