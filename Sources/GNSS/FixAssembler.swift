@@ -222,12 +222,12 @@ public struct FixAssembler: Sendable {
         fix.satellitesUsed = used > 0 ? used : (gsaUsedCount > 0 ? gsaUsedCount : current.satellitesUsed)
         fix.dop = dop
         if let geometry = Geodesy.dilution(
-            azimuthsAndElevations: fix.satellites.compactMap { satellite in
+            of: fix.satellites.lazy.compactMap { satellite in
                 guard satellite.used, let azimuth = satellite.azimuth, let elevation = satellite.elevation
                 else {
                     return nil
                 }
-                return (azimuth, elevation)
+                return (azimuth: azimuth, elevation: elevation)
             })
         {
             fix.dop.xdop = fix.dop.xdop ?? geometry.xdop

@@ -5,7 +5,25 @@ public enum FixFormat {
     /// gpsd's TPV report for a fix (`{"class":"TPV",…}`), with gpsd's field names, units and
     /// number formats, so that it can be compared with gpsd's output line by line.
     public static func gpsdTPV(_ fix: Fix) -> String {
+        var bytes: [UInt8] = []
+        appendGPSDTPV(fix, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends gpsd's reports for a fix to `output`, one per line: the TPV, then the SKY when
+    /// the fix has DOPs or satellites (as `gpsloc decode --format gpsd` prints them).
+    public static func appendGPSDReports(_ fix: Fix, to output: inout [UInt8]) {
+        appendGPSDTPV(fix, to: &output)
+        output.append(10)
+        if fix.dop.hdop != nil || fix.dop.pdop != nil || !fix.satellites.isEmpty {
+            appendGPSDSKY(fix, to: &output)
+            output.append(10)
+        }
+    }
+
+    static func appendGPSDTPV(_ fix: Fix, to output: inout [UInt8]) {
         var json = JSONObjectWriter()
+        defer { output.append(contentsOf: json.finish()) }
         json.add("class", string: "TPV")
         if fix.status.rawValue >= 2 { json.add("status", integer: fix.status.rawValue) }
         json.add("mode", integer: fix.mode.rawValue)
@@ -42,12 +60,18 @@ public enum FixFormat {
             json.add("eph", fix.errors.horizontal, decimals: 3)
             json.add("sep", fix.errors.spherical, decimals: 3)
         }
-        return json.finish()
     }
 
     /// gpsd's SKY report: DOPs and the satellites in view.
     public static func gpsdSKY(_ fix: Fix) -> String {
+        var bytes: [UInt8] = []
+        appendGPSDSKY(fix, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func appendGPSDSKY(_ fix: Fix, to output: inout [UInt8]) {
         var json = JSONObjectWriter()
+        defer { output.append(contentsOf: json.finish()) }
         json.add("class", string: "SKY")
         if let time = fix.time { json.add("time", string: time.iso8601) }
         json.add("gdop", fix.dop.gdop, decimals: 2)
@@ -60,13 +84,15 @@ public enum FixFormat {
         if !fix.satellites.isEmpty { json.add("nSat", integer: fix.satellites.count) }
         if let used = fix.satellitesUsed { json.add("uSat", integer: used) }
         if !fix.satellites.isEmpty {
-            json.add("satellites", raw: "[" + fix.satellites.map(gpsdSatellite).joined(separator: ",") + "]")
+            json.openArray("satellites")
+            for satellite in fix.satellites { gpsdSatellite(satellite, &json) }
+            json.closeArray()
         }
-        return json.finish()
     }
 
-    private static func gpsdSatellite(_ satellite: Satellite) -> String {
-        var json = JSONObjectWriter()
+    private static func gpsdSatellite(_ satellite: Satellite, _ json: inout JSONObjectWriter) {
+        json.openObject()
+        defer { json.closeObject() }
         json.add("PRN", integer: satellite.nmeaID)
         if let constellation = satellite.constellation {
             json.add("gnssid", integer: gpsdGNSSID(constellation))
@@ -77,7 +103,6 @@ public enum FixFormat {
         json.add("el", satellite.elevation, decimals: 1)
         json.add("ss", satellite.snr, decimals: 1)
         json.add("used", bool: satellite.used)
-        return json.finish()
     }
 
     /// u-blox GNSS identifiers, as gpsd reports them.
@@ -95,7 +120,15 @@ public enum FixFormat {
 
     /// This library's record of a fix, one JSON object (schema in README.md).
     public static func jsonRecord(_ fix: Fix) -> String {
+        var bytes: [UInt8] = []
+        appendJSONRecord(fix, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``jsonRecord(_:)``'s object to `output`, without a line end.
+    public static func appendJSONRecord(_ fix: Fix, to output: inout [UInt8]) {
         var json = JSONObjectWriter()
+        defer { output.append(contentsOf: json.finish()) }
         json.add("time", string: fix.time?.iso8601)
         json.add("timeOfDay", string: fix.timeOfDay?.description)
         json.add("mode", integer: fix.mode.rawValue)
@@ -112,55 +145,55 @@ public enum FixFormat {
         if fix.climb != nil { json.add("climbDerived", bool: fix.climbIsDerived) }
         json.add("magneticVariation", fix.magneticVariation, decimals: 1)
         json.add("heading", fix.heading, decimals: 2)
-        var dop = JSONObjectWriter()
-        dop.add("pdop", fix.dop.pdop, decimals: 2)
-        dop.add("hdop", fix.dop.hdop, decimals: 2)
-        dop.add("vdop", fix.dop.vdop, decimals: 2)
-        dop.add("tdop", fix.dop.tdop, decimals: 2)
-        dop.add("gdop", fix.dop.gdop, decimals: 2)
-        dop.add("xdop", fix.dop.xdop, decimals: 2)
-        dop.add("ydop", fix.dop.ydop, decimals: 2)
-        json.add("dop", raw: dop.finish())
-        var errors = JSONObjectWriter()
-        errors.add("horizontal", fix.errors.horizontal, decimals: 3)
-        errors.add("vertical", fix.errors.vertical, decimals: 3)
-        errors.add("latitude", fix.errors.latitude, decimals: 3)
-        errors.add("longitude", fix.errors.longitude, decimals: 3)
-        errors.add("spherical", fix.errors.spherical, decimals: 3)
-        errors.add("speed", fix.errors.speed, decimals: 3)
-        errors.add("climb", fix.errors.climb, decimals: 3)
-        errors.add("time", fix.errors.time, decimals: 3)
-        errors.add("source", string: fix.errors.source?.rawValue)
-        json.add("errors", raw: errors.finish())
+        json.openObject("dop")
+        json.add("pdop", fix.dop.pdop, decimals: 2)
+        json.add("hdop", fix.dop.hdop, decimals: 2)
+        json.add("vdop", fix.dop.vdop, decimals: 2)
+        json.add("tdop", fix.dop.tdop, decimals: 2)
+        json.add("gdop", fix.dop.gdop, decimals: 2)
+        json.add("xdop", fix.dop.xdop, decimals: 2)
+        json.add("ydop", fix.dop.ydop, decimals: 2)
+        json.closeObject()
+        json.openObject("errors")
+        json.add("horizontal", fix.errors.horizontal, decimals: 3)
+        json.add("vertical", fix.errors.vertical, decimals: 3)
+        json.add("latitude", fix.errors.latitude, decimals: 3)
+        json.add("longitude", fix.errors.longitude, decimals: 3)
+        json.add("spherical", fix.errors.spherical, decimals: 3)
+        json.add("speed", fix.errors.speed, decimals: 3)
+        json.add("climb", fix.errors.climb, decimals: 3)
+        json.add("time", fix.errors.time, decimals: 3)
+        json.add("source", string: fix.errors.source?.rawValue)
+        json.closeObject()
         if let noise = fix.noise {
-            var gst = JSONObjectWriter()
-            gst.add("rms", noise.rms, decimals: 3)
-            gst.add("semiMajor", noise.semiMajor, decimals: 3)
-            gst.add("semiMinor", noise.semiMinor, decimals: 3)
-            gst.add("orientation", noise.orientation, decimals: 1)
-            gst.add("latitude", noise.latitude, decimals: 3)
-            gst.add("longitude", noise.longitude, decimals: 3)
-            gst.add("altitude", noise.altitude, decimals: 3)
-            json.add("noise", raw: gst.finish())
+            json.openObject("noise")
+            json.add("rms", noise.rms, decimals: 3)
+            json.add("semiMajor", noise.semiMajor, decimals: 3)
+            json.add("semiMinor", noise.semiMinor, decimals: 3)
+            json.add("orientation", noise.orientation, decimals: 1)
+            json.add("latitude", noise.latitude, decimals: 3)
+            json.add("longitude", noise.longitude, decimals: 3)
+            json.add("altitude", noise.altitude, decimals: 3)
+            json.closeObject()
         }
         json.add("satellitesUsed", integer: fix.satellitesUsed)
         json.add("satellitesInView", integer: fix.satellites.count)
         if !fix.satellites.isEmpty {
-            let satellites = fix.satellites.map { satellite in
-                var entry = JSONObjectWriter()
-                entry.add("system", string: satellite.constellation?.description)
-                entry.add("svid", integer: satellite.svid)
-                entry.add("signal", integer: satellite.signal)
-                entry.add("elevation", satellite.elevation, decimals: 0)
-                entry.add("azimuth", satellite.azimuth, decimals: 0)
-                entry.add("snr", satellite.snr, decimals: 0)
-                entry.add("used", bool: satellite.used)
-                return entry.finish()
+            json.openArray("satellites")
+            for satellite in fix.satellites {
+                json.openObject()
+                json.add("system", string: satellite.constellation?.description)
+                json.add("svid", integer: satellite.svid)
+                json.add("signal", integer: satellite.signal)
+                json.add("elevation", satellite.elevation, decimals: 0)
+                json.add("azimuth", satellite.azimuth, decimals: 0)
+                json.add("snr", satellite.snr, decimals: 0)
+                json.add("used", bool: satellite.used)
+                json.closeObject()
             }
-            json.add("satellites", raw: "[" + satellites.joined(separator: ",") + "]")
+            json.closeArray()
         }
         json.add("sentences", integer: fix.sentenceCount)
-        return json.finish()
     }
 
     /// The CSV columns, in order.
@@ -206,85 +239,176 @@ extension FixStatus {
 public enum JSONText {
     /// `text` as a JSON string literal, quotes included.
     public static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    result +=
-                        "\\u00" + String(scalar.value >> 4, radix: 16) + String(scalar.value & 15, radix: 16)
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
+        var bytes: [UInt8] = []
+        appendQuoted(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `text` as a JSON string literal, quotes included.
+    public static func appendQuoted(_ text: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "\n"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), 48, 48])
+                output.append(lowercaseHexDigit(byte >> 4))
+                output.append(lowercaseHexDigit(byte & 15))
+            default: output.append(byte)
             }
         }
-        return result + "\""
+        output.append(UInt8(ascii: "\""))
+    }
+
+    private static func lowercaseHexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? nibble + 48 : nibble + 87
     }
 }
 
-/// Builds one JSON object, skipping `nil` values.
+/// Builds JSON objects into a byte buffer, skipping `nil` values; objects and arrays nest.
 struct JSONObjectWriter {
-    private var text = "{"
+    private var bytes: [UInt8]
+    /// Whether nothing has been written yet at the current level.
     private var first = true
 
-    private mutating func key(_ name: String) {
-        if !first { text += "," }
+    init() {
+        bytes = []
+        bytes.reserveCapacity(512)
+        bytes.append(UInt8(ascii: "{"))
+    }
+
+    private mutating func key(_ name: StaticString) {
+        if !first { bytes.append(UInt8(ascii: ",")) }
         first = false
-        text += "\"" + name + "\":"
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 
-    mutating func add(_ name: String, string value: String?) {
+    mutating func add(_ name: StaticString, string value: String?) {
         guard let value else { return }
         key(name)
-        text += JSONText.quoted(value)
+        JSONText.appendQuoted(value, to: &bytes)
     }
 
-    mutating func add(_ name: String, integer value: Int?) {
+    mutating func add(_ name: StaticString, integer value: Int?) {
         guard let value else { return }
         key(name)
-        text += String(value)
+        appendInteger(value, to: &bytes)
     }
 
-    mutating func add(_ name: String, bool value: Bool) {
+    mutating func add(_ name: StaticString, bool value: Bool) {
         key(name)
-        text += value ? "true" : "false"
+        if value {
+            bytes.append(contentsOf: [
+                UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e"),
+            ])
+        } else {
+            bytes.append(contentsOf: [
+                UInt8(ascii: "f"), UInt8(ascii: "a"), UInt8(ascii: "l"), UInt8(ascii: "s"), UInt8(ascii: "e"),
+            ])
+        }
     }
 
-    mutating func add(_ name: String, _ value: Double?, decimals: Int) {
+    mutating func add(_ name: StaticString, _ value: Double?, decimals: Int) {
         guard let value, value.isFinite else { return }
         key(name)
-        text += formatFixed(value, decimals)
+        appendFixed(value, decimals, to: &bytes)
     }
 
-    mutating func add(_ name: String, raw: String) {
+    /// Opens an object as the value of `name`; ``closeObject()`` ends it.
+    mutating func openObject(_ name: StaticString) {
         key(name)
-        text += raw
+        bytes.append(UInt8(ascii: "{"))
+        first = true
     }
 
-    func finish() -> String { text + "}" }
+    /// Opens an object as the next element of an array.
+    mutating func openObject() {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "{"))
+        first = true
+    }
+
+    mutating func closeObject() {
+        bytes.append(UInt8(ascii: "}"))
+        first = false
+    }
+
+    /// Opens an array as the value of `name`; ``closeArray()`` ends it.
+    mutating func openArray(_ name: StaticString) {
+        key(name)
+        bytes.append(UInt8(ascii: "["))
+        first = true
+    }
+
+    mutating func closeArray() {
+        bytes.append(UInt8(ascii: "]"))
+        first = false
+    }
+
+    /// The buffer with the object closed.
+    consuming func finish() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
 }
+
+/// Appends `value` in decimal.
+func appendInteger(_ value: Int, to output: inout [UInt8]) {
+    if value < 0 { output.append(UInt8(ascii: "-")) }
+    appendDigits(UInt64(value.magnitude), minimumCount: 1, to: &output)
+}
+
+/// Appends the decimal digits of `value`, zero-padded to `minimumCount`.
+@inline(__always)
+private func appendDigits(_ value: UInt64, minimumCount: Int, to output: inout [UInt8]) {
+    var digits: InlineArray<20, UInt8> = .init(repeating: 48)
+    var remaining = value
+    var count = 0
+    repeat {
+        digits[count] = UInt8(truncatingIfNeeded: remaining % 10) + 48
+        remaining /= 10
+        count += 1
+    } while remaining > 0
+    count = max(count, minimumCount)
+    for index in stride(from: count - 1, through: 0, by: -1) { output.append(digits[index]) }
+}
+
+private let powersOfTen: [Double] = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12]
 
 /// `value` with exactly `decimals` decimals, rounded half away from zero (as `%.Nf` prints it
 /// for all but exact binary ties).
 public func formatFixed(_ value: Double, _ decimals: Int) -> String {
+    var bytes: [UInt8] = []
+    appendFixed(value, decimals, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Appends ``formatFixed(_:_:)``'s text.
+func appendFixed(_ value: Double, _ decimals: Int, to output: inout [UInt8]) {
     var scale = 1.0
-    for _ in 0..<decimals { scale *= 10 }
+    if decimals < powersOfTen.count {
+        scale = powersOfTen[decimals]
+    } else {
+        for _ in 0..<decimals { scale *= 10 }
+    }
     let scaled = (abs(value) * scale).rounded()
-    guard scaled < 9.0e15 else { return String(value) }
+    guard scaled < 9.0e15 else {
+        output.append(contentsOf: String(value).utf8)
+        return
+    }
     let integer = UInt64(scaled)
     let unit = UInt64(scale)
-    let whole = integer / unit
-    let fraction = integer % unit
-    var text = value < 0 && integer != 0 ? "-" : ""
-    text += String(whole)
+    if value < 0 && integer != 0 { output.append(UInt8(ascii: "-")) }
+    appendDigits(integer / unit, minimumCount: 1, to: &output)
     if decimals > 0 {
-        let digits = String(fraction)
-        text += "." + String(repeating: "0", count: decimals - digits.count) + digits
+        output.append(UInt8(ascii: "."))
+        appendDigits(integer % unit, minimumCount: decimals, to: &output)
     }
-    return text
 }

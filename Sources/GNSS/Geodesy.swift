@@ -96,16 +96,24 @@ public enum Geodesy {
     /// east/north/up/clock solution from the satellites' azimuths and elevations (degrees).
     /// `nil` with fewer than four satellites or a singular geometry.
     public static func dilution(azimuthsAndElevations: [(azimuth: Double, elevation: Double)]) -> DOP? {
-        guard azimuthsAndElevations.count >= 4 else { return nil }
+        dilution(of: azimuthsAndElevations)
+    }
+
+    /// ``dilution(azimuthsAndElevations:)`` over any sequence, without allocating.
+    static func dilution(of satellites: some Sequence<(azimuth: Double, elevation: Double)>) -> DOP? {
         // Normal matrix GᵀG, 4×4, rows of G = [cos(el)sin(az), cos(el)cos(az), sin(el), 1].
-        var normal = [Double](repeating: 0, count: 16)
-        for satellite in azimuthsAndElevations {
-            let az = satellite.azimuth * degreesToRadians
-            let el = satellite.elevation * degreesToRadians
-            let row = [cos(el) * sin(az), cos(el) * cos(az), sin(el), 1.0]
+        var normal = InlineArray<16, Double>(repeating: 0)
+        var count = 0
+        for satellite in satellites {
+            let (sinAzimuth, cosAzimuth) = sineAndCosine(degrees: satellite.azimuth)
+            let (sinElevation, cosElevation) = sineAndCosine(degrees: satellite.elevation)
+            let row: InlineArray<4, Double> = [
+                cosElevation * sinAzimuth, cosElevation * cosAzimuth, sinElevation, 1,
+            ]
             for i in 0..<4 { for j in 0..<4 { normal[i * 4 + j] += row[i] * row[j] } }
+            count += 1
         }
-        guard let inverse = invert4x4(normal) else { return nil }
+        guard count >= 4, let inverse = invert4x4(normal) else { return nil }
         let xx = inverse[0]
         let yy = inverse[5]
         let zz = inverse[10]
@@ -122,9 +130,27 @@ public enum Geodesy {
         return dop
     }
 
-    private static func invert4x4(_ m: [Double]) -> [Double]? {
+    /// Sine and cosine of whole degrees 0…359, computed once: satellite views come in whole degrees.
+    private static let wholeDegrees: [(sine: Double, cosine: Double)] = (0..<360).map { degrees in
+        let radians = Double(degrees) * degreesToRadians
+        return (sin(radians), cos(radians))
+    }
+
+    /// `sin` and `cos` of an angle in degrees, from the table when the angle is a whole number
+    /// of degrees in 0…359 (the same values as computing them).
+    @inline(__always)
+    private static func sineAndCosine(degrees: Double) -> (Double, Double) {
+        if degrees >= 0 && degrees < 360, let whole = Int(exactly: degrees) {
+            let entry = wholeDegrees[whole]
+            return (entry.sine, entry.cosine)
+        }
+        let radians = degrees * degreesToRadians
+        return (sin(radians), cos(radians))
+    }
+
+    private static func invert4x4(_ m: InlineArray<16, Double>) -> InlineArray<16, Double>? {
         var a = m
-        var inverse = [Double](repeating: 0, count: 16)
+        var inverse = InlineArray<16, Double>(repeating: 0)
         for i in 0..<4 { inverse[i * 4 + i] = 1 }
         for column in 0..<4 {
             var pivot = column
@@ -132,8 +158,9 @@ public enum Geodesy {
             guard abs(a[pivot * 4 + column]) > 1e-12 else { return nil }
             if pivot != column {
                 for k in 0..<4 {
-                    a.swapAt(pivot * 4 + k, column * 4 + k)
-                    inverse.swapAt(pivot * 4 + k, column * 4 + k)
+                    let (p, c) = (pivot * 4 + k, column * 4 + k)
+                    (a[p], a[c]) = (a[c], a[p])
+                    (inverse[p], inverse[c]) = (inverse[c], inverse[p])
                 }
             }
             let scale = a[column * 4 + column]

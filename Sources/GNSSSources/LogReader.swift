@@ -26,11 +26,13 @@ public struct CommentFilter: Sendable {
         _ chunk: UnsafeRawBufferPointer, _ segment: (UnsafeRawBufferPointer, CivilDate?) -> Void
     ) {
         let bytes = chunk.assumingMemoryBound(to: UInt8.self)
+        guard let base = bytes.baseAddress else { return }
+        let count = bytes.count
         var index = 0
         var runStart = 0
-        while index < bytes.count {
-            let byte = bytes[index]
+        while index < count {
             if inComment {
+                let byte = bytes[index]
                 if byte == 10 || byte == 13 {
                     inComment = false
                     atLineStart = true
@@ -39,19 +41,27 @@ public struct CommentFilter: Sendable {
                 } else if comment.count < 256 {
                     comment.append(byte)
                 }
-            } else if atLineStart && byte == UInt8(ascii: "#") {
-                if index > runStart {
-                    segment(UnsafeRawBufferPointer(rebasing: chunk[runStart..<index]), headerDate)
-                }
-                inComment = true
-                comment.removeAll(keepingCapacity: true)
-            } else {
-                atLineStart = byte == 10 || byte == 13
+                index += 1
+                continue
             }
-            index += 1
+            // Outside comments only a '#' at the start of a line matters: jump from one to the next.
+            guard let found = memchr(base + index, Int32(UInt8(ascii: "#")), count - index) else {
+                atLineStart = bytes[count - 1] == 10 || bytes[count - 1] == 13
+                break
+            }
+            let position = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            let startsLine =
+                position == 0 ? atLineStart : bytes[position - 1] == 10 || bytes[position - 1] == 13
+            index = position + 1
+            guard startsLine else { continue }
+            if position > runStart {
+                segment(UnsafeRawBufferPointer(rebasing: chunk[runStart..<position]), headerDate)
+            }
+            inComment = true
+            comment.removeAll(keepingCapacity: true)
         }
-        if !inComment && runStart < bytes.count {
-            segment(UnsafeRawBufferPointer(rebasing: chunk[runStart..<bytes.count]), headerDate)
+        if !inComment && runStart < count {
+            segment(UnsafeRawBufferPointer(rebasing: chunk[runStart..<count]), headerDate)
         }
     }
 

@@ -60,12 +60,12 @@ struct Decode: ParsableCommand {
         do {
             statistics = try source.decodeAll { fix in
                 switch format {
-                case .gpsd:
-                    output.line(FixFormat.gpsdTPV(fix))
-                    if fix.dop.hdop != nil || fix.dop.pdop != nil || !fix.satellites.isEmpty {
-                        output.line(FixFormat.gpsdSKY(fix))
+                case .gpsd: output.append { FixFormat.appendGPSDReports(fix, to: &$0) }
+                case .jsonl:
+                    output.append {
+                        FixFormat.appendJSONRecord(fix, to: &$0)
+                        $0.append(10)
                     }
-                case .jsonl: output.line(FixFormat.jsonRecord(fix))
                 case .csv: output.line(FixFormat.csvRow(fix))
                 case .none: break
                 }

@@ -39,6 +39,12 @@ struct OutputBuffer: ~Copyable {
         if bytes.count >= 1 << 16 { flush() }
     }
 
+    /// Lets `body` append to the buffer directly.
+    mutating func append(_ body: (inout [UInt8]) -> Void) {
+        body(&bytes)
+        if bytes.count >= 1 << 16 { flush() }
+    }
+
     mutating func flush() {
         // A closed pipe (`gpsloc decode … | head`) ends the program through SIGPIPE; other
         // write errors have nowhere better to go than being dropped here.
