@@ -1,0 +1,31 @@
+// swift-tools-version: 6.2
+// The benchmarks of OpenCoreLocation, a package of their own so that the library itself does not
+// depend on the benchmark framework. Run them with `swift package benchmark` in this directory;
+// `tools/compare-peers` at the top of the repository runs `nmea-parse` against other parsers.
+import PackageDescription
+
+let package = Package(
+    name: "Benchmarks",
+    dependencies: [
+        .package(name: "OpenCoreLocation", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "NMEABenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "NMEA", package: "OpenCoreLocation"),
+                .product(name: "GNSS", package: "OpenCoreLocation"),
+            ],
+            path: "Benchmarks/NMEABenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "nmea-parse",
+            dependencies: [.product(name: "NMEA", package: "OpenCoreLocation")],
+            path: "Sources/nmea-parse"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
