@@ -117,38 +117,7 @@ struct Fields: ~Copyable {
     }
 
     private static func wholeNumberInt16(_ field: UnsafeBufferPointer<UInt8>) -> Int16? {
-        let count = field.count
-        var position = 0
-        let negative = field[0] == UInt8(ascii: "-")
-        if negative || field[0] == UInt8(ascii: "+") { position = 1 }
-        // The whole part, and the digit limits of NMEADecimal: at most 18 significant digits
-        // (counted from the first non-zero one) and 18 decimals.
-        var whole: Int32 = 0
-        var significantDigits = 0
-        var decimals = 0
-        var sawDigit = false
-        var sawPoint = false
-        while position < count {
-            let byte = field[position]
-            let digit = byte &- 48
-            if digit < 10 {
-                guard significantDigits < 18 && decimals < 18 else { return nil }
-                if significantDigits > 0 || digit != 0 { significantDigits += 1 }
-                if sawPoint {
-                    decimals += 1
-                } else {
-                    whole = min(whole &* 10 &+ Int32(digit), 1 << 20)
-                }
-                sawDigit = true
-            } else if byte == UInt8(ascii: ".") && !sawPoint {
-                sawPoint = true
-            } else {
-                return nil
-            }
-            position += 1
-        }
-        guard sawDigit else { return nil }
-        return Int16(exactly: negative ? -whole : whole)
+        NMEADecimal.parse(field).flatMap { Int16(exactly: $0.integerPart) }
     }
 
     /// The first byte of a field as a letter, `nil` when the field is empty.
