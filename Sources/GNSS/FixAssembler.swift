@@ -222,7 +222,7 @@ public struct FixAssembler: Sendable {
         fix.satellitesUsed = used > 0 ? used : (gsaUsedCount > 0 ? gsaUsedCount : current.satellitesUsed)
         fix.dop = dop
         if let geometry = Geodesy.dilution(
-            of: fix.satellites.lazy.compactMap { satellite in
+            azimuthsAndElevations: fix.satellites.lazy.compactMap { satellite in
                 guard satellite.used, let azimuth = satellite.azimuth, let elevation = satellite.elevation
                 else {
                     return nil

@@ -22,8 +22,8 @@ public enum FixFormat {
     }
 
     static func appendGPSDTPV(_ fix: Fix, to output: inout [UInt8]) {
-        var json = JSONObjectWriter()
-        defer { output.append(contentsOf: json.finish()) }
+        var json = JSONObjectWriter(takingOver: &output)
+        defer { json.finish(handingBackTo: &output) }
         json.add("class", string: "TPV")
         if fix.status.rawValue >= 2 { json.add("status", integer: fix.status.rawValue) }
         json.add("mode", integer: fix.mode.rawValue)
@@ -70,8 +70,8 @@ public enum FixFormat {
     }
 
     static func appendGPSDSKY(_ fix: Fix, to output: inout [UInt8]) {
-        var json = JSONObjectWriter()
-        defer { output.append(contentsOf: json.finish()) }
+        var json = JSONObjectWriter(takingOver: &output)
+        defer { json.finish(handingBackTo: &output) }
         json.add("class", string: "SKY")
         if let time = fix.time { json.add("time", string: time.iso8601) }
         json.add("gdop", fix.dop.gdop, decimals: 2)
@@ -127,8 +127,8 @@ public enum FixFormat {
 
     /// Appends ``jsonRecord(_:)``'s object to `output`, without a line end.
     public static func appendJSONRecord(_ fix: Fix, to output: inout [UInt8]) {
-        var json = JSONObjectWriter()
-        defer { output.append(contentsOf: json.finish()) }
+        var json = JSONObjectWriter(takingOver: &output)
+        defer { json.finish(handingBackTo: &output) }
         json.add("time", string: fix.time?.iso8601)
         json.add("timeOfDay", string: fix.timeOfDay?.description)
         json.add("mode", integer: fix.mode.rawValue)
@@ -275,9 +275,11 @@ struct JSONObjectWriter {
     /// Whether nothing has been written yet at the current level.
     private var first = true
 
-    init() {
+    /// Starts an object at the end of `buffer`, which the writer holds (moved, not copied) until
+    /// ``finish(handingBackTo:)`` moves it back.
+    init(takingOver buffer: inout [UInt8]) {
         bytes = []
-        bytes.reserveCapacity(512)
+        swap(&bytes, &buffer)
         bytes.append(UInt8(ascii: "{"))
     }
 
@@ -352,32 +354,16 @@ struct JSONObjectWriter {
         first = false
     }
 
-    /// The buffer with the object closed.
-    consuming func finish() -> [UInt8] {
+    /// Closes the object and moves the buffer back to `buffer`.
+    mutating func finish(handingBackTo buffer: inout [UInt8]) {
         bytes.append(UInt8(ascii: "}"))
-        return bytes
+        swap(&bytes, &buffer)
     }
 }
 
 /// Appends `value` in decimal.
 func appendInteger(_ value: Int, to output: inout [UInt8]) {
-    if value < 0 { output.append(UInt8(ascii: "-")) }
-    appendDigits(UInt64(value.magnitude), minimumCount: 1, to: &output)
-}
-
-/// Appends the decimal digits of `value`, zero-padded to `minimumCount`.
-@inline(__always)
-private func appendDigits(_ value: UInt64, minimumCount: Int, to output: inout [UInt8]) {
-    var digits: InlineArray<20, UInt8> = .init(repeating: 48)
-    var remaining = value
-    var count = 0
-    repeat {
-        digits[count] = UInt8(truncatingIfNeeded: remaining % 10) + 48
-        remaining /= 10
-        count += 1
-    } while remaining > 0
-    count = max(count, minimumCount)
-    for index in stride(from: count - 1, through: 0, by: -1) { output.append(digits[index]) }
+    NMEADecimal(value).appendASCII(to: &output)
 }
 
 private let powersOfTen: [Double] = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12]
@@ -399,16 +385,11 @@ func appendFixed(_ value: Double, _ decimals: Int, to output: inout [UInt8]) {
         for _ in 0..<decimals { scale *= 10 }
     }
     let scaled = (abs(value) * scale).rounded()
-    guard scaled < 9.0e15 else {
+    guard scaled < 9.0e15, decimals <= 18 else {
         output.append(contentsOf: String(value).utf8)
         return
     }
-    let integer = UInt64(scaled)
-    let unit = UInt64(scale)
-    if value < 0 && integer != 0 { output.append(UInt8(ascii: "-")) }
-    appendDigits(integer / unit, minimumCount: 1, to: &output)
-    if decimals > 0 {
-        output.append(UInt8(ascii: "."))
-        appendDigits(integer % unit, minimumCount: decimals, to: &output)
-    }
+    // The rounded digits as an exact decimal; a value that rounds to zero has no sign.
+    let digits = Int64(scaled)
+    NMEADecimal(mantissa: value < 0 ? -digits : digits, scale: UInt8(decimals)).appendASCII(to: &output)
 }

@@ -95,12 +95,9 @@ public enum Geodesy {
     /// Dilutions of precision from satellite geometry: the least-squares covariance of an
     /// east/north/up/clock solution from the satellites' azimuths and elevations (degrees).
     /// `nil` with fewer than four satellites or a singular geometry.
-    public static func dilution(azimuthsAndElevations: [(azimuth: Double, elevation: Double)]) -> DOP? {
-        dilution(of: azimuthsAndElevations)
-    }
-
-    /// ``dilution(azimuthsAndElevations:)`` over any sequence, without allocating.
-    static func dilution(of satellites: some Sequence<(azimuth: Double, elevation: Double)>) -> DOP? {
+    public static func dilution(
+        azimuthsAndElevations satellites: some Sequence<(azimuth: Double, elevation: Double)>
+    ) -> DOP? {
         // Normal matrix GᵀG, 4×4, rows of G = [cos(el)sin(az), cos(el)cos(az), sin(el), 1].
         var normal = InlineArray<16, Double>(repeating: 0)
         var count = 0

@@ -6,9 +6,9 @@ struct Fields: ~Copyable {
     let body: UnsafeBufferPointer<UInt8>
     /// The body's first byte (never read when the body is empty).
     private let base: UnsafePointer<UInt8>
-    /// `bounds[i]` is where field `i - 1` ends (its comma) and `bounds[i] + 1` where field `i`
-    /// starts, with `bounds[0] = -1`, for the first `capacity` fields and the end of the last one:
-    /// `capacity + 2` slots, the last one scratch, lent by ``withFields(_:_:)``.
+    /// `bounds[i]` is where field `i - 1` ends (its comma, or the end of the body) and
+    /// `bounds[i] + 1` where field `i` starts, with `bounds[0] = -1`: `capacity + 1` slots for the
+    /// first `capacity` fields, lent by ``withFields(_:_:)``.
     private let bounds: UnsafeMutablePointer<Int16>
     /// How many fields the sentence has (may exceed `capacity`; later ones are not addressable).
     let count: Int
@@ -20,7 +20,7 @@ struct Fields: ~Copyable {
     static func withFields<Result>(
         _ sentenceBody: UnsafeBufferPointer<UInt8>, _ body: (borrowing Fields) -> Result
     ) -> Result {
-        withUnsafeTemporaryAllocation(of: Int16.self, capacity: capacity + 2) { storage in
+        withUnsafeTemporaryAllocation(of: Int16.self, capacity: capacity + 1) { storage in
             body(Fields(sentenceBody, bounds: storage.baseAddress!))
         }
     }
@@ -54,7 +54,7 @@ struct Fields: ~Copyable {
             }
             index += 1
         }
-        bounds[min(commas, Fields.capacity) + 1] = Int16(truncatingIfNeeded: length)
+        if commas < Fields.capacity { bounds[commas + 1] = Int16(truncatingIfNeeded: length) }
         count = commas + 1
         addressable = min(count, Fields.capacity)
     }

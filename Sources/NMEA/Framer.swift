@@ -184,9 +184,8 @@ public struct NMEAFramer: Sendable {
                 if isLineEnd(byte) {
                     state = .idle
                     if pending.isEmpty {
-                        // The start character is in this chunk too, just before the run.
-                        let lineStart = runStart - length + (index - runStart)
-                        try deliver(UnsafeBufferPointer(start: base + lineStart, count: length), body)
+                        // The whole sentence, start character included, is in this chunk.
+                        try deliver(UnsafeBufferPointer(start: base + index - length, count: length), body)
                     } else {
                         pending.append(
                             contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))

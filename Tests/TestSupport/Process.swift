@@ -22,10 +22,9 @@ public enum Runner {
         return directory.appendingPathComponent("gpsloc")
     }
 
-    /// Runs `executable` (`gpsloc` unless named) with `arguments`, feeding `input` on standard input.
-    public static func run(
-        _ arguments: [String], input: Data? = nil, executable: URL = gpsloc
-    ) throws -> ProcessResult {
+    /// A process for `executable` with `arguments`, its standard output and error on pipes.
+    static func makeProcess(_ executable: URL, _ arguments: [String]) -> (Process, output: Pipe, error: Pipe)
+    {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -33,6 +32,14 @@ public enum Runner {
         let error = Pipe()
         process.standardOutput = output
         process.standardError = error
+        return (process, output, error)
+    }
+
+    /// Runs `executable` (`gpsloc` unless named) with `arguments`, feeding `input` on standard input.
+    public static func run(
+        _ arguments: [String], input: Data? = nil, executable: URL = gpsloc
+    ) throws -> ProcessResult {
+        let (process, output, error) = makeProcess(executable, arguments)
         let inputPipe = Pipe()
         process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
         try process.run()
@@ -72,13 +79,7 @@ public final class RunningProcess: Sendable {
 
     /// Starts `executable` (`gpsloc` unless named) with `arguments`.
     public init(_ arguments: [String], executable: URL = Runner.gpsloc) throws {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
+        let (process, output, error) = Runner.makeProcess(executable, arguments)
         process.standardInput = FileHandle.nullDevice
         self.process = process
         try process.run()

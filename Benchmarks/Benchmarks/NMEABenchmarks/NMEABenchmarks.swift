@@ -16,10 +16,7 @@ struct Corpus {
     init(epochs: Int) {
         var simulator = RouteSimulator(seed: 1, rate: 1)
         bytes = simulator.log(epochs: epochs)
-        var framer = NMEAFramer()
-        var count = 0
-        bytes.withUnsafeBytes { framer.append($0) { _ in count += 1 } }
-        sentences = count
+        sentences = Corpus.count(bytes)
         self.epochs = epochs
     }
 
