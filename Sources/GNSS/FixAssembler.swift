@@ -41,8 +41,8 @@ public struct FixAssembler: Sendable {
 
     // The fix being merged (gpsd's gpsdata.fix) and the two earlier states the error model uses.
     private var current = Fix()
-    private var lastFix = Fix()
-    private var oldFix = Fix()
+    private var lastFix = ModelState()
+    private var oldFix = ModelState()
     private var dop = DOP()
 
     // Running date and time of day (gpsd's nmea.date).
@@ -56,7 +56,7 @@ public struct FixAssembler: Sendable {
     private var lastFracTime: NMEATime?
     private var endKind: UInt32?
     /// Timed sentence types after which the time has changed (gpsd's cycle enders).
-    private var enders: Set<Tag> = []
+    private var enders = TagSet()
     /// The type of the last timed sentence.
     private var lastTimedTag: Tag?
     /// The kind of the last sentence in this epoch at which gpsd would report.
@@ -168,8 +168,11 @@ public struct FixAssembler: Sendable {
             if !step.mask.contains(.dop) { dop = DOP() }
             current = Fix()
         }
-        merge(step)
-        applyErrorModel()
+        // A sentence that brings nothing to the fix (a GSV) leaves it as the error model left it.
+        if !step.mask.isEmpty || step.new.setsUnmaskedValues {
+            merge(step)
+            applyErrorModel()
+        }
         sentenceCount += 1
         if !step.mask.isDisjoint(with: .fixData) { epochHasData = true }
 
@@ -218,18 +221,17 @@ public struct FixAssembler: Sendable {
         fix.sentenceCount = sentenceCount
         fix.noise = noise
         fix.satellites = sky.satellites()
-        let used = fix.satellites.reduce(0) { $0 + ($1.used ? 1 : 0) }
+        var used = 0
+        var geometry = Geodesy.DilutionAccumulator()
+        for satellite in fix.satellites where satellite.used {
+            used += 1
+            if let azimuth = satellite.azimuth, let elevation = satellite.elevation {
+                geometry.add(azimuth: azimuth, elevation: elevation)
+            }
+        }
         fix.satellitesUsed = used > 0 ? used : (gsaUsedCount > 0 ? gsaUsedCount : current.satellitesUsed)
         fix.dop = dop
-        if let geometry = Geodesy.dilution(
-            azimuthsAndElevations: fix.satellites.lazy.compactMap { satellite in
-                guard satellite.used, let azimuth = satellite.azimuth, let elevation = satellite.elevation
-                else {
-                    return nil
-                }
-                return (azimuth: azimuth, elevation: elevation)
-            })
-        {
+        if let geometry = geometry.dilution {
             fix.dop.xdop = fix.dop.xdop ?? geometry.xdop
             fix.dop.ydop = fix.dop.ydop ?? geometry.ydop
             fix.dop.tdop = fix.dop.tdop ?? geometry.tdop
@@ -308,10 +310,7 @@ public struct FixAssembler: Sendable {
         }
         if mask.contains(.mode) { current.mode = new.mode }
         if mask.contains(.status) { current.status = new.status }
-        if mask.contains(.altitude) {
-            if let value = new.altitudeHAE { current.altitudeHAE = value }
-            if let value = new.altitudeMSL { current.altitudeMSL = value }
-        }
+        if mask.contains(.altitude), let value = new.altitudeMSL { current.altitudeMSL = value }
         if mask.contains(.track) { current.course = new.course }
         if mask.contains(.speed) {
             current.speed = new.speed
@@ -389,7 +388,7 @@ public struct FixAssembler: Sendable {
                 }
             }
         }
-        if current.time != nil { lastFix = current }
+        if current.time != nil { lastFix = ModelState(current) }
     }
 
     // MARK: - Time
@@ -838,12 +837,67 @@ private enum Tag: UInt8, Hashable, Sendable {
 
 /// What one sentence contributes, in gpsd's terms: new values and which of them to merge.
 private struct Step {
-    var new = Fix()
+    var new = Contribution()
     var mask: Mask = []
     var tag: Tag?
     var kindKey: UInt32?
     var latchFracTime = false
     var gsxMore = false
+}
+
+/// The fix values a sentence can bring.
+private struct Contribution {
+    var time: UTCTimestamp?
+    var timeOfDay: NMEATime?
+    var mode: FixMode = .notSeen
+    var status: FixStatus = .unknown
+    var latitude: Double?
+    var longitude: Double?
+    var altitudeMSL: Double?
+    var geoidSeparation: Double?
+    var speed: Double?
+    var course: Double?
+    var magneticVariation: Double?
+    var heading: Double?
+    var dgpsAge: Double?
+    var dgpsStation: Int?
+    var satellitesUsed: Int?
+
+    /// Whether it brings a value that is merged whatever the mask says.
+    var setsUnmaskedValues: Bool {
+        timeOfDay != nil || geoidSeparation != nil || heading != nil || dgpsAge != nil || dgpsStation != nil
+            || satellitesUsed != nil
+    }
+}
+
+/// What the error model keeps of the fixes before this one.
+private struct ModelState {
+    var time: UTCTimestamp?
+    var mode: FixMode = .notSeen
+    var latitude: Double?
+    var longitude: Double?
+    var altitudeMSL: Double?
+    var altitudeHAE: Double?
+
+    init() {}
+
+    init(_ fix: Fix) {
+        time = fix.time
+        mode = fix.mode
+        latitude = fix.latitude
+        longitude = fix.longitude
+        altitudeMSL = fix.altitudeMSL
+        altitudeHAE = fix.altitudeHAE
+    }
+}
+
+/// A set of sentence tags in one word.
+private struct TagSet {
+    private var bits: UInt32 = 0
+
+    func contains(_ tag: Tag) -> Bool { bits & 1 << tag.rawValue != 0 }
+
+    mutating func insert(_ tag: Tag) { bits |= 1 << tag.rawValue }
 }
 
 private struct Mask: OptionSet {

@@ -98,33 +98,59 @@ public enum Geodesy {
     public static func dilution(
         azimuthsAndElevations satellites: some Sequence<(azimuth: Double, elevation: Double)>
     ) -> DOP? {
-        // Normal matrix GᵀG, 4×4, rows of G = [cos(el)sin(az), cos(el)cos(az), sin(el), 1].
-        var normal = InlineArray<16, Double>(repeating: 0)
-        var count = 0
+        var accumulator = DilutionAccumulator()
         for satellite in satellites {
-            let (sinAzimuth, cosAzimuth) = sineAndCosine(degrees: satellite.azimuth)
-            let (sinElevation, cosElevation) = sineAndCosine(degrees: satellite.elevation)
-            let row: InlineArray<4, Double> = [
-                cosElevation * sinAzimuth, cosElevation * cosAzimuth, sinElevation, 1,
-            ]
-            for i in 0..<4 { for j in 0..<4 { normal[i * 4 + j] += row[i] * row[j] } }
+            accumulator.add(azimuth: satellite.azimuth, elevation: satellite.elevation)
+        }
+        return accumulator.dilution
+    }
+
+    /// The normal matrix GᵀG of a dilution computation, built one satellite at a time; rows of G
+    /// are [cos(el)sin(az), cos(el)cos(az), sin(el), 1].
+    struct DilutionAccumulator {
+        private var xx = 0.0, xy = 0.0, xz = 0.0, x = 0.0
+        private var yy = 0.0, yz = 0.0, y = 0.0
+        private var zz = 0.0, z = 0.0
+        private var count = 0
+
+        mutating func add(azimuth: Double, elevation: Double) {
+            let (sinAzimuth, cosAzimuth) = sineAndCosine(degrees: azimuth)
+            let (sinElevation, cosElevation) = sineAndCosine(degrees: elevation)
+            let east = cosElevation * sinAzimuth
+            let north = cosElevation * cosAzimuth
+            let up = sinElevation
+            xx += east * east
+            xy += east * north
+            xz += east * up
+            x += east
+            yy += north * north
+            yz += north * up
+            y += north
+            zz += up * up
+            z += up
             count += 1
         }
-        guard count >= 4, let inverse = invert4x4(normal) else { return nil }
-        let xx = inverse[0]
-        let yy = inverse[5]
-        let zz = inverse[10]
-        let tt = inverse[15]
-        guard xx >= 0, yy >= 0, zz >= 0, tt >= 0 else { return nil }
-        var dop = DOP()
-        dop.xdop = xx.squareRoot()
-        dop.ydop = yy.squareRoot()
-        dop.vdop = zz.squareRoot()
-        dop.tdop = tt.squareRoot()
-        dop.hdop = (xx + yy).squareRoot()
-        dop.pdop = (xx + yy + zz).squareRoot()
-        dop.gdop = (xx + yy + zz + tt).squareRoot()
-        return dop
+
+        /// `nil` with fewer than four satellites or a singular geometry.
+        var dilution: DOP? {
+            let n = Double(count)
+            let normal: InlineArray<16, Double> = [xx, xy, xz, x, xy, yy, yz, y, xz, yz, zz, z, x, y, z, n]
+            guard count >= 4, let inverse = invert4x4(normal) else { return nil }
+            let xx = inverse[0]
+            let yy = inverse[5]
+            let zz = inverse[10]
+            let tt = inverse[15]
+            guard xx >= 0, yy >= 0, zz >= 0, tt >= 0 else { return nil }
+            var dop = DOP()
+            dop.xdop = xx.squareRoot()
+            dop.ydop = yy.squareRoot()
+            dop.vdop = zz.squareRoot()
+            dop.tdop = tt.squareRoot()
+            dop.hdop = (xx + yy).squareRoot()
+            dop.pdop = (xx + yy + zz).squareRoot()
+            dop.gdop = (xx + yy + zz + tt).squareRoot()
+            return dop
+        }
     }
 
     /// Sine and cosine of whole degrees 0…359, computed once: satellite views come in whole degrees.

@@ -8,22 +8,15 @@ struct SkyView: Sendable {
         var signal: Int?
     }
 
+    /// A complete series, or one being received. The arrays keep their capacity from epoch to
+    /// epoch, so a steady stream allocates nothing here.
     private struct Group: Sendable {
         var key: GroupKey
-        var satellites: [Satellite]
-        var epoch: Int
-    }
-
-    private struct Pending: Sendable {
-        var key: GroupKey
-        var expected: Int
-        var next: Int
-        var satellites: [Satellite]
-    }
-
-    private struct UsedKey: Hashable, Sendable {
-        var constellation: Constellation?
-        var svid: Int
+        var satellites: [Satellite] = []
+        var epoch = 0
+        /// Parts expected and the next part wanted, while a series is being received; 0 when none is.
+        var expected = 0
+        var next = 0
     }
 
     /// A series not refreshed for this many epochs is dropped (some receivers spread GSV over
@@ -31,9 +24,12 @@ struct SkyView: Sendable {
     static let staleEpochs = 10
 
     private var groups: [Group] = []
-    private var pending: [Pending] = []
-    private var used: [UsedKey] = []
+    private var pending: [Group] = []
+    private var used = UsedSet()
     private var epoch = 0
+
+    /// How many satellites the complete series hold.
+    private var satelliteCount: Int { groups.reduce(0) { $0 + $1.satellites.count } }
 
     mutating func advanceEpoch() {
         epoch += 1
@@ -49,14 +45,20 @@ struct SkyView: Sendable {
         }
         let key = GroupKey(talker: gsv.talker, signal: gsv.signalID)
         let hint = gsv.talker.constellation
-        var index = pending.firstIndex { $0.key == key }
+        var found = pending.firstIndex { $0.key == key }
         if number == 1 {
-            let fresh = Pending(key: key, expected: count, next: 1, satellites: [])
-            if let index { pending[index] = fresh } else { pending.append(fresh) }
-            index = index ?? pending.count - 1
+            if found == nil {
+                pending.append(Group(key: key))
+                found = pending.count - 1
+            }
+            pending[found!].satellites.removeAll(keepingCapacity: true)
+            pending[found!].expected = count
+            pending[found!].next = 1
         }
-        guard let index, pending[index].next == number, pending[index].expected == count else {
-            if let index { pending.remove(at: index) }
+        guard let index = found else { return }
+        guard pending[index].next == number, pending[index].expected == count else {
+            pending[index].expected = 0
+            pending[index].next = 0
             return
         }
         for satellite in gsv.satellites {
@@ -70,36 +72,77 @@ struct SkyView: Sendable {
         }
         pending[index].next += 1
         if number == count {
-            let done = pending.remove(at: index)
-            let group = Group(key: key, satellites: done.satellites, epoch: epoch)
-            if let existing = groups.firstIndex(where: { $0.key == key }) {
-                groups[existing] = group
-            } else {
-                groups.append(group)
-            }
+            pending[index].expected = 0
+            pending[index].next = 0
+            let existing = groups.firstIndex { $0.key == key }
+            let target = existing ?? groups.count
+            if existing == nil { groups.append(Group(key: key)) }
+            // Swapping hands the finished array to the group and the group's old one, with its
+            // capacity, back to the next series.
+            swap(&groups[target].satellites, &pending[index].satellites)
+            groups[target].epoch = epoch
         }
     }
 
     mutating func noteUsed(_ gsa: GSA, startsGroup: Bool) {
-        if startsGroup { used.removeAll(keepingCapacity: true) }
+        if startsGroup { used.removeAll() }
         let hint =
             gsa.systemID.flatMap { Constellation(systemID: UInt8(clamping: $0)) } ?? gsa.talker.constellation
         for id in gsa.satellites {
             let (constellation, svid) = normalize(id: Int(id), hint: hint)
-            used.append(UsedKey(constellation: constellation, svid: svid))
+            used.insert(constellation, svid)
         }
     }
 
+    /// The satellites of the complete series, each marked used or not.
     func satellites() -> [Satellite] {
         var result: [Satellite] = []
+        result.reserveCapacity(satelliteCount)
         for group in groups {
             for var satellite in group.satellites {
-                satellite.used = used.contains(
-                    UsedKey(constellation: satellite.constellation, svid: satellite.svid))
+                satellite.used = used.contains(satellite.constellation, satellite.svid)
                 result.append(satellite)
             }
         }
         return result
+    }
+}
+
+/// Satellites by system and number: a bit per satellite for the usual numbers, a list for the
+/// rest.
+private struct UsedSet: Sendable {
+    private static let wordsPerSystem = 4
+    private var bits = [UInt64](repeating: 0, count: 8 * UsedSet.wordsPerSystem)
+    private var others: [UInt64] = []
+    private var isEmpty = true
+
+    private static func key(_ constellation: Constellation?, _ svid: Int) -> UInt64 {
+        UInt64(constellation?.rawValue ?? 0) << 32 | UInt64(UInt32(truncatingIfNeeded: svid))
+    }
+
+    mutating func removeAll() {
+        guard !isEmpty else { return }
+        for index in bits.indices { bits[index] = 0 }
+        others.removeAll(keepingCapacity: true)
+        isEmpty = true
+    }
+
+    mutating func insert(_ constellation: Constellation?, _ svid: Int) {
+        isEmpty = false
+        if svid >= 0 && svid < 64 * Self.wordsPerSystem {
+            let word = Int(constellation?.rawValue ?? 0) * Self.wordsPerSystem + svid >> 6
+            bits[word] |= 1 << UInt64(svid & 63)
+        } else {
+            others.append(Self.key(constellation, svid))
+        }
+    }
+
+    func contains(_ constellation: Constellation?, _ svid: Int) -> Bool {
+        if svid >= 0 && svid < 64 * Self.wordsPerSystem {
+            let word = Int(constellation?.rawValue ?? 0) * Self.wordsPerSystem + svid >> 6
+            return bits[word] & 1 << UInt64(svid & 63) != 0
+        }
+        return others.contains(Self.key(constellation, svid))
     }
 }
 
