@@ -91,33 +91,121 @@ public struct FixAssembler: Sendable {
     /// Adds one sentence; calls `emit` for each epoch it completes (at most two: the previous
     /// one, when this sentence starts a new epoch, and this one, when it ends it).
     public mutating func add(_ sentence: NMEASentence, _ emit: (Fix) -> Void) {
-        var step = Step()
         switch sentence {
-        case .gga(let gga): processGGA(gga, &step)
-        case .rmc(let rmc): processRMC(rmc, &step)
-        case .gll(let gll): processGLL(gll, &step)
-        case .gns(let gns): processGNS(gns, &step)
-        case .gsa(let gsa): processGSA(gsa, &step)
-        case .gsv(let gsv): processGSV(gsv, &step)
-        case .vtg(let vtg): processVTG(vtg, &step)
-        case .zda(let zda): processZDA(zda, &step)
-        case .gst(let gst): processGST(gst, &step)
-        case .gbs(let gbs): processGBS(gbs, &step)
-        case .hdt(let hdt):
-            step.kindKey = kindKey(.hdt, hdt.talker)
-            if let heading = hdt.heading { step.new.heading = heading.doubleValue }
+        case .gga(let gga): add(gga, emit)
+        case .rmc(let rmc): add(rmc, emit)
+        case .gll(let gll): add(gll, emit)
+        case .gns(let gns): add(gns, emit)
+        case .gsa(let gsa): add(gsa, emit)
+        case .gsv(let gsv): add(gsv, emit)
+        case .vtg(let vtg): add(vtg, emit)
+        case .zda(let zda): add(zda, emit)
+        case .gst(let gst): add(gst, emit)
+        case .gbs(let gbs): add(gbs, emit)
+        case .hdt(let hdt): add(hdt, emit)
         case .proprietary(let proprietary):
+            var step = Step()
             step.kindKey = otherKindKey(proprietary.address)
             processProprietary(proprietary, &step)
+            complete(&step, emit)
         case .unknown(let unknown):
+            var step = Step()
             // Instruments sharing a multiplexed bus (depth sounders, wind, compasses) do not
             // delimit the receiver's epochs; only satellite-system talkers do.
             if unknown.talker.constellation != nil || unknown.talker == .gnss {
                 step.kindKey = otherKindKey(unknown.type) ^ UInt32(unknown.talker.rawValue)
             }
-        case .txt(let txt): step.kindKey = kindKey(.txt, txt.talker)
-        case .dtm(let dtm): step.kindKey = kindKey(.dtm, dtm.talker)
+            complete(&step, emit)
+        case .txt(let txt): add(txt, emit)
+        case .dtm(let dtm): add(dtm, emit)
         }
+    }
+
+    // The typed entry points of `add(_:_:)`, for decoders that never wrap sentences in
+    // `NMEASentence`.
+
+    mutating func add(_ gga: GGA, _ emit: (Fix) -> Void) {
+        var step = Step()
+        processGGA(gga, &step)
+        complete(&step, emit)
+    }
+
+    mutating func add(_ rmc: RMC, _ emit: (Fix) -> Void) {
+        var step = Step()
+        processRMC(rmc, &step)
+        complete(&step, emit)
+    }
+
+    mutating func add(_ gll: GLL, _ emit: (Fix) -> Void) {
+        var step = Step()
+        processGLL(gll, &step)
+        complete(&step, emit)
+    }
+
+    mutating func add(_ gns: GNS, _ emit: (Fix) -> Void) {
+        var step = Step()
+        processGNS(gns, &step)
+        complete(&step, emit)
+    }
+
+    mutating func add(_ gsa: GSA, _ emit: (Fix) -> Void) {
+        var step = Step()
+        processGSA(gsa, &step)
+        complete(&step, emit)
+    }
+
+    mutating func add(_ gsv: GSV, _ emit: (Fix) -> Void) {
+        var step = Step()
+        processGSV(gsv, &step)
+        complete(&step, emit)
+    }
+
+    mutating func add(_ vtg: VTG, _ emit: (Fix) -> Void) {
+        var step = Step()
+        processVTG(vtg, &step)
+        complete(&step, emit)
+    }
+
+    mutating func add(_ zda: ZDA, _ emit: (Fix) -> Void) {
+        var step = Step()
+        processZDA(zda, &step)
+        complete(&step, emit)
+    }
+
+    mutating func add(_ gst: GST, _ emit: (Fix) -> Void) {
+        var step = Step()
+        processGST(gst, &step)
+        complete(&step, emit)
+    }
+
+    mutating func add(_ gbs: GBS, _ emit: (Fix) -> Void) {
+        var step = Step()
+        processGBS(gbs, &step)
+        complete(&step, emit)
+    }
+
+    mutating func add(_ hdt: HDT, _ emit: (Fix) -> Void) {
+        var step = Step()
+        step.kindKey = kindKey(.hdt, hdt.talker)
+        if let heading = hdt.heading { step.new.heading = heading.doubleValue }
+        complete(&step, emit)
+    }
+
+    mutating func add(_ txt: TXT, _ emit: (Fix) -> Void) {
+        var step = Step()
+        step.kindKey = kindKey(.txt, txt.talker)
+        complete(&step, emit)
+    }
+
+    mutating func add(_ dtm: DTM, _ emit: (Fix) -> Void) {
+        var step = Step()
+        step.kindKey = kindKey(.dtm, dtm.talker)
+        complete(&step, emit)
+    }
+
+    /// What every sentence goes through once its own rules have filled `step`: epoch
+    /// boundaries, the merge, the error model and the report.
+    private mutating func complete(_ step: inout Step, _ emit: (Fix) -> Void) {
         if step.tag != .gsa { lastGSATalker = nil }
 
         if step.mask.contains(.time) {

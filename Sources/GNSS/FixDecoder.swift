@@ -22,23 +22,30 @@ public struct DecodeStatistics: Sendable, Hashable {
 
     mutating func count(_ sentence: NMEASentence) {
         switch sentence {
-        case .rmc: typed[0] += 1
-        case .gga: typed[1] += 1
-        case .gsa: typed[2] += 1
-        case .gsv: typed[3] += 1
-        case .vtg: typed[4] += 1
-        case .gll: typed[5] += 1
-        case .gns: typed[6] += 1
-        case .gst: typed[7] += 1
-        case .zda: typed[8] += 1
-        case .gbs: typed[9] += 1
-        case .hdt: typed[10] += 1
-        case .txt: typed[11] += 1
-        case .dtm: typed[12] += 1
+        case .rmc: count(.rmc)
+        case .gga: count(.gga)
+        case .gsa: count(.gsa)
+        case .gsv: count(.gsv)
+        case .vtg: count(.vtg)
+        case .gll: count(.gll)
+        case .gns: count(.gns)
+        case .gst: count(.gst)
+        case .zda: count(.zda)
+        case .gbs: count(.gbs)
+        case .hdt: count(.hdt)
+        case .txt: count(.txt)
+        case .dtm: count(.dtm)
         case .proprietary(let sentence): others[sentence.address, default: 0] += 1
         case .unknown(let sentence): others[sentence.type, default: 0] += 1
         }
     }
+
+    /// The standard sentence types, in the order of `typedNames`.
+    enum Typed: Int {
+        case rmc, gga, gsa, gsv, vtg, gll, gns, gst, zda, gbs, hdt, txt, dtm
+    }
+
+    mutating func count(_ type: Typed) { typed[type.rawValue] += 1 }
 
     private static let typedNames = [
         "RMC", "GGA", "GSA", "GSV", "VTG", "GLL", "GNS", "GST", "ZDA", "GBS", "HDT", "TXT", "DTM",
@@ -71,39 +78,75 @@ public struct FixDecoder: Sendable {
     public private(set) var framer: NMEAFramer
     private var core: Core
 
-    /// The sentence parser, the assembler and the counts: everything the framer feeds.
-    private struct Core: Sendable {
+    /// The sentence parser, the assembler and the counts: everything the framer feeds. It visits
+    /// each sentence as its typed value, so no sentence is copied into an `NMEASentence`.
+    private struct Core: Sendable, NMEASentenceVisitor {
         var assembler: FixAssembler
         var counts = DecodeStatistics()
+        /// Where fixes go; set only while ``FixDecoder`` is feeding this core.
+        nonisolated(unsafe) var emit: ((Fix) -> Void)?
 
-        mutating func handle(_ framed: FramedSentence, _ emit: (Fix) -> Void) {
+        /// Runs `body` with fixes going to `emit`.
+        mutating func emitting(to emit: (Fix) -> Void, _ body: (inout Core) -> Void) {
+            withoutActuallyEscaping(emit) { emit in
+                self.emit = emit
+                body(&self)
+                self.emit = nil
+            }
+        }
+
+        mutating func handle(_ framed: FramedSentence) {
             do {
-                let sentence = try framed.parse()
-                add(sentence, emit)
+                try framed.parse(into: &self)
             } catch {
                 counts.unparsable += 1
             }
         }
 
-        mutating func add(_ sentence: NMEASentence, _ emit: (Fix) -> Void) {
+        mutating func visit(_ sentence: NMEASentence) {
             counts.count(sentence)
-            Self.assemble(&assembler, &counts, sentence, emit)
+            Self.assemble(&assembler, &counts, emit!) { assembler, deliver in assembler.add(sentence, deliver)
+            }
         }
 
-        mutating func flush(_ emit: (Fix) -> Void) {
-            Self.assemble(&assembler, &counts, nil, emit)
-        }
+        mutating func visit(_ rmc: RMC) { add(rmc, .rmc) { $0.add(rmc, $1) } }
+        mutating func visit(_ gga: GGA) { add(gga, .gga) { $0.add(gga, $1) } }
+        mutating func visit(_ gsa: GSA) { add(gsa, .gsa) { $0.add(gsa, $1) } }
+        mutating func visit(_ gsv: GSV) { add(gsv, .gsv) { $0.add(gsv, $1) } }
+        mutating func visit(_ vtg: VTG) { add(vtg, .vtg) { $0.add(vtg, $1) } }
+        mutating func visit(_ gll: GLL) { add(gll, .gll) { $0.add(gll, $1) } }
+        mutating func visit(_ gns: GNS) { add(gns, .gns) { $0.add(gns, $1) } }
+        mutating func visit(_ gst: GST) { add(gst, .gst) { $0.add(gst, $1) } }
+        mutating func visit(_ zda: ZDA) { add(zda, .zda) { $0.add(zda, $1) } }
+        mutating func visit(_ gbs: GBS) { add(gbs, .gbs) { $0.add(gbs, $1) } }
+        mutating func visit(_ hdt: HDT) { add(hdt, .hdt) { $0.add(hdt, $1) } }
+        mutating func visit(_ txt: TXT) { add(txt, .txt) { $0.add(txt, $1) } }
+        mutating func visit(_ dtm: DTM) { add(dtm, .dtm) { $0.add(dtm, $1) } }
 
-        private static func assemble(
-            _ assembler: inout FixAssembler, _ counts: inout DecodeStatistics, _ sentence: NMEASentence?,
-            _ emit: (Fix) -> Void
+        @inline(__always)
+        private mutating func add<Sentence>(
+            _ sentence: Sentence, _ type: DecodeStatistics.Typed,
+            _ process: (inout FixAssembler, (Fix) -> Void) -> Void
         ) {
-            let deliver = { (fix: Fix) in
+            counts.count(type)
+            Self.assemble(&assembler, &counts, emit!, process)
+        }
+
+        mutating func flush() {
+            Self.assemble(&assembler, &counts, emit!) { assembler, deliver in assembler.flush(deliver) }
+        }
+
+        @inline(__always)
+        private static func assemble(
+            _ assembler: inout FixAssembler, _ counts: inout DecodeStatistics,
+            _ emit: @escaping (Fix) -> Void,
+            _ process: (inout FixAssembler, (Fix) -> Void) -> Void
+        ) {
+            process(&assembler) { fix in
                 counts.fixes += 1
                 if fix.hasPosition { counts.positionFixes += 1 }
                 emit(fix)
             }
-            if let sentence { assembler.add(sentence, deliver) } else { assembler.flush(deliver) }
         }
     }
 
@@ -136,12 +179,14 @@ public struct FixDecoder: Sendable {
     private static func feed(
         _ framer: inout NMEAFramer, _ core: inout Core, _ chunk: UnsafeRawBufferPointer, _ emit: (Fix) -> Void
     ) {
-        framer.append(chunk) { framed in core.handle(framed, emit) }
+        core.emitting(to: emit) { core in framer.append(chunk) { framed in core.handle(framed) } }
     }
 
     private static func finish(_ framer: inout NMEAFramer, _ core: inout Core, _ emit: (Fix) -> Void) {
-        framer.finish { framed in core.handle(framed, emit) }
-        core.flush(emit)
+        core.emitting(to: emit) { core in
+            framer.finish { framed in core.handle(framed) }
+            core.flush()
+        }
     }
 
     /// Feeds bytes from any collection.
@@ -152,7 +197,7 @@ public struct FixDecoder: Sendable {
 
     /// Feeds one parsed sentence directly, bypassing the framer.
     public mutating func decode(sentence: NMEASentence, _ emit: (Fix) -> Void) {
-        core.add(sentence, emit)
+        core.emitting(to: emit) { core in core.visit(sentence) }
     }
 
     /// Ends the input: the last epoch is handed out.

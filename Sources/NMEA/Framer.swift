@@ -94,6 +94,11 @@ public struct FramedSentence {
     public func parse() throws(NMEAParseError) -> NMEASentence {
         try NMEASentence.parse(body: body, start: start)
     }
+
+    /// Parses the sentence and hands its typed value to `visitor`.
+    public func parse(into visitor: inout some NMEASentenceVisitor) throws(NMEAParseError) {
+        try NMEASentence.parse(body: body, start: start, into: &visitor)
+    }
 }
 
 /// Splits a byte stream into NMEA sentences.

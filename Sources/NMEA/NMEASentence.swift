@@ -36,54 +36,81 @@ public enum NMEASentence: Sendable, Hashable {
     public static func parse(
         body: UnsafeBufferPointer<UInt8>, start: UInt8 = UInt8(ascii: "$")
     ) throws(NMEAParseError) -> NMEASentence {
-        guard let sentence = Fields.withFields(body, { parse($0, start: start) }) else {
-            throw .malformedAddress
-        }
-        return sentence
+        var collector = Collector()
+        try parse(body: body, start: start, into: &collector)
+        return collector.sentence!
     }
 
-    /// The sentence, or `nil` when its address is malformed.
-    private static func parse(_ fields: borrowing Fields, start: UInt8) -> NMEASentence? {
+    /// Parses a sentence body and hands the typed value to `visitor`, without wrapping it in an
+    /// `NMEASentence`.
+    public static func parse(
+        body: UnsafeBufferPointer<UInt8>, start: UInt8 = UInt8(ascii: "$"),
+        into visitor: inout some NMEASentenceVisitor
+    ) throws(NMEAParseError) {
+        let parsed = Fields.withFields(body) { fields in parse(fields, start: start, into: &visitor) }
+        guard parsed else { throw .malformedAddress }
+    }
+
+    /// Keeps the one sentence it is given.
+    private struct Collector: NMEASentenceVisitor {
+        var sentence: NMEASentence?
+        mutating func visit(_ sentence: NMEASentence) { self.sentence = sentence }
+    }
+
+    /// Hands the sentence to `visitor`; `false` when its address is malformed.
+    private static func parse<Visitor: NMEASentenceVisitor>(
+        _ fields: borrowing Fields, start: UInt8, into visitor: inout Visitor
+    ) -> Bool {
         let address = fields[0]
-        guard address.count >= 2 else { return nil }
+        guard address.count >= 2 else { return false }
         for byte in address {
             let isUpper = byte &- UInt8(ascii: "A") < 26
             let isDigit = byte &- UInt8(ascii: "0") < 10
             let isLower = byte &- UInt8(ascii: "a") < 26
-            guard isUpper || isDigit || isLower else { return nil }
+            guard isUpper || isDigit || isLower else { return false }
         }
         let first = address[0]
         if first == UInt8(ascii: "P") && start == UInt8(ascii: "$") && !isQuectelTalker(address) {
-            return .proprietary(
-                ProprietarySentence(
-                    address: String(decoding: address, as: UTF8.self), fields: rawFields(fields)))
+            visitor.visit(
+                .proprietary(
+                    ProprietarySentence(
+                        address: String(decoding: address, as: UTF8.self), fields: rawFields(fields))))
+            return true
         }
-        guard address.count >= 3 else { return nil }
+        guard address.count >= 3 else { return false }
         let talker = Talker(address[0], address[1])
         if address.count == 5 && start == UInt8(ascii: "$") {
             let code = UInt32(address[2]) << 16 | UInt32(address[3]) << 8 | UInt32(address[4])
             switch code {
-            case sentenceCode("RMC"): return .rmc(RMC(talker: talker, fields: fields))
-            case sentenceCode("GGA"): return .gga(GGA(talker: talker, fields: fields))
-            case sentenceCode("GSA"): return .gsa(GSA(talker: talker, fields: fields))
-            case sentenceCode("GSV"): return .gsv(GSV(talker: talker, fields: fields))
-            case sentenceCode("VTG"): return .vtg(VTG(talker: talker, fields: fields))
-            case sentenceCode("GLL"): return .gll(GLL(talker: talker, fields: fields))
-            case sentenceCode("GNS"): return .gns(GNS(talker: talker, fields: fields))
-            case sentenceCode("GST"): return .gst(GST(talker: talker, fields: fields))
-            case sentenceCode("ZDA"): return .zda(ZDA(talker: talker, fields: fields))
-            case sentenceCode("GBS"): return .gbs(GBS(talker: talker, fields: fields))
-            case sentenceCode("HDT"): return .hdt(HDT(talker: talker, fields: fields))
-            case sentenceCode("TXT"): return .txt(TXT(talker: talker, fields: fields))
-            case sentenceCode("DTM"): return .dtm(DTM(talker: talker, fields: fields))
-            default: break
+            case sentenceCode("RMC"): visitor.visit(RMC(talker: talker, fields: fields))
+            case sentenceCode("GGA"): visitor.visit(GGA(talker: talker, fields: fields))
+            case sentenceCode("GSA"): visitor.visit(GSA(talker: talker, fields: fields))
+            case sentenceCode("GSV"): visitor.visit(GSV(talker: talker, fields: fields))
+            case sentenceCode("VTG"): visitor.visit(VTG(talker: talker, fields: fields))
+            case sentenceCode("GLL"): visitor.visit(GLL(talker: talker, fields: fields))
+            case sentenceCode("GNS"): visitor.visit(GNS(talker: talker, fields: fields))
+            case sentenceCode("GST"): visitor.visit(GST(talker: talker, fields: fields))
+            case sentenceCode("ZDA"): visitor.visit(ZDA(talker: talker, fields: fields))
+            case sentenceCode("GBS"): visitor.visit(GBS(talker: talker, fields: fields))
+            case sentenceCode("HDT"): visitor.visit(HDT(talker: talker, fields: fields))
+            case sentenceCode("TXT"): visitor.visit(TXT(talker: talker, fields: fields))
+            case sentenceCode("DTM"): visitor.visit(DTM(talker: talker, fields: fields))
+            default: visitor.visit(.unknown(unknownSentence(fields, start: start, talker: talker)))
             }
+            return true
         }
-        return .unknown(
-            UnknownSentence(
-                start: start, talker: talker,
-                type: String(decoding: UnsafeBufferPointer(rebasing: address[2...]), as: UTF8.self),
-                fields: rawFields(fields)))
+        visitor.visit(.unknown(unknownSentence(fields, start: start, talker: talker)))
+        return true
+    }
+
+    private static func unknownSentence(_ fields: borrowing Fields, start: UInt8, talker: Talker)
+        -> UnknownSentence
+    {
+        let address = fields[0]
+        return UnknownSentence(
+            start: start, talker: talker,
+            type: String(decoding: UnsafeBufferPointer(rebasing: address[2...]), as: UTF8.self),
+            fields: rawFields(fields))
     }
 
     /// Parses a whole sentence given as text, `$GPGGA,…*hh` (the checksum, if any, is not checked
@@ -206,4 +233,45 @@ private func rawFields(_ fields: borrowing Fields) -> [String] {
         start = index + 1
     }
     return result
+}
+
+/// Receives each parsed sentence as its typed value (``NMEASentence/parse(body:start:into:)``,
+/// ``FramedSentence/parse(into:)``).
+///
+/// A decoder that treats each sentence type on its own implements the methods for the types it
+/// wants and so never copies a sentence into and out of an `NMEASentence`. Every typed method
+/// defaults to wrapping the value and calling ``visit(_:)-(NMEASentence)``, which also receives
+/// proprietary and unknown sentences.
+public protocol NMEASentenceVisitor {
+    /// A sentence without a method of its own in this visitor.
+    mutating func visit(_ sentence: NMEASentence)
+    mutating func visit(_ rmc: RMC)
+    mutating func visit(_ gga: GGA)
+    mutating func visit(_ gsa: GSA)
+    mutating func visit(_ gsv: GSV)
+    mutating func visit(_ vtg: VTG)
+    mutating func visit(_ gll: GLL)
+    mutating func visit(_ gns: GNS)
+    mutating func visit(_ gst: GST)
+    mutating func visit(_ zda: ZDA)
+    mutating func visit(_ gbs: GBS)
+    mutating func visit(_ hdt: HDT)
+    mutating func visit(_ txt: TXT)
+    mutating func visit(_ dtm: DTM)
+}
+
+extension NMEASentenceVisitor {
+    public mutating func visit(_ rmc: RMC) { visit(NMEASentence.rmc(rmc)) }
+    public mutating func visit(_ gga: GGA) { visit(NMEASentence.gga(gga)) }
+    public mutating func visit(_ gsa: GSA) { visit(NMEASentence.gsa(gsa)) }
+    public mutating func visit(_ gsv: GSV) { visit(NMEASentence.gsv(gsv)) }
+    public mutating func visit(_ vtg: VTG) { visit(NMEASentence.vtg(vtg)) }
+    public mutating func visit(_ gll: GLL) { visit(NMEASentence.gll(gll)) }
+    public mutating func visit(_ gns: GNS) { visit(NMEASentence.gns(gns)) }
+    public mutating func visit(_ gst: GST) { visit(NMEASentence.gst(gst)) }
+    public mutating func visit(_ zda: ZDA) { visit(NMEASentence.zda(zda)) }
+    public mutating func visit(_ gbs: GBS) { visit(NMEASentence.gbs(gbs)) }
+    public mutating func visit(_ hdt: HDT) { visit(NMEASentence.hdt(hdt)) }
+    public mutating func visit(_ txt: TXT) { visit(NMEASentence.txt(txt)) }
+    public mutating func visit(_ dtm: DTM) { visit(NMEASentence.dtm(dtm)) }
 }
