@@ -11,8 +11,9 @@ import NMEA
     import Darwin
 #endif
 
-/// What the harness counts.
-struct Tally {
+/// What the harness counts. It receives each sentence as its typed value through
+/// `NMEASentenceVisitor`, the parser's copy-free interface.
+struct Tally: NMEASentenceVisitor {
     static let names = [
         "RMC", "GGA", "GSA", "GSV", "VTG", "GLL", "GNS", "GST", "ZDA", "GBS", "HDT", "TXT", "DTM",
         "proprietary",
@@ -22,41 +23,75 @@ struct Tally {
     var unparsable = 0
     var satellites = 0
     var latitudes = 0.0
+    /// A field of each other type, summed.
+    var others = 0.0
 
     mutating func add(_ framed: FramedSentence) {
-        let sentence: NMEASentence
         do {
-            sentence = try framed.parse()
+            try framed.parse(into: &self)
         } catch {
             unparsable += 1
-            return
         }
+    }
+
+    mutating func visit(_ s: RMC) {
+        typed[0] += 1
+        latitudes += s.latitude?.degrees ?? 0
+    }
+    mutating func visit(_ s: GGA) {
+        typed[1] += 1
+        latitudes += s.latitude?.degrees ?? 0
+    }
+    mutating func visit(_ s: GSA) {
+        typed[2] += 1
+        satellites += s.satellites.count
+    }
+    mutating func visit(_ s: GSV) {
+        typed[3] += 1
+        satellites += s.satellites.count
+    }
+    mutating func visit(_ s: VTG) {
+        typed[4] += 1
+        others += s.speedKnots?.doubleValue ?? 0
+    }
+    mutating func visit(_ s: GLL) {
+        typed[5] += 1
+        latitudes += s.latitude?.degrees ?? 0
+    }
+    mutating func visit(_ s: GNS) {
+        typed[6] += 1
+        others += s.latitude?.degrees ?? 0
+    }
+    mutating func visit(_ s: GST) {
+        typed[7] += 1
+        others += s.rms?.doubleValue ?? 0
+    }
+    mutating func visit(_ s: ZDA) {
+        typed[8] += 1
+        others += Double(s.year ?? 0)
+    }
+    mutating func visit(_ s: GBS) {
+        typed[9] += 1
+        others += s.latitudeError?.doubleValue ?? 0
+    }
+    mutating func visit(_ s: HDT) {
+        typed[10] += 1
+        others += s.heading?.doubleValue ?? 0
+    }
+    mutating func visit(_ s: TXT) {
+        typed[11] += 1
+        others += Double(s.text.utf8.count)
+    }
+    mutating func visit(_ s: DTM) {
+        typed[12] += 1
+        others += Double(s.datum.utf8.count)
+    }
+
+    mutating func visit(_ sentence: NMEASentence) {
         switch sentence {
-        case .rmc(let s):
-            typed[0] += 1
-            latitudes += s.latitude?.degrees ?? 0
-        case .gga(let s):
-            typed[1] += 1
-            latitudes += s.latitude?.degrees ?? 0
-        case .gsa(let s):
-            typed[2] += 1
-            satellites += s.satellites.count
-        case .gsv(let s):
-            typed[3] += 1
-            satellites += s.satellites.count
-        case .vtg: typed[4] += 1
-        case .gll(let s):
-            typed[5] += 1
-            latitudes += s.latitude?.degrees ?? 0
-        case .gns: typed[6] += 1
-        case .gst: typed[7] += 1
-        case .zda: typed[8] += 1
-        case .gbs: typed[9] += 1
-        case .hdt: typed[10] += 1
-        case .txt: typed[11] += 1
-        case .dtm: typed[12] += 1
         case .proprietary: typed[13] += 1
         case .unknown: typed[14] += 1
+        default: break
         }
     }
 }
@@ -86,7 +121,7 @@ enum NMEAParse {
         let statistics = framer.statistics
         var line = "nmea-parse sentences=\(statistics.sentences - tally.unparsable)"
         line += " rejected=\(statistics.rejected + tally.unparsable) satellites=\(tally.satellites)"
-        line += " latitude-sum=\(threeDecimals(tally.latitudes))"
+        line += " latitude-sum=\(threeDecimals(tally.latitudes)) other-sum=\(threeDecimals(tally.others))"
         for (name, count) in zip(Tally.names, tally.typed) where count > 0 { line += " \(name)=\(count)" }
         print(line)
     }
