@@ -22,13 +22,15 @@ public enum FixFormat {
     }
 
     static func appendGPSDTPV(_ fix: Fix, to output: inout [UInt8]) {
-        var json = JSONObjectWriter(takingOver: &output)
-        defer { json.finish(handingBackTo: &output) }
+        JSONObjectWriter.append(to: &output, estimate: 1024) { json in writeGPSDTPV(fix, &json) }
+    }
+
+    private static func writeGPSDTPV(_ fix: Fix, _ json: inout JSONObjectWriter) {
         json.add("class", string: "TPV")
         if fix.status.rawValue >= 2 { json.add("status", integer: fix.status.rawValue) }
         json.add("mode", integer: fix.mode.rawValue)
         if let time = fix.time {
-            json.add("time", string: time.iso8601)
+            json.add("time", time: time)
             if let ept = fix.errors.time { json.add("ept", ept, decimals: 3) }
         }
         if fix.mode >= .twoDimensional {
@@ -70,10 +72,14 @@ public enum FixFormat {
     }
 
     static func appendGPSDSKY(_ fix: Fix, to output: inout [UInt8]) {
-        var json = JSONObjectWriter(takingOver: &output)
-        defer { json.finish(handingBackTo: &output) }
+        JSONObjectWriter.append(to: &output, estimate: 640 + 320 * fix.satellites.count) { json in
+            writeGPSDSKY(fix, &json)
+        }
+    }
+
+    private static func writeGPSDSKY(_ fix: Fix, _ json: inout JSONObjectWriter) {
         json.add("class", string: "SKY")
-        if let time = fix.time { json.add("time", string: time.iso8601) }
+        if let time = fix.time { json.add("time", time: time) }
         json.add("gdop", fix.dop.gdop, decimals: 2)
         json.add("hdop", fix.dop.hdop, decimals: 2)
         json.add("pdop", fix.dop.pdop, decimals: 2)
@@ -127,9 +133,13 @@ public enum FixFormat {
 
     /// Appends ``jsonRecord(_:)``'s object to `output`, without a line end.
     public static func appendJSONRecord(_ fix: Fix, to output: inout [UInt8]) {
-        var json = JSONObjectWriter(takingOver: &output)
-        defer { json.finish(handingBackTo: &output) }
-        json.add("time", string: fix.time?.iso8601)
+        JSONObjectWriter.append(to: &output, estimate: 3072 + 384 * fix.satellites.count) { json in
+            writeJSONRecord(fix, &json)
+        }
+    }
+
+    private static func writeJSONRecord(_ fix: Fix, _ json: inout JSONObjectWriter) {
+        if let time = fix.time { json.add("time", time: time) }
         json.add("timeOfDay", string: fix.timeOfDay?.description)
         json.add("mode", integer: fix.mode.rawValue)
         json.add("status", string: fix.status.jsonName)
@@ -246,22 +256,39 @@ public enum JSONText {
 
     /// Appends `text` as a JSON string literal, quotes included.
     public static func appendQuoted(_ text: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
+        ByteCursor.append(to: &output, estimate: maximumQuotedCount(text)) { cursor in
+            writeQuoted(text, to: &cursor)
+        }
+    }
+
+    /// The most bytes `text` takes as a literal: each byte may become `\u00XX`.
+    static func maximumQuotedCount(_ text: String) -> Int { 2 + 6 * text.utf8.count }
+
+    /// Writes `text` as a literal; the cursor has room for ``maximumQuotedCount(_:)`` bytes.
+    static func writeQuoted(_ text: String, to cursor: inout ByteCursor) {
+        cursor.put(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                cursor.put(UInt8(ascii: "\\"))
+                cursor.put(byte)
+            case UInt8(ascii: "\n"):
+                cursor.put(UInt8(ascii: "\\"))
+                cursor.put(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"):
+                cursor.put(UInt8(ascii: "\\"))
+                cursor.put(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"):
+                cursor.put(UInt8(ascii: "\\"))
+                cursor.put(UInt8(ascii: "t"))
             case 0..<0x20:
-                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), 48, 48])
-                output.append(lowercaseHexDigit(byte >> 4))
-                output.append(lowercaseHexDigit(byte & 15))
-            default: output.append(byte)
+                cursor.put("\\u00")
+                cursor.put(lowercaseHexDigit(byte >> 4))
+                cursor.put(lowercaseHexDigit(byte & 15))
+            default: cursor.put(byte)
             }
         }
-        output.append(UInt8(ascii: "\""))
+        cursor.put(UInt8(ascii: "\""))
     }
 
     private static func lowercaseHexDigit(_ nibble: UInt8) -> UInt8 {
@@ -269,101 +296,184 @@ public enum JSONText {
     }
 }
 
-/// Builds JSON objects into a byte buffer, skipping `nil` values; objects and arrays nest.
+/// Builds a JSON object in place at the end of a byte array, skipping `nil` values; objects and
+/// arrays nest. Each value first makes sure of room for its largest form.
 struct JSONObjectWriter {
-    private var bytes: [UInt8]
+    private var cursor: ByteCursor
     /// Whether nothing has been written yet at the current level.
     private var first = true
 
-    /// Starts an object at the end of `buffer`, which the writer holds (moved, not copied) until
-    /// ``finish(handingBackTo:)`` moves it back.
-    init(takingOver buffer: inout [UInt8]) {
-        bytes = []
-        swap(&bytes, &buffer)
-        bytes.append(UInt8(ascii: "{"))
-    }
-
-    private mutating func key(_ name: StaticString) {
-        if !first { bytes.append(UInt8(ascii: ",")) }
-        first = false
-        bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
-    }
-
-    mutating func add(_ name: StaticString, string value: String?) {
-        guard let value else { return }
-        key(name)
-        JSONText.appendQuoted(value, to: &bytes)
-    }
-
-    mutating func add(_ name: StaticString, integer value: Int?) {
-        guard let value else { return }
-        key(name)
-        appendInteger(value, to: &bytes)
-    }
-
-    mutating func add(_ name: StaticString, bool value: Bool) {
-        key(name)
-        if value {
-            bytes.append(contentsOf: [
-                UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e"),
-            ])
-        } else {
-            bytes.append(contentsOf: [
-                UInt8(ascii: "f"), UInt8(ascii: "a"), UInt8(ascii: "l"), UInt8(ascii: "s"), UInt8(ascii: "e"),
-            ])
+    /// Appends the object `body` writes to `output`; `estimate` is the room to start with.
+    static func append(to output: inout [UInt8], estimate: Int, _ body: (inout JSONObjectWriter) -> Void) {
+        ByteCursor.append(to: &output, estimate: estimate) { cursor in
+            var json = JSONObjectWriter(cursor: cursor)
+            json.open(UInt8(ascii: "{"))
+            body(&json)
+            json.close(UInt8(ascii: "}"))
+            cursor = json.cursor
         }
     }
 
+    private init(cursor: ByteCursor) { self.cursor = cursor }
+
+    /// The longest value ``add(_:_:decimals:)`` writes.
+    private static let maximumNumberCount = 32
+
+    /// Writes the key, with room after it for `valueCount` bytes; `false` when there is none.
+    @inline(__always)
+    private mutating func key(_ name: StaticString, room valueCount: Int) -> Bool {
+        guard cursor.hasRoom(for: name.utf8CodeUnitCount + 4 + valueCount) else { return false }
+        if !first { cursor.put(UInt8(ascii: ",")) }
+        first = false
+        cursor.put(UInt8(ascii: "\""))
+        cursor.put(name)
+        cursor.put(UInt8(ascii: "\""))
+        cursor.put(UInt8(ascii: ":"))
+        return true
+    }
+
+    mutating func add(_ name: StaticString, string value: String?) {
+        guard let value, key(name, room: JSONText.maximumQuotedCount(value)) else { return }
+        JSONText.writeQuoted(value, to: &cursor)
+    }
+
+    /// A timestamp as ``UTCTimestamp/iso8601``, quoted.
+    mutating func add(_ name: StaticString, time value: UTCTimestamp) {
+        guard key(name, room: UTCTimestamp.maximumISO8601Count + 2) else { return }
+        cursor.put(UInt8(ascii: "\""))
+        value.writeISO8601(to: &cursor)
+        cursor.put(UInt8(ascii: "\""))
+    }
+
+    mutating func add(_ name: StaticString, integer value: Int?) {
+        guard let value, key(name, room: NMEADecimal.maximumASCIICount) else { return }
+        cursor.put(NMEADecimal(value))
+    }
+
+    mutating func add(_ name: StaticString, bool value: Bool) {
+        guard key(name, room: 5) else { return }
+        cursor.put(value ? "true" : "false")
+    }
+
     mutating func add(_ name: StaticString, _ value: Double?, decimals: Int) {
-        guard let value, value.isFinite else { return }
-        key(name)
-        appendFixed(value, decimals, to: &bytes)
+        guard let value, value.isFinite, key(name, room: Self.maximumNumberCount + decimals) else { return }
+        writeFixed(value, decimals, to: &cursor)
     }
 
     /// Opens an object as the value of `name`; ``closeObject()`` ends it.
     mutating func openObject(_ name: StaticString) {
-        key(name)
-        bytes.append(UInt8(ascii: "{"))
-        first = true
+        guard key(name, room: 1) else { return }
+        open(UInt8(ascii: "{"))
     }
 
     /// Opens an object as the next element of an array.
     mutating func openObject() {
-        if !first { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(UInt8(ascii: "{"))
-        first = true
+        guard cursor.hasRoom(for: 2) else { return }
+        if !first { cursor.put(UInt8(ascii: ",")) }
+        open(UInt8(ascii: "{"))
     }
 
-    mutating func closeObject() {
-        bytes.append(UInt8(ascii: "}"))
-        first = false
-    }
+    mutating func closeObject() { close(UInt8(ascii: "}")) }
 
     /// Opens an array as the value of `name`; ``closeArray()`` ends it.
     mutating func openArray(_ name: StaticString) {
-        key(name)
-        bytes.append(UInt8(ascii: "["))
+        guard key(name, room: 1) else { return }
+        open(UInt8(ascii: "["))
+    }
+
+    mutating func closeArray() { close(UInt8(ascii: "]")) }
+
+    private mutating func open(_ bracket: UInt8) {
+        guard cursor.hasRoom(for: 1) else { return }
+        cursor.put(bracket)
         first = true
     }
 
-    mutating func closeArray() {
-        bytes.append(UInt8(ascii: "]"))
+    private mutating func close(_ bracket: UInt8) {
+        guard cursor.hasRoom(for: 1) else { return }
+        cursor.put(bracket)
         first = false
-    }
-
-    /// Closes the object and moves the buffer back to `buffer`.
-    mutating func finish(handingBackTo buffer: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "}"))
-        swap(&bytes, &buffer)
     }
 }
 
-/// Appends `value` in decimal.
-func appendInteger(_ value: Int, to output: inout [UInt8]) {
-    NMEADecimal(value).appendASCII(to: &output)
+/// Where text is written: memory with room for a number of bytes. Writers make sure of room
+/// with ``hasRoom(for:)`` before they `put`; when there is too little, the cursor remembers it
+/// and ``append(to:estimate:_:)`` writes everything again with more.
+struct ByteCursor {
+    private let start: UnsafeMutablePointer<UInt8>
+    private var position: UnsafeMutablePointer<UInt8>
+    private let end: UnsafeMutablePointer<UInt8>
+    /// Whether a writer found too little room.
+    private(set) var overflowed = false
+
+    private init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        start = buffer.baseAddress!
+        position = start
+        end = start + buffer.count
+    }
+
+    /// Appends what `write` writes to `output`, starting with room for `estimate` bytes.
+    static func append(to output: inout [UInt8], estimate: Int, _ write: (inout ByteCursor) -> Void) {
+        var room = max(estimate, 64)
+        while true {
+            var overflowed = false
+            output.append(addingCapacity: room) { span in
+                span.withUnsafeMutableBufferPointer { buffer, initialized in
+                    var cursor = ByteCursor(UnsafeMutableBufferPointer(rebasing: buffer[initialized...]))
+                    write(&cursor)
+                    overflowed = cursor.overflowed
+                    if !overflowed { initialized += cursor.position - cursor.start }
+                }
+            }
+            if !overflowed { return }
+            room *= 4
+        }
+    }
+
+    /// Whether `count` more bytes fit; notes the overflow when they do not.
+    @inline(__always)
+    mutating func hasRoom(for count: Int) -> Bool {
+        if end - position >= count { return true }
+        overflowed = true
+        return false
+    }
+
+    @inline(__always)
+    mutating func put(_ byte: UInt8) {
+        position.pointee = byte
+        position += 1
+    }
+
+    @inline(__always)
+    mutating func put(_ text: StaticString) {
+        position.update(from: text.utf8Start, count: text.utf8CodeUnitCount)
+        position += text.utf8CodeUnitCount
+    }
+
+    /// At most ``NMEADecimal/maximumASCIICount`` bytes.
+    @inline(__always)
+    mutating func put(_ decimal: NMEADecimal) {
+        position += decimal.writeASCII(to: position)
+    }
+
+    /// `value` in decimal with at least `width` digits: at most 20 + `width` bytes.
+    mutating func put(_ value: Int, width: Int) {
+        let magnitude = Int64(clamping: value.magnitude)
+        if value < 0 { put(UInt8(ascii: "-")) }
+        var digits = 1
+        var limit: Int64 = 10
+        while digits < 19 && magnitude >= limit {
+            digits += 1
+            limit = limit &* 10
+        }
+        for _ in digits..<max(width, digits) { put(UInt8(ascii: "0")) }
+        put(NMEADecimal(mantissa: magnitude, scale: 0))
+    }
+
+    /// Bytes written so far, for text that is not in ASCII digits (a `Double`'s description).
+    mutating func put(contentsOf bytes: some Collection<UInt8>) {
+        for byte in bytes { put(byte) }
+    }
 }
 
 private let powersOfTen: [Double] = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12]
@@ -378,6 +488,14 @@ public func formatFixed(_ value: Double, _ decimals: Int) -> String {
 
 /// Appends ``formatFixed(_:_:)``'s text.
 func appendFixed(_ value: Double, _ decimals: Int, to output: inout [UInt8]) {
+    ByteCursor.append(to: &output, estimate: 32 + decimals) { cursor in
+        guard cursor.hasRoom(for: 32 + decimals) else { return }
+        writeFixed(value, decimals, to: &cursor)
+    }
+}
+
+/// Writes ``formatFixed(_:_:)``'s text; the cursor has room for 32 + `decimals` bytes.
+func writeFixed(_ value: Double, _ decimals: Int, to cursor: inout ByteCursor) {
     var scale = 1.0
     if decimals < powersOfTen.count {
         scale = powersOfTen[decimals]
@@ -386,10 +504,12 @@ func appendFixed(_ value: Double, _ decimals: Int, to output: inout [UInt8]) {
     }
     let scaled = (abs(value) * scale).rounded()
     guard scaled < 9.0e15, decimals <= 18 else {
-        output.append(contentsOf: String(value).utf8)
+        // Out of the exact range: the shortest text that reads back as the value (at most 24
+        // bytes).
+        cursor.put(contentsOf: String(value).utf8)
         return
     }
     // The rounded digits as an exact decimal; a value that rounds to zero has no sign.
     let digits = Int64(scaled)
-    NMEADecimal(mantissa: value < 0 ? -digits : digits, scale: UInt8(decimals)).appendASCII(to: &output)
+    cursor.put(NMEADecimal(mantissa: value < 0 ? -digits : digits, scale: UInt8(decimals)))
 }

@@ -94,16 +94,37 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// `YYYY-MM-DDTHH:MM:SS.sssZ`, rounded to the millisecond (gpsd's format).
     public var iso8601: String {
+        var bytes: [UInt8] = []
+        ByteCursor.append(to: &bytes, estimate: Self.maximumISO8601Count) { cursor in
+            guard cursor.hasRoom(for: Self.maximumISO8601Count) else { return }
+            writeISO8601(to: &cursor)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The longest ``iso8601`` text (a year far from ours has more than four digits).
+    static let maximumISO8601Count = 48
+
+    /// Writes ``iso8601``; the cursor has room for ``maximumISO8601Count`` bytes.
+    func writeISO8601(to cursor: inout ByteCursor) {
         let milliseconds = floorDivide(nanosecondsSinceEpoch + 500_000, 1_000_000)
         let rounded = UTCTimestamp(nanosecondsSinceEpoch: milliseconds * 1_000_000)
-        let ofDay = rounded.nanosecondsOfDay / 1_000_000
-        let hours = Int(ofDay / 3_600_000)
-        let minutes = Int(ofDay / 60_000 % 60)
-        let seconds = Int(ofDay / 1000 % 60)
-        let millis = Int(ofDay % 1000)
-        return rounded.date.description + "T" + pad(hours, 2) + ":" + pad(minutes, 2) + ":" + pad(seconds, 2)
-            + "."
-            + pad(millis, 3) + "Z"
+        let date = rounded.date
+        let ofDay = Int(rounded.nanosecondsOfDay / 1_000_000)
+        cursor.put(date.year, width: 4)
+        cursor.put(UInt8(ascii: "-"))
+        cursor.put(date.month, width: 2)
+        cursor.put(UInt8(ascii: "-"))
+        cursor.put(date.day, width: 2)
+        cursor.put(UInt8(ascii: "T"))
+        cursor.put(ofDay / 3_600_000, width: 2)
+        cursor.put(UInt8(ascii: ":"))
+        cursor.put(ofDay / 60_000 % 60, width: 2)
+        cursor.put(UInt8(ascii: ":"))
+        cursor.put(ofDay / 1000 % 60, width: 2)
+        cursor.put(UInt8(ascii: "."))
+        cursor.put(ofDay % 1000, width: 3)
+        cursor.put(UInt8(ascii: "Z"))
     }
 
     public var description: String { iso8601 }

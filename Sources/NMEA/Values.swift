@@ -52,21 +52,46 @@ public struct NMEADecimal: Sendable, Hashable, CustomStringConvertible {
 
     /// Writes the number with exactly `scale` decimals.
     public func appendASCII(to out: inout [UInt8]) {
+        out.append(addingCapacity: NMEADecimal.maximumASCIICount) { span in
+            span.withUnsafeMutableBufferPointer { buffer, written in
+                written += writeASCII(to: buffer.baseAddress! + written)
+            }
+        }
+    }
+
+    /// The most bytes ``writeASCII(to:)`` writes: a sign, 19 digits and a decimal point.
+    public static let maximumASCIICount = 21
+
+    /// Writes the number with exactly `scale` decimals to `out`, which has room for
+    /// ``maximumASCIICount`` bytes, and returns how many bytes it wrote.
+    public func writeASCII(to out: UnsafeMutablePointer<UInt8>) -> Int {
         var magnitude = mantissa.magnitude
-        if mantissa < 0 { out.append(UInt8(ascii: "-")) }
-        var written = 0
-        var buffer: InlineArray<20, UInt8> = .init(repeating: 0)
-        repeat {
-            buffer[written] = UInt8(truncatingIfNeeded: magnitude % 10) + 48
+        let scale = Int(self.scale)
+        var digits = 1
+        while digits < 19 && magnitude >= UInt64(NMEADecimal.integerPowersOfTen[digits]) { digits += 1 }
+        digits = max(digits, scale + 1)
+        var position = out
+        if mantissa < 0 {
+            position.pointee = UInt8(ascii: "-")
+            position += 1
+        }
+        let length = digits + (scale > 0 ? 1 : 0)
+        var index = length - 1
+        for _ in 0..<scale {
+            position[index] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 48
             magnitude /= 10
-            written += 1
-        } while magnitude > 0 || written <= Int(scale)
-        var index = written - 1
-        while index >= 0 {
-            if index + 1 == Int(scale) && scale > 0 { out.append(UInt8(ascii: ".")) }
-            out.append(buffer[index])
             index -= 1
         }
+        if scale > 0 {
+            position[index] = UInt8(ascii: ".")
+            index -= 1
+        }
+        while index >= 0 {
+            position[index] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 48
+            magnitude /= 10
+            index -= 1
+        }
+        return position - out + length
     }
 
     @usableFromInline static let powersOfTen: [Double] = [

@@ -72,7 +72,9 @@ struct SerialSourceTests {
         let receiver = pty.transmitContinuously(try driveSample(epochs: 3).bytes, baud: 38400)
         await eventually { received.all.count >= 2 }
         #expect(source.rate == 38400)
-        #expect(received.log.contains { $0.contains("found NMEA at 38400 baud") })
+        #expect(
+            received.log.contains { $0.contains("found NMEA at 38400 baud") },
+            "the source logged:\n\(received.log.joined(separator: "\n"))")
         run.cancel()
         _ = try? await run.value
         await receiver.stop()

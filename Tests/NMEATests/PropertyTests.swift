@@ -219,6 +219,33 @@ struct PropertyTests {
         #expect(NMEADecimal("12345678901234567890") == nil)
     }
 
+    /// The text of a decimal, against the digits of its mantissa with the point put in by hand,
+    /// over the whole range of mantissas and scales.
+    @Test func decimalTextMatchesTheMantissaDigits() {
+        var random = TestGenerator(state: 8)
+        var values = [
+            NMEADecimal(mantissa: .min, scale: 0), NMEADecimal(mantissa: .max, scale: 18),
+            NMEADecimal(mantissa: .min, scale: 18), NMEADecimal(mantissa: 0, scale: 18),
+            NMEADecimal(mantissa: -1, scale: 18), NMEADecimal(mantissa: 0, scale: 0),
+        ]
+        for _ in 0..<20000 {
+            let bits = Int.random(in: 0...63, using: &random)
+            let mantissa = Int64.random(in: Int64.min...Int64.max, using: &random) >> Int64(bits)
+            values.append(NMEADecimal(mantissa: mantissa, scale: UInt8.random(in: 0...18, using: &random)))
+        }
+        for value in values {
+            var digits = String(value.mantissa.magnitude)
+            let scale = Int(value.scale)
+            if digits.count <= scale {
+                digits = String(repeating: "0", count: scale + 1 - digits.count) + digits
+            }
+            if scale > 0 { digits.insert(".", at: digits.index(digits.endIndex, offsetBy: -scale)) }
+            let expected = (value.mantissa < 0 ? "-" : "") + digits
+            #expect(value.description == expected)
+            #expect(expected.utf8.count <= NMEADecimal.maximumASCIICount)
+        }
+    }
+
     @Test func timesRoundTrip() {
         let generator = SentenceGenerator(random: TestGenerator(state: 3))
         for _ in 0..<1000 {
