@@ -28,7 +28,9 @@ public struct FixAssembler: Sendable {
 
     /// What is known of the true date, used to undo GPS week-number rollovers (a receiver that
     /// lost 1024 weeks reports a date 19.6 years early). `nil` turns the correction off.
-    public var referenceDate: ReferenceDate?
+    public var referenceDate: ReferenceDate? {
+        didSet { correctedDay = nil }
+    }
 
     /// The default: this version's release date as a lower bound. No live receiver's true date is
     /// earlier, so a receiver that lost 1024 weeks is put right. A log recorded more than about
@@ -46,7 +48,11 @@ public struct FixAssembler: Sendable {
     private var dop = DOP()
 
     // Running date and time of day (gpsd's nmea.date).
-    private var date: CivilDate?
+    private var date: CivilDate? {
+        didSet { if date != oldValue { correctedDay = nil } }
+    }
+    /// `date` with week-number rollovers undone, in days since 1970, once worked out.
+    private var correctedDay: Int?
     private var timeOfDay: NMEATime?
     private var lastHour = -1
 
@@ -498,10 +504,16 @@ public struct FixAssembler: Sendable {
         timeOfDay = time
     }
 
-    private func resolvedTime() -> UTCTimestamp? {
+    private mutating func resolvedTime() -> UTCTimestamp? {
         guard let date, let timeOfDay else { return nil }
-        let corrected = referenceDate?.correcting(date) ?? date
-        return UTCTimestamp(date: corrected, nanosecondsOfDay: timeOfDay.nanosecondsOfDay)
+        let day: Int
+        if let correctedDay {
+            day = correctedDay
+        } else {
+            day = (referenceDate?.correcting(date) ?? date).daysSinceEpoch
+            correctedDay = day
+        }
+        return UTCTimestamp(nanosecondsSinceEpoch: Int64(day) * 86_400_000_000_000 + timeOfDay.nanosecondsOfDay)
     }
 
     // MARK: - Sentences

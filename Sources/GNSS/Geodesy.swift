@@ -113,6 +113,7 @@ public enum Geodesy {
         private var zz = 0.0, z = 0.0
         private var count = 0
 
+        @inline(__always)
         mutating func add(azimuth: Double, elevation: Double) {
             let (sinAzimuth, cosAzimuth) = sineAndCosine(degrees: azimuth)
             let (sinElevation, cosElevation) = sineAndCosine(degrees: elevation)

@@ -8,11 +8,18 @@ struct SkyView: Sendable {
         var signal: Int?
     }
 
+    /// A satellite of a GSV series, as sent and with its system and number worked out.
+    private struct Sighting: Sendable {
+        var view: GSVSatellite
+        var constellation: Constellation?
+        var svid: Int32
+    }
+
     /// A complete series, or one being received. The arrays keep their capacity from epoch to
     /// epoch, so a steady stream allocates nothing here.
     private struct Group: Sendable {
         var key: GroupKey
-        var satellites: [Satellite] = []
+        var satellites: [Sighting] = []
         var epoch = 0
         /// Parts expected and the next part wanted, while a series is being received; 0 when none is.
         var expected = 0
@@ -64,11 +71,7 @@ struct SkyView: Sendable {
         for satellite in gsv.satellites {
             let (constellation, svid) = normalize(id: Int(satellite.id), hint: hint)
             pending[index].satellites.append(
-                Satellite(
-                    constellation: constellation, svid: svid, nmeaID: Int(satellite.id), signal: gsv.signalID,
-                    elevation: satellite.elevation.map(Double.init),
-                    azimuth: satellite.azimuth.map(Double.init),
-                    snr: satellite.snr.map(Double.init)))
+                Sighting(view: satellite, constellation: constellation, svid: Int32(truncatingIfNeeded: svid)))
         }
         pending[index].next += 1
         if number == count {
@@ -99,9 +102,15 @@ struct SkyView: Sendable {
         var result: [Satellite] = []
         result.reserveCapacity(satelliteCount)
         for group in groups {
-            for var satellite in group.satellites {
-                satellite.used = used.contains(satellite.constellation, satellite.svid)
-                result.append(satellite)
+            let signal = group.key.signal
+            for sighting in group.satellites {
+                let view = sighting.view
+                let svid = Int(sighting.svid)
+                result.append(
+                    Satellite(
+                        constellation: sighting.constellation, svid: svid, nmeaID: Int(view.id), signal: signal,
+                        elevation: view.elevation.map(Double.init), azimuth: view.azimuth.map(Double.init),
+                        snr: view.snr.map(Double.init), used: used.contains(sighting.constellation, svid)))
             }
         }
         return result
