@@ -78,6 +78,7 @@ struct Fields: ~Copyable {
     @inline(__always)
     func integer(_ index: Int) -> Int? {
         let field = self[index]
+        if let short = Self.shortDigits(field) { return short < 0 ? nil : Int(short) }
         guard !field.isEmpty, field.count <= 9 else { return nil }
         var value = 0
         for byte in field {
@@ -100,6 +101,7 @@ struct Fields: ~Copyable {
     @inline(__always)
     func smallWholeNumber(_ index: Int) -> Int16? {
         let field = self[index]
+        if let short = Self.shortDigits(field), short >= 0 { return Int16(short) }
         let count = field.count
         guard count > 0 else { return nil }
         if count <= 4 {
@@ -114,6 +116,29 @@ struct Fields: ~Copyable {
             if plain { return value }
         }
         return Self.wholeNumberInt16(field)
+    }
+
+    /// One to three plain digits, read without a loop: their value, -1 when they are not all
+    /// digits, `nil` for an empty or longer field.
+    @inline(__always)
+    private static func shortDigits(_ field: UnsafeBufferPointer<UInt8>) -> Int16? {
+        guard let base = field.baseAddress else { return nil }
+        switch field.count {
+        case 1:
+            let d0 = base[0] &- 48
+            return d0 < 10 ? Int16(d0) : -1
+        case 2:
+            let d0 = base[0] &- 48
+            let d1 = base[1] &- 48
+            return d0 < 10 && d1 < 10 ? Int16(d0) &* 10 &+ Int16(d1) : -1
+        case 3:
+            let d0 = base[0] &- 48
+            let d1 = base[1] &- 48
+            let d2 = base[2] &- 48
+            return d0 < 10 && d1 < 10 && d2 < 10 ? Int16(d0) &* 100 &+ Int16(d1) &* 10 &+ Int16(d2) : -1
+        default:
+            return nil
+        }
     }
 
     private static func wholeNumberInt16(_ field: UnsafeBufferPointer<UInt8>) -> Int16? {
