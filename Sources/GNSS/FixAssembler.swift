@@ -314,15 +314,9 @@ public struct FixAssembler: Sendable {
         var fix = current
         fix.sentenceCount = sentenceCount
         fix.noise = noise
-        fix.satellites = sky.satellites()
         var used = 0
         var geometry = Geodesy.DilutionAccumulator()
-        for satellite in fix.satellites where satellite.used {
-            used += 1
-            if let azimuth = satellite.azimuth, let elevation = satellite.elevation {
-                geometry.add(azimuth: azimuth, elevation: elevation)
-            }
-        }
+        fix.satellites = sky.satellites(used: &used, geometry: &geometry)
         fix.satellitesUsed = used > 0 ? used : (gsaUsedCount > 0 ? gsaUsedCount : current.satellitesUsed)
         fix.dop = dop
         if let geometry = geometry.dilution {
@@ -513,7 +507,8 @@ public struct FixAssembler: Sendable {
             day = (referenceDate?.correcting(date) ?? date).daysSinceEpoch
             correctedDay = day
         }
-        return UTCTimestamp(nanosecondsSinceEpoch: Int64(day) * 86_400_000_000_000 + timeOfDay.nanosecondsOfDay)
+        return UTCTimestamp(
+            nanosecondsSinceEpoch: Int64(day) * 86_400_000_000_000 + timeOfDay.nanosecondsOfDay)
     }
 
     // MARK: - Sentences

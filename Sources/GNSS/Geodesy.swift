@@ -115,8 +115,19 @@ public enum Geodesy {
 
         @inline(__always)
         mutating func add(azimuth: Double, elevation: Double) {
-            let (sinAzimuth, cosAzimuth) = sineAndCosine(degrees: azimuth)
-            let (sinElevation, cosElevation) = sineAndCosine(degrees: elevation)
+            add(sineAndCosine(degrees: azimuth), sineAndCosine(degrees: elevation))
+        }
+
+        /// A satellite whose view is in whole degrees, as GSV sends it.
+        @inline(__always)
+        mutating func add(azimuthDegrees azimuth: Int, elevationDegrees elevation: Int) {
+            add(sineAndCosine(wholeDegrees: azimuth), sineAndCosine(wholeDegrees: elevation))
+        }
+
+        @inline(__always)
+        private mutating func add(_ azimuth: (Double, Double), _ elevation: (Double, Double)) {
+            let (sinAzimuth, cosAzimuth) = azimuth
+            let (sinElevation, cosElevation) = elevation
             let east = cosElevation * sinAzimuth
             let north = cosElevation * cosAzimuth
             let up = sinElevation
@@ -169,6 +180,17 @@ public enum Geodesy {
             return (entry.sine, entry.cosine)
         }
         let radians = degrees * degreesToRadians
+        return (sin(radians), cos(radians))
+    }
+
+    /// ``sineAndCosine(degrees:)`` of a whole number of degrees.
+    @inline(__always)
+    private static func sineAndCosine(wholeDegrees degrees: Int) -> (Double, Double) {
+        if degrees >= 0 && degrees < 360 {
+            let entry = wholeDegrees[degrees]
+            return (entry.sine, entry.cosine)
+        }
+        let radians = Double(degrees) * degreesToRadians
         return (sin(radians), cos(radians))
     }
 

@@ -68,11 +68,16 @@ struct SkyView: Sendable {
             pending[index].next = 0
             return
         }
+        // Appending to a local array checks its uniqueness once, not at every element.
+        var satellites: [Sighting] = []
+        swap(&satellites, &pending[index].satellites)
         for satellite in gsv.satellites {
             let (constellation, svid) = normalize(id: Int(satellite.id), hint: hint)
-            pending[index].satellites.append(
-                Sighting(view: satellite, constellation: constellation, svid: Int32(truncatingIfNeeded: svid)))
+            satellites.append(
+                Sighting(view: satellite, constellation: constellation, svid: Int32(truncatingIfNeeded: svid))
+            )
         }
+        swap(&satellites, &pending[index].satellites)
         pending[index].next += 1
         if number == count {
             pending[index].expected = 0
@@ -97,23 +102,36 @@ struct SkyView: Sendable {
         }
     }
 
-    /// The satellites of the complete series, each marked used or not.
-    func satellites() -> [Satellite] {
-        var result: [Satellite] = []
-        result.reserveCapacity(satelliteCount)
-        for group in groups {
-            let signal = group.key.signal
-            for sighting in group.satellites {
-                let view = sighting.view
-                let svid = Int(sighting.svid)
-                result.append(
-                    Satellite(
-                        constellation: sighting.constellation, svid: svid, nmeaID: Int(view.id), signal: signal,
-                        elevation: view.elevation.map(Double.init), azimuth: view.azimuth.map(Double.init),
-                        snr: view.snr.map(Double.init), used: used.contains(sighting.constellation, svid)))
+    /// The satellites of the complete series, each marked used or not; the used ones are
+    /// counted, and those with a direction added to `geometry`.
+    func satellites(used usedCount: inout Int, geometry: inout Geodesy.DilutionAccumulator) -> [Satellite] {
+        let total = satelliteCount
+        return [Satellite](unsafeUninitializedCapacity: total) { buffer, initialized in
+            var next = buffer.baseAddress!
+            for group in groups {
+                let signal = group.key.signal
+                for sighting in group.satellites {
+                    let view = sighting.view
+                    let svid = Int(sighting.svid)
+                    let isUsed = used.contains(sighting.constellation, svid)
+                    if isUsed {
+                        usedCount += 1
+                        if let azimuth = view.azimuth, let elevation = view.elevation {
+                            geometry.add(azimuthDegrees: Int(azimuth), elevationDegrees: Int(elevation))
+                        }
+                    }
+                    next.initialize(
+                        to: Satellite(
+                            constellation: sighting.constellation, svid: svid, nmeaID: Int(view.id),
+                            signal: signal,
+                            elevation: view.elevation.map(Double.init),
+                            azimuth: view.azimuth.map(Double.init),
+                            snr: view.snr.map(Double.init), used: isUsed))
+                    next += 1
+                }
             }
+            initialized = total
         }
-        return result
     }
 }
 
@@ -129,6 +147,13 @@ private struct UsedSet: Sendable {
         UInt64(constellation?.rawValue ?? 0) << 32 | UInt64(UInt32(truncatingIfNeeded: svid))
     }
 
+    /// The word of `svid`'s bit, when it has one.
+    @inline(__always)
+    private static func word(_ constellation: Constellation?, _ svid: Int) -> Int? {
+        guard svid >= 0 && svid < 64 * wordsPerSystem else { return nil }
+        return Int(constellation?.rawValue ?? 0) &* wordsPerSystem &+ svid &>> 6
+    }
+
     mutating func removeAll() {
         guard !isEmpty else { return }
         for index in bits.indices { bits[index] = 0 }
@@ -136,21 +161,19 @@ private struct UsedSet: Sendable {
         isEmpty = true
     }
 
+    @inline(__always)
     mutating func insert(_ constellation: Constellation?, _ svid: Int) {
         isEmpty = false
-        if svid >= 0 && svid < 64 * Self.wordsPerSystem {
-            let word = Int(constellation?.rawValue ?? 0) * Self.wordsPerSystem + svid >> 6
-            bits[word] |= 1 << UInt64(svid & 63)
+        if let word = Self.word(constellation, svid) {
+            bits[word] |= 1 &<< UInt64(svid & 63)
         } else {
             others.append(Self.key(constellation, svid))
         }
     }
 
+    @inline(__always)
     func contains(_ constellation: Constellation?, _ svid: Int) -> Bool {
-        if svid >= 0 && svid < 64 * Self.wordsPerSystem {
-            let word = Int(constellation?.rawValue ?? 0) * Self.wordsPerSystem + svid >> 6
-            return bits[word] & 1 << UInt64(svid & 63) != 0
-        }
+        if let word = Self.word(constellation, svid) { return bits[word] & 1 &<< UInt64(svid & 63) != 0 }
         return others.contains(Self.key(constellation, svid))
     }
 }
