@@ -40,6 +40,8 @@ public struct FixAssembler: Sendable {
 
     /// How many fixes have been handed out.
     public private(set) var fixCount = 0
+    /// How many of them had a position.
+    private(set) var positionFixCount = 0
 
     // The fix being merged (gpsd's gpsdata.fix) and the two earlier states the error model uses.
     private var current = Fix()
@@ -331,6 +333,7 @@ public struct FixAssembler: Sendable {
         fix.errors = errorEstimates(for: fix)
         epochEmitted = true
         fixCount += 1
+        if fix.hasPosition { positionFixCount += 1 }
         lastEmitted = fix
         emit(fix)
     }

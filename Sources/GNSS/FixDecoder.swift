@@ -105,49 +105,75 @@ public struct FixDecoder: Sendable {
 
         mutating func visit(_ sentence: NMEASentence) {
             counts.count(sentence)
-            Self.assemble(&assembler, &counts, emit!) { assembler, deliver in assembler.add(sentence, deliver)
-            }
+            assembler.add(sentence, emit!)
         }
 
-        mutating func visit(_ rmc: RMC) { add(rmc, .rmc) { $0.add(rmc, $1) } }
-        mutating func visit(_ gga: GGA) { add(gga, .gga) { $0.add(gga, $1) } }
-        mutating func visit(_ gsa: GSA) { add(gsa, .gsa) { $0.add(gsa, $1) } }
-        mutating func visit(_ gsv: GSV) { add(gsv, .gsv) { $0.add(gsv, $1) } }
-        mutating func visit(_ vtg: VTG) { add(vtg, .vtg) { $0.add(vtg, $1) } }
-        mutating func visit(_ gll: GLL) { add(gll, .gll) { $0.add(gll, $1) } }
-        mutating func visit(_ gns: GNS) { add(gns, .gns) { $0.add(gns, $1) } }
-        mutating func visit(_ gst: GST) { add(gst, .gst) { $0.add(gst, $1) } }
-        mutating func visit(_ zda: ZDA) { add(zda, .zda) { $0.add(zda, $1) } }
-        mutating func visit(_ gbs: GBS) { add(gbs, .gbs) { $0.add(gbs, $1) } }
-        mutating func visit(_ hdt: HDT) { add(hdt, .hdt) { $0.add(hdt, $1) } }
-        mutating func visit(_ txt: TXT) { add(txt, .txt) { $0.add(txt, $1) } }
-        mutating func visit(_ dtm: DTM) { add(dtm, .dtm) { $0.add(dtm, $1) } }
-
-        @inline(__always)
-        private mutating func add<Sentence>(
-            _ sentence: Sentence, _ type: DecodeStatistics.Typed,
-            _ process: (inout FixAssembler, (Fix) -> Void) -> Void
-        ) {
-            counts.count(type)
-            Self.assemble(&assembler, &counts, emit!, process)
+        mutating func visit(_ rmc: RMC) {
+            counts.count(.rmc)
+            assembler.add(rmc, emit!)
         }
 
-        mutating func flush() {
-            Self.assemble(&assembler, &counts, emit!) { assembler, deliver in assembler.flush(deliver) }
+        mutating func visit(_ gga: GGA) {
+            counts.count(.gga)
+            assembler.add(gga, emit!)
         }
 
-        @inline(__always)
-        private static func assemble(
-            _ assembler: inout FixAssembler, _ counts: inout DecodeStatistics,
-            _ emit: @escaping (Fix) -> Void,
-            _ process: (inout FixAssembler, (Fix) -> Void) -> Void
-        ) {
-            process(&assembler) { fix in
-                counts.fixes += 1
-                if fix.hasPosition { counts.positionFixes += 1 }
-                emit(fix)
-            }
+        mutating func visit(_ gsa: GSA) {
+            counts.count(.gsa)
+            assembler.add(gsa, emit!)
         }
+
+        mutating func visit(_ gsv: GSV) {
+            counts.count(.gsv)
+            assembler.add(gsv, emit!)
+        }
+
+        mutating func visit(_ vtg: VTG) {
+            counts.count(.vtg)
+            assembler.add(vtg, emit!)
+        }
+
+        mutating func visit(_ gll: GLL) {
+            counts.count(.gll)
+            assembler.add(gll, emit!)
+        }
+
+        mutating func visit(_ gns: GNS) {
+            counts.count(.gns)
+            assembler.add(gns, emit!)
+        }
+
+        mutating func visit(_ gst: GST) {
+            counts.count(.gst)
+            assembler.add(gst, emit!)
+        }
+
+        mutating func visit(_ zda: ZDA) {
+            counts.count(.zda)
+            assembler.add(zda, emit!)
+        }
+
+        mutating func visit(_ gbs: GBS) {
+            counts.count(.gbs)
+            assembler.add(gbs, emit!)
+        }
+
+        mutating func visit(_ hdt: HDT) {
+            counts.count(.hdt)
+            assembler.add(hdt, emit!)
+        }
+
+        mutating func visit(_ txt: TXT) {
+            counts.count(.txt)
+            assembler.add(txt, emit!)
+        }
+
+        mutating func visit(_ dtm: DTM) {
+            counts.count(.dtm)
+            assembler.add(dtm, emit!)
+        }
+
+        mutating func flush() { assembler.flush(emit!) }
     }
 
     public init(
@@ -168,6 +194,8 @@ public struct FixDecoder: Sendable {
     public var statistics: DecodeStatistics {
         var result = core.counts
         result.framer = framer.statistics
+        result.fixes = core.assembler.fixCount
+        result.positionFixes = core.assembler.positionFixCount
         return result
     }
 
