@@ -8,22 +8,27 @@ struct SkyView: Sendable {
         var signal: Int?
     }
 
-    /// A satellite of a GSV series, as sent and with its system and number worked out.
-    private struct Sighting: Sendable {
-        var view: GSVSatellite
-        var constellation: Constellation?
-        var svid: Int32
-    }
+    /// The satellites of one GSV sentence, as sent.
+    private typealias Part = FixedList<4, GSVSatellite>
 
-    /// A complete series, or one being received. The arrays keep their capacity from epoch to
-    /// epoch, so a steady stream allocates nothing here.
+    /// A complete series, or one being received: its parts as sent, worked out only when an
+    /// epoch is reported. The arrays keep their capacity from epoch to epoch, so a steady stream
+    /// allocates nothing here.
     private struct Group: Sendable {
         var key: GroupKey
-        var satellites: [Sighting] = []
+        /// The system the talker names, for working out satellite numbers.
+        var hint: Constellation?
+        var parts: [Part] = []
+        var satelliteCount = 0
         var epoch = 0
         /// Parts expected and the next part wanted, while a series is being received; 0 when none is.
         var expected = 0
         var next = 0
+
+        init(key: GroupKey) {
+            self.key = key
+            hint = key.talker.constellation
+        }
     }
 
     /// A series not refreshed for this many epochs is dropped (some receivers spread GSV over
@@ -36,7 +41,7 @@ struct SkyView: Sendable {
     private var epoch = 0
 
     /// How many satellites the complete series hold.
-    private var satelliteCount: Int { groups.reduce(0) { $0 + $1.satellites.count } }
+    private var satelliteCount: Int { groups.reduce(0) { $0 + $1.satelliteCount } }
 
     mutating func advanceEpoch() {
         epoch += 1
@@ -51,45 +56,51 @@ struct SkyView: Sendable {
             return
         }
         let key = GroupKey(talker: gsv.talker, signal: gsv.signalID)
-        let hint = gsv.talker.constellation
-        var found = pending.firstIndex { $0.key == key }
-        if number == 1 {
-            if found == nil {
-                pending.append(Group(key: key))
-                found = pending.count - 1
+        var index = 0
+        while index < pending.count && pending[index].key != key { index += 1 }
+        if index == pending.count {
+            guard number == 1 else { return }
+            pending.append(Group(key: key))
+        }
+        let complete = pending.withUnsafeMutableBufferPointer { pending in
+            Self.add(gsv.satellites, number: number, count: count, to: &pending[index])
+        }
+        if complete {
+            var existing = 0
+            while existing < groups.count && groups[existing].key != key { existing += 1 }
+            if existing == groups.count { groups.append(Group(key: key)) }
+            groups.withUnsafeMutableBufferPointer { groups in
+                pending.withUnsafeMutableBufferPointer { pending in
+                    // Swapping hands the finished parts to the group and the group's old array,
+                    // with its capacity, back to the next series.
+                    swap(&groups[existing].parts, &pending[index].parts)
+                    groups[existing].satelliteCount = pending[index].satelliteCount
+                    groups[existing].epoch = epoch
+                }
             }
-            pending[found!].satellites.removeAll(keepingCapacity: true)
-            pending[found!].expected = count
-            pending[found!].next = 1
         }
-        guard let index = found else { return }
-        guard pending[index].next == number, pending[index].expected == count else {
-            pending[index].expected = 0
-            pending[index].next = 0
-            return
+    }
+
+    /// Adds part `number` of `count` to `series`; `true` when that completes it.
+    private static func add(_ part: Part, number: Int, count: Int, to series: inout Group) -> Bool {
+        if number == 1 {
+            series.parts.removeAll(keepingCapacity: true)
+            series.satelliteCount = 0
+            series.expected = count
+            series.next = 1
         }
-        // Appending to a local array checks its uniqueness once, not at every element.
-        var satellites: [Sighting] = []
-        swap(&satellites, &pending[index].satellites)
-        for satellite in gsv.satellites {
-            let (constellation, svid) = normalize(id: Int(satellite.id), hint: hint)
-            satellites.append(
-                Sighting(view: satellite, constellation: constellation, svid: Int32(truncatingIfNeeded: svid))
-            )
+        guard series.next == number, series.expected == count else {
+            series.expected = 0
+            series.next = 0
+            return false
         }
-        swap(&satellites, &pending[index].satellites)
-        pending[index].next += 1
-        if number == count {
-            pending[index].expected = 0
-            pending[index].next = 0
-            let existing = groups.firstIndex { $0.key == key }
-            let target = existing ?? groups.count
-            if existing == nil { groups.append(Group(key: key)) }
-            // Swapping hands the finished array to the group and the group's old one, with its
-            // capacity, back to the next series.
-            swap(&groups[target].satellites, &pending[index].satellites)
-            groups[target].epoch = epoch
-        }
+        series.parts.append(part)
+        series.satelliteCount += part.count
+        series.next += 1
+        guard number == count else { return false }
+        series.expected = 0
+        series.next = 0
+        return true
     }
 
     mutating func noteUsed(_ gsa: GSA, startsGroup: Bool) {
@@ -110,24 +121,24 @@ struct SkyView: Sendable {
             var next = buffer.baseAddress!
             for group in groups {
                 let signal = group.key.signal
-                for sighting in group.satellites {
-                    let view = sighting.view
-                    let svid = Int(sighting.svid)
-                    let isUsed = used.contains(sighting.constellation, svid)
-                    if isUsed {
-                        usedCount += 1
-                        if let azimuth = view.azimuth, let elevation = view.elevation {
-                            geometry.add(azimuthDegrees: Int(azimuth), elevationDegrees: Int(elevation))
+                let hint = group.hint
+                for part in group.parts {
+                    for view in part {
+                        let (constellation, svid) = normalize(id: Int(view.id), hint: hint)
+                        let isUsed = used.contains(constellation, svid)
+                        if isUsed {
+                            usedCount += 1
+                            if let azimuth = view.azimuth, let elevation = view.elevation {
+                                geometry.add(azimuthDegrees: Int(azimuth), elevationDegrees: Int(elevation))
+                            }
                         }
+                        next.initialize(
+                            to: Satellite(
+                                constellation: constellation, svid: svid, nmeaID: Int(view.id), signal: signal,
+                                elevation: view.elevation.map(Double.init), azimuth: view.azimuth.map(Double.init),
+                                snr: view.snr.map(Double.init), used: isUsed))
+                        next += 1
                     }
-                    next.initialize(
-                        to: Satellite(
-                            constellation: sighting.constellation, svid: svid, nmeaID: Int(view.id),
-                            signal: signal,
-                            elevation: view.elevation.map(Double.init),
-                            azimuth: view.azimuth.map(Double.init),
-                            snr: view.snr.map(Double.init), used: isUsed))
-                    next += 1
                 }
             }
             initialized = total
