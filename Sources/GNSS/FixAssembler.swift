@@ -264,10 +264,10 @@ public struct FixAssembler: Sendable {
             if !step.mask.contains(.dop) { dop = DOP() }
             current = Fix()
         }
-        // A sentence that brings nothing to the fix (a GSV) leaves it as the error model left it.
+        // A sentence that changes nothing in the fix (a GSV, a GSA repeating the mode) leaves it
+        // as the error model left it: running the model again would give the same.
         if !step.mask.isEmpty || step.new.setsUnmaskedValues {
-            merge(step)
-            applyErrorModel()
+            if merge(step) || step.mask.contains(.clear) { applyErrorModel() }
         }
         sentenceCount += 1
         if !step.mask.isDisjoint(with: .fixData) { epochHasData = true }
@@ -390,31 +390,45 @@ public struct FixAssembler: Sendable {
 
     // MARK: - Merge and error model
 
-    private mutating func merge(_ step: Step) {
+    /// Merges what the sentence brings into the fix; `true` when that changed it.
+    private mutating func merge(_ step: Step) -> Bool {
         let new = step.new
         let mask = step.mask
-        if mask.contains(.time) { current.time = new.time }
-        if let value = new.timeOfDay { current.timeOfDay = value }
+        var changed = false
+        if mask.contains(.time) { Self.update(&current.time, new.time, &changed) }
+        if let value = new.timeOfDay { Self.update(&current.timeOfDay, value, &changed) }
         if mask.contains(.latLon) {
-            current.latitude = new.latitude
-            current.longitude = new.longitude
+            Self.update(&current.latitude, new.latitude, &changed)
+            Self.update(&current.longitude, new.longitude, &changed)
         }
-        if mask.contains(.mode) { current.mode = new.mode }
-        if mask.contains(.status) { current.status = new.status }
-        if mask.contains(.altitude), let value = new.altitudeMSL { current.altitudeMSL = value }
-        if mask.contains(.track) { current.course = new.course }
+        if mask.contains(.mode) { Self.update(&current.mode, new.mode, &changed) }
+        if mask.contains(.status) { Self.update(&current.status, new.status, &changed) }
+        if mask.contains(.altitude), let value = new.altitudeMSL {
+            Self.update(&current.altitudeMSL, value, &changed)
+        }
+        if mask.contains(.track) { Self.update(&current.course, new.course, &changed) }
         if mask.contains(.speed) {
-            current.speed = new.speed
-            current.speedIsDerived = false
+            Self.update(&current.speed, new.speed, &changed)
+            Self.update(&current.speedIsDerived, false, &changed)
         }
         if mask.contains(.magneticVariation), let value = new.magneticVariation {
-            current.magneticVariation = value
+            Self.update(&current.magneticVariation, value, &changed)
         }
-        if let value = new.geoidSeparation { current.geoidSeparation = value }
-        if let value = new.heading { current.heading = value }
-        if let value = new.dgpsAge { current.dgpsAge = value }
-        if let value = new.dgpsStation { current.dgpsStation = value }
-        if let value = new.satellitesUsed { current.satellitesUsed = value }
+        if let value = new.geoidSeparation { Self.update(&current.geoidSeparation, value, &changed) }
+        if let value = new.heading { Self.update(&current.heading, value, &changed) }
+        if let value = new.dgpsAge { Self.update(&current.dgpsAge, value, &changed) }
+        if let value = new.dgpsStation { Self.update(&current.dgpsStation, value, &changed) }
+        if let value = new.satellitesUsed { Self.update(&current.satellitesUsed, value, &changed) }
+        return changed
+    }
+
+    @inline(__always)
+    private static func update<Value: Equatable>(_ target: inout Value, _ value: Value, _ changed: inout Bool)
+    {
+        if target != value {
+            target = value
+            changed = true
+        }
     }
 
     /// gpsd's `gpsd_error_model`, less the parts that need its geoid and magnetic tables: keeps

@@ -112,16 +112,29 @@ public enum Geodesy {
         private var yy = 0.0, yz = 0.0, y = 0.0
         private var zz = 0.0, z = 0.0
         private var count = 0
+        /// The table, held so that each lookup does not check that it is initialized.
+        private let table = Geodesy.wholeDegrees
 
         @inline(__always)
         mutating func add(azimuth: Double, elevation: Double) {
-            add(sineAndCosine(degrees: azimuth), sineAndCosine(degrees: elevation))
+            add(Geodesy.sineAndCosine(degrees: azimuth), Geodesy.sineAndCosine(degrees: elevation))
         }
 
         /// A satellite whose view is in whole degrees, as GSV sends it.
         @inline(__always)
         mutating func add(azimuthDegrees azimuth: Int, elevationDegrees elevation: Int) {
             add(sineAndCosine(wholeDegrees: azimuth), sineAndCosine(wholeDegrees: elevation))
+        }
+
+        /// ``Geodesy/sineAndCosine(degrees:)`` of a whole number of degrees, from the held table.
+        @inline(__always)
+        private func sineAndCosine(wholeDegrees degrees: Int) -> (Double, Double) {
+            if degrees >= 0 && degrees < 360 {
+                let entry = table[degrees]
+                return (entry.sine, entry.cosine)
+            }
+            let radians = Double(degrees) * degreesToRadians
+            return (sin(radians), cos(radians))
         }
 
         @inline(__always)
@@ -180,17 +193,6 @@ public enum Geodesy {
             return (entry.sine, entry.cosine)
         }
         let radians = degrees * degreesToRadians
-        return (sin(radians), cos(radians))
-    }
-
-    /// ``sineAndCosine(degrees:)`` of a whole number of degrees.
-    @inline(__always)
-    private static func sineAndCosine(wholeDegrees degrees: Int) -> (Double, Double) {
-        if degrees >= 0 && degrees < 360 {
-            let entry = wholeDegrees[degrees]
-            return (entry.sine, entry.cosine)
-        }
-        let radians = Double(degrees) * degreesToRadians
         return (sin(radians), cos(radians))
     }
 

@@ -107,10 +107,7 @@ struct SkyView: Sendable {
         if startsGroup { used.removeAll() }
         let hint =
             gsa.systemID.flatMap { Constellation(systemID: UInt8(clamping: $0)) } ?? gsa.talker.constellation
-        for id in gsa.satellites {
-            let (constellation, svid) = normalize(id: Int(id), hint: hint)
-            used.insert(constellation, svid)
-        }
+        used.insert(gsa.satellites, hint: hint)
     }
 
     /// The satellites of the complete series, each marked used or not; the used ones are
@@ -134,8 +131,10 @@ struct SkyView: Sendable {
                         }
                         next.initialize(
                             to: Satellite(
-                                constellation: constellation, svid: svid, nmeaID: Int(view.id), signal: signal,
-                                elevation: view.elevation.map(Double.init), azimuth: view.azimuth.map(Double.init),
+                                constellation: constellation, svid: svid, nmeaID: Int(view.id),
+                                signal: signal,
+                                elevation: view.elevation.map(Double.init),
+                                azimuth: view.azimuth.map(Double.init),
                                 snr: view.snr.map(Double.init), used: isUsed))
                         next += 1
                     }
@@ -172,13 +171,24 @@ private struct UsedSet: Sendable {
         isEmpty = true
     }
 
-    @inline(__always)
-    mutating func insert(_ constellation: Constellation?, _ svid: Int) {
+    /// Inserts the satellites of a GSA, their numbers worked out with `hint`.
+    mutating func insert(_ ids: FixedList<24, UInt16>, hint: Constellation?) {
         isEmpty = false
-        if let word = Self.word(constellation, svid) {
-            bits[word] |= 1 &<< UInt64(svid & 63)
-        } else {
-            others.append(Self.key(constellation, svid))
+        var unusual = false
+        bits.withUnsafeMutableBufferPointer { bits in
+            for id in ids {
+                let (constellation, svid) = normalize(id: Int(id), hint: hint)
+                if let word = Self.word(constellation, svid) {
+                    bits[word] |= 1 &<< UInt64(svid & 63)
+                } else {
+                    unusual = true
+                }
+            }
+        }
+        guard unusual else { return }
+        for id in ids {
+            let (constellation, svid) = normalize(id: Int(id), hint: hint)
+            if Self.word(constellation, svid) == nil { others.append(Self.key(constellation, svid)) }
         }
     }
 
