@@ -130,12 +130,12 @@ struct Fields: ~Copyable {
         case 2:
             let d0 = base[0] &- 48
             let d1 = base[1] &- 48
-            return d0 < 10 && d1 < 10 ? Int16(d0) &* 10 &+ Int16(d1) : -1
+            return max(d0, d1) < 10 ? Int16(d0) &* 10 &+ Int16(d1) : -1
         case 3:
             let d0 = base[0] &- 48
             let d1 = base[1] &- 48
             let d2 = base[2] &- 48
-            return d0 < 10 && d1 < 10 && d2 < 10 ? Int16(d0) &* 100 &+ Int16(d1) &* 10 &+ Int16(d2) : -1
+            return max(d0, d1, d2) < 10 ? Int16(d0) &* 100 &+ Int16(d1) &* 10 &+ Int16(d2) : -1
         default:
             return nil
         }

@@ -122,22 +122,27 @@ public struct NMEADecimal: Sendable, Hashable, CustomStringConvertible {
         var mantissa: Int64 = 0
         if count <= 18 {
             // At most 18 digits: neither limit can be reached, so only the syntax is checked.
-            var point = -1
-            var digits = 0
+            // The digits before the point, then those after it.
+            let first = index
             while index < count {
-                let byte = field[index]
-                let digit = byte &- 48
-                if digit < 10 {
-                    mantissa = mantissa &* 10 &+ Int64(digit)
-                    digits += 1
-                } else if byte == UInt8(ascii: ".") && point < 0 {
-                    point = index
-                } else {
-                    return nil
-                }
+                let digit = field[index] &- 48
+                guard digit < 10 else { break }
+                mantissa = mantissa &* 10 &+ Int64(digit)
                 index += 1
             }
-            guard digits > 0 else { return nil }
+            var point = -1
+            if index < count {
+                guard field[index] == UInt8(ascii: ".") else { return nil }
+                point = index
+                index += 1
+                while index < count {
+                    let digit = field[index] &- 48
+                    guard digit < 10 else { return nil }
+                    mantissa = mantissa &* 10 &+ Int64(digit)
+                    index += 1
+                }
+            }
+            guard count - first > (point < 0 ? 0 : 1) else { return nil }
             let scale = point < 0 ? 0 : UInt8(truncatingIfNeeded: count - point - 1)
             return NMEADecimal(unchecked: negative ? -mantissa : mantissa, scale: scale)
         }
