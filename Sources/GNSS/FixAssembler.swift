@@ -89,7 +89,8 @@ public struct FixAssembler: Sendable {
     private var noise: NoiseStatistics?
     private var receiverErrors: ErrorEstimates?
     private var sky = SkyView()
-    private var lastEmitted: Fix?
+    /// What the speed and climb errors need of the last fix handed out.
+    private var lastEmitted: EmittedState?
 
     public init(referenceDate: ReferenceDate? = FixAssembler.defaultReferenceDate) {
         self.referenceDate = referenceDate
@@ -334,7 +335,9 @@ public struct FixAssembler: Sendable {
         epochEmitted = true
         fixCount += 1
         if fix.hasPosition { positionFixCount += 1 }
-        lastEmitted = fix
+        lastEmitted = EmittedState(
+            mode: fix.mode, time: fix.time, longitudeError: fix.errors.longitude,
+            latitudeError: fix.errors.latitude, verticalError: fix.errors.vertical)
         emit(fix)
     }
 
@@ -375,12 +378,12 @@ public struct FixAssembler: Sendable {
         {
             let dt = now.seconds(since: then)
             if dt > 0 {
-                if let x0 = previous.errors.longitude, let y0 = previous.errors.latitude,
+                if let x0 = previous.longitudeError, let y0 = previous.latitudeError,
                     let x1 = errors.longitude, let y1 = errors.latitude
                 {
                     errors.speed = (max(x0, y0) + max(x1, y1)) / dt
                 }
-                if let v0 = previous.errors.vertical, let v1 = errors.vertical {
+                if let v0 = previous.verticalError, let v1 = errors.vertical {
                     errors.climb = (v0 + v1) / dt
                 }
             }
@@ -391,34 +394,33 @@ public struct FixAssembler: Sendable {
     // MARK: - Merge and error model
 
     /// Merges what the sentence brings into the fix; `true` when that changed it.
-    private mutating func merge(_ step: Step) -> Bool {
-        let new = step.new
+    private mutating func merge(_ step: borrowing Step) -> Bool {
         let mask = step.mask
         var changed = false
-        if mask.contains(.time) { Self.update(&current.time, new.time, &changed) }
-        if let value = new.timeOfDay { Self.update(&current.timeOfDay, value, &changed) }
+        if mask.contains(.time) { Self.update(&current.time, step.new.time, &changed) }
+        if let value = step.new.timeOfDay { Self.update(&current.timeOfDay, value, &changed) }
         if mask.contains(.latLon) {
-            Self.update(&current.latitude, new.latitude, &changed)
-            Self.update(&current.longitude, new.longitude, &changed)
+            Self.update(&current.latitude, step.new.latitude, &changed)
+            Self.update(&current.longitude, step.new.longitude, &changed)
         }
-        if mask.contains(.mode) { Self.update(&current.mode, new.mode, &changed) }
-        if mask.contains(.status) { Self.update(&current.status, new.status, &changed) }
-        if mask.contains(.altitude), let value = new.altitudeMSL {
+        if mask.contains(.mode) { Self.update(&current.mode, step.new.mode, &changed) }
+        if mask.contains(.status) { Self.update(&current.status, step.new.status, &changed) }
+        if mask.contains(.altitude), let value = step.new.altitudeMSL {
             Self.update(&current.altitudeMSL, value, &changed)
         }
-        if mask.contains(.track) { Self.update(&current.course, new.course, &changed) }
+        if mask.contains(.track) { Self.update(&current.course, step.new.course, &changed) }
         if mask.contains(.speed) {
-            Self.update(&current.speed, new.speed, &changed)
+            Self.update(&current.speed, step.new.speed, &changed)
             Self.update(&current.speedIsDerived, false, &changed)
         }
-        if mask.contains(.magneticVariation), let value = new.magneticVariation {
+        if mask.contains(.magneticVariation), let value = step.new.magneticVariation {
             Self.update(&current.magneticVariation, value, &changed)
         }
-        if let value = new.geoidSeparation { Self.update(&current.geoidSeparation, value, &changed) }
-        if let value = new.heading { Self.update(&current.heading, value, &changed) }
-        if let value = new.dgpsAge { Self.update(&current.dgpsAge, value, &changed) }
-        if let value = new.dgpsStation { Self.update(&current.dgpsStation, value, &changed) }
-        if let value = new.satellitesUsed { Self.update(&current.satellitesUsed, value, &changed) }
+        if let value = step.new.geoidSeparation { Self.update(&current.geoidSeparation, value, &changed) }
+        if let value = step.new.heading { Self.update(&current.heading, value, &changed) }
+        if let value = step.new.dgpsAge { Self.update(&current.dgpsAge, value, &changed) }
+        if let value = step.new.dgpsStation { Self.update(&current.dgpsStation, value, &changed) }
+        if let value = step.new.satellitesUsed { Self.update(&current.satellitesUsed, value, &changed) }
         return changed
     }
 
@@ -980,6 +982,15 @@ private struct Contribution {
         timeOfDay != nil || geoidSeparation != nil || heading != nil || dgpsAge != nil || dgpsStation != nil
             || satellitesUsed != nil
     }
+}
+
+/// What the error estimates keep of the last fix handed out.
+private struct EmittedState {
+    var mode: FixMode
+    var time: UTCTimestamp?
+    var longitudeError: Double?
+    var latitudeError: Double?
+    var verticalError: Double?
 }
 
 /// What the error model keeps of the fixes before this one.

@@ -142,6 +142,10 @@ def main():
             name, what, seconds, size / MB / seconds, "{:,}".format(int(sentences / seconds)),
             peaks[name] / 1024))
     print()
+    print("Every run, in seconds (the machine is shared: the spread shows how much it was disturbed):")
+    for name, *_ in programs:
+        print("  %s: %s" % (name, " ".join("%.3f" % value for value in sorted(times[name]))))
+    print()
     print("What each harness counted:")
     for name, *_ in programs:
         if name in outputs:
