@@ -116,27 +116,32 @@ struct SkyView: Sendable {
         let total = satelliteCount
         return [Satellite](unsafeUninitializedCapacity: total) { buffer, initialized in
             var next = buffer.baseAddress!
+            let used = self.used
             for group in groups {
                 let signal = group.key.signal
                 let hint = group.hint
-                for part in group.parts {
-                    for view in part {
-                        let (constellation, svid) = normalize(id: Int(view.id), hint: hint)
-                        let isUsed = used.contains(constellation, svid)
-                        if isUsed {
-                            usedCount += 1
-                            if let azimuth = view.azimuth, let elevation = view.elevation {
-                                geometry.add(azimuthDegrees: Int(azimuth), elevationDegrees: Int(elevation))
+                group.parts.withUnsafeBufferPointer { parts in
+                    for part in parts.indices {
+                        for slot in 0..<parts[part].count {
+                            let view = parts[part][slot]
+                            let (constellation, svid) = normalize(id: Int(view.id), hint: hint)
+                            let isUsed = used.contains(constellation, svid)
+                            if isUsed {
+                                usedCount += 1
+                                if let azimuth = view.azimuth, let elevation = view.elevation {
+                                    geometry.add(
+                                        azimuthDegrees: Int(azimuth), elevationDegrees: Int(elevation))
+                                }
                             }
+                            next.initialize(
+                                to: Satellite(
+                                    constellation: constellation, svid: svid, nmeaID: Int(view.id),
+                                    signal: signal,
+                                    elevation: view.elevation.map(Double.init),
+                                    azimuth: view.azimuth.map(Double.init),
+                                    snr: view.snr.map(Double.init), used: isUsed))
+                            next += 1
                         }
-                        next.initialize(
-                            to: Satellite(
-                                constellation: constellation, svid: svid, nmeaID: Int(view.id),
-                                signal: signal,
-                                elevation: view.elevation.map(Double.init),
-                                azimuth: view.azimuth.map(Double.init),
-                                snr: view.snr.map(Double.init), used: isUsed))
-                        next += 1
                     }
                 }
             }
