@@ -75,7 +75,7 @@ def main():
     options.add_argument("--work", required=True)
     options.add_argument("--size", default="100M", help="size of the generated log (default 100M)")
     options.add_argument("--rate", type=int, default=1, help="epochs per second in the log (default 1)")
-    options.add_argument("--runs", type=int, default=5, help="runs of each fast program (default 5)")
+    options.add_argument("--runs", type=int, default=9, help="runs of each fast program (default 9)")
     options.add_argument("--slow-runs", type=int, default=3,
                          help="runs of gpsdecode and pynmea2, which take tens of seconds each (default 3)")
     options.add_argument("--no-mallocs", action="store_true", help="skip the malloc benchmark")
