@@ -466,7 +466,8 @@ public struct FixAssembler: Sendable {
                 current.altitudeHAE = msl + separation
             }
         }
-        if var course = current.course {
+        // A course already in 0..<360 (almost always) is left as the remainder would leave it.
+        if var course = current.course, !(course >= 0 && course < 360) {
             course = course.truncatingRemainder(dividingBy: 360)
             if course < 0 { course += 360 }
             current.course = course
