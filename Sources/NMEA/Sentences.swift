@@ -290,7 +290,9 @@ public struct GSV: TypedSentence {
         }
         var index = 4
         while index <= blockEnd {
-            if let id = fields.integer(index), id > 0, id <= Int(UInt16.max) {
+            if let satellite = fields.standardSatellite(index) {
+                if satellite.id > 0 { satellites.append(satellite) }
+            } else if let id = fields.integer(index), id > 0, id <= Int(UInt16.max) {
                 satellites.append(
                     GSVSatellite(
                         id: UInt16(id), elevation: fields.smallWholeNumber(index + 1),

@@ -261,6 +261,39 @@ struct PropertyTests {
 
     /// GSV's elevation, azimuth and signal strength are read as decimals are, truncated to whole
     /// numbers, and kept when they fit in 16 bits.
+    /// Satellites laid out as NMEA prescribes (`nn,ee,aaa,ss`, or with an empty signal strength)
+    /// are read eight bytes at a time; with a stray sign, point or letter in a field they must
+    /// read exactly as field by field.
+    @Test func standardSatelliteLayoutReadsAsFieldByField() throws {
+        var random = TestGenerator(state: 21)
+        let alphabet = Array("0123456789012345678901234567890123456789-+.x ")
+        func text(_ width: Int) -> String {
+            String((0..<width).map { _ in alphabet.randomElement(using: &random)! })
+        }
+        func whole(_ text: String) -> Int16? { NMEADecimal(text).flatMap { Int16(exactly: $0.integerPart) } }
+        for _ in 0..<5000 {
+            var blocks: [(id: String, elevation: String, azimuth: String, snr: String)] = []
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                blocks.append((text(2), text(2), text(3), Bool.random(using: &random) ? text(2) : ""))
+            }
+            let body = blocks.map { "\($0.id),\($0.elevation),\($0.azimuth),\($0.snr)" }.joined(
+                separator: ",")
+            guard case .gsv(let gsv) = try NMEASentence.parse("$GPGSV,1,1,\(blocks.count),\(body)") else {
+                Issue.record("not GSV")
+                return
+            }
+            let expected = blocks.compactMap { block -> GSVSatellite? in
+                guard block.id.allSatisfy(\.isWholeNumber), let id = UInt16(block.id), id > 0 else {
+                    return nil
+                }
+                return GSVSatellite(
+                    id: id, elevation: whole(block.elevation), azimuth: whole(block.azimuth),
+                    snr: whole(block.snr))
+            }
+            #expect(Array(gsv.satellites) == expected, "\(body)")
+        }
+    }
+
     @Test func satelliteViewNumbersAreReadAsDecimals() throws {
         var random = TestGenerator(state: 11)
         let alphabet = Array("0123456789.-+x ")
