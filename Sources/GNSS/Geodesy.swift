@@ -158,13 +158,17 @@ public enum Geodesy {
 
         /// `nil` with fewer than four satellites or a singular geometry.
         var dilution: DOP? {
+            guard count >= 4 else { return nil }
             let n = Double(count)
-            let normal: InlineArray<16, Double> = [xx, xy, xz, x, xy, yy, yz, y, xz, yz, zz, z, x, y, z, n]
-            guard count >= 4, let inverse = invert4x4(normal) else { return nil }
-            let xx = inverse[0]
-            let yy = inverse[5]
-            let zz = inverse[10]
-            let tt = inverse[15]
+            let inverse = withUnsafeTemporaryAllocation(of: Double.self, capacity: 32) { storage in
+                let matrix = storage.baseAddress!
+                (matrix[0], matrix[1], matrix[2], matrix[3]) = (xx, xy, xz, x)
+                (matrix[4], matrix[5], matrix[6], matrix[7]) = (xy, yy, yz, y)
+                (matrix[8], matrix[9], matrix[10], matrix[11]) = (xz, yz, zz, z)
+                (matrix[12], matrix[13], matrix[14], matrix[15]) = (x, y, z, n)
+                return invert4x4(matrix, into: matrix + 16)
+            }
+            guard let (xx, yy, zz, tt) = inverse else { return nil }
             guard xx >= 0, yy >= 0, zz >= 0, tt >= 0 else { return nil }
             var dop = DOP()
             dop.xdop = xx.squareRoot()
@@ -196,10 +200,12 @@ public enum Geodesy {
         return (sin(radians), cos(radians))
     }
 
-    private static func invert4x4(_ m: InlineArray<16, Double>) -> InlineArray<16, Double>? {
-        var a = m
-        var inverse = InlineArray<16, Double>(repeating: 0)
-        for i in 0..<4 { inverse[i * 4 + i] = 1 }
+    /// Inverts the 4×4 matrix `a` (row by row; overwritten) into `inverse` by Gauss–Jordan
+    /// elimination with partial pivoting; returns the inverse's diagonal, `nil` when singular.
+    private static func invert4x4(
+        _ a: UnsafeMutablePointer<Double>, into inverse: UnsafeMutablePointer<Double>
+    ) -> (Double, Double, Double, Double)? {
+        for index in 0..<16 { inverse[index] = index % 5 == 0 ? 1 : 0 }
         for column in 0..<4 {
             var pivot = column
             for row in column..<4 where abs(a[row * 4 + column]) > abs(a[pivot * 4 + column]) { pivot = row }
@@ -225,6 +231,6 @@ public enum Geodesy {
                 }
             }
         }
-        return inverse
+        return (inverse[0], inverse[5], inverse[10], inverse[15])
     }
 }
