@@ -62,23 +62,15 @@ struct SkyView: Sendable {
             guard number == 1 else { return }
             pending.append(Group(key: key))
         }
-        let complete = pending.withUnsafeMutableBufferPointer { pending in
-            Self.add(gsv.satellites, number: number, count: count, to: &pending[index])
-        }
-        if complete {
-            var existing = 0
-            while existing < groups.count && groups[existing].key != key { existing += 1 }
-            if existing == groups.count { groups.append(Group(key: key)) }
-            groups.withUnsafeMutableBufferPointer { groups in
-                pending.withUnsafeMutableBufferPointer { pending in
-                    // Swapping hands the finished parts to the group and the group's old array,
-                    // with its capacity, back to the next series.
-                    swap(&groups[existing].parts, &pending[index].parts)
-                    groups[existing].satelliteCount = pending[index].satelliteCount
-                    groups[existing].epoch = epoch
-                }
-            }
-        }
+        guard Self.add(gsv.satellites, number: number, count: count, to: &pending[index]) else { return }
+        var existing = 0
+        while existing < groups.count && groups[existing].key != key { existing += 1 }
+        if existing == groups.count { groups.append(Group(key: key)) }
+        // Swapping hands the finished parts to the group and the group's old array, with its
+        // capacity, back to the next series.
+        swap(&groups[existing].parts, &pending[index].parts)
+        groups[existing].satelliteCount = pending[index].satelliteCount
+        groups[existing].epoch = epoch
     }
 
     /// Adds part `number` of `count` to `series`; `true` when that completes it.
