@@ -66,8 +66,17 @@ struct SerialSourceTests {
     func detection() async throws {
         let pty = try PseudoTerminal()
         let received = Received()
-        let source = SerialSource(path: pty.slavePath, probeTime: .milliseconds(800), logger: received.logger)
-        let run = Task { try await source.run { received.add($0) } }
+        // Two seconds a rate: long enough that a loaded machine (the whole suite runs in
+        // parallel on two cores) cannot starve the receiver's thread for a whole probe.
+        let source = SerialSource(path: pty.slavePath, probeTime: .seconds(2), logger: received.logger)
+        let run = Task {
+            do {
+                try await source.run { received.add($0) }
+            } catch {
+                received.logger.error("run ended: \(error)")
+                throw error
+            }
+        }
         // 4800 and 9600 are tried first and read noise.
         let receiver = pty.transmitContinuously(try driveSample(epochs: 3).bytes, baud: 38400)
         await eventually { received.all.count >= 2 }
