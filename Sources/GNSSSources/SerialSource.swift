@@ -97,8 +97,10 @@ public struct BaudProbe: Sendable {
         sentences += found
     }
 
+    /// Sentences the framer rejected (bad checksums, binary inside a line, …).
+    public var rejected: Int { framer.statistics.rejected }
+
     public var verdict: Verdict {
-        let rejected = framer.statistics.rejected
         if sentences >= 2 && sentences > rejected { return .nmea }
         if bytes >= 1024 && sentences == 0 { return .noise }
         return .undecided
@@ -184,16 +186,16 @@ public final class SerialSource: FixSource {
             order.insert(last, at: 0)
         }
         let found = try await Self.findRate(
-            fd, path: path, flowControl: flowControl, order: order, probeTime: probeTime)
+            fd, path: path, flowControl: flowControl, order: order, probeTime: probeTime, logger: logger)
         detected.withLock { $0 = found }
         logger.notice("serial:\(path): found NMEA at \(found) baud")
         return found
     }
 
     /// Listens at each rate of `order` for up to `probeTime` until one gives checksummed NMEA.
-    static func findRate(_ fd: Int32, path: String, flowControl: Bool, order: [Int], probeTime: Duration)
-        async throws -> Int
-    {
+    static func findRate(
+        _ fd: Int32, path: String, flowControl: Bool, order: [Int], probeTime: Duration, logger: Logger? = nil
+    ) async throws -> Int {
         let cancelled = Atomic<Bool>(false)
         let found: Int? = try await withTaskCancellationHandler {
             try await blocking { () throws(DisconnectError) -> Int? in
@@ -218,6 +220,11 @@ public final class SerialSource: FixSource {
                             throw DisconnectError("serial:\(path): disconnected while finding its rate")
                         }
                     }
+                    logger?.debug(
+                        """
+                        serial:\(path): at \(rate) baud \(probe.bytes) bytes, \(probe.sentences) sentences, \
+                        \(probe.rejected) rejected: \(probe.verdict)
+                        """)
                     if probe.verdict == .nmea { return rate }
                 }
                 return nil
