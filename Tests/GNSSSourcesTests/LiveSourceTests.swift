@@ -66,9 +66,7 @@ struct SerialSourceTests {
     func detection() async throws {
         let pty = try PseudoTerminal()
         let received = Received()
-        // Two seconds a rate: long enough that a loaded machine (the whole suite runs in
-        // parallel on two cores) cannot starve the receiver's thread for a whole probe.
-        let source = SerialSource(path: pty.slavePath, probeTime: .seconds(2), logger: received.logger)
+        let source = SerialSource(path: pty.slavePath, probeTime: .milliseconds(800), logger: received.logger)
         let run = Task {
             do {
                 try await source.run { received.add($0) }

@@ -6,8 +6,8 @@ import Testing
 struct DecodeCommandTests {
     let log = Fixtures.url("drive-1hz.nmea").path
 
-    @Test func gpsdFormatPrintsTPVAndSKYPerEpoch() throws {
-        let result = try Runner.run(["decode", log, "--format", "gpsd", "--quiet"])
+    @Test func gpsdFormatPrintsTPVAndSKYPerEpoch() async throws {
+        let result = try await Runner.run(["decode", log, "--format", "gpsd", "--quiet"])
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n")
         #expect(lines.filter { $0.hasPrefix("{\"class\":\"TPV\"") }.count == 300)
@@ -24,8 +24,8 @@ struct DecodeCommandTests {
         #expect(result.standardError.isEmpty)
     }
 
-    @Test func jsonlRecordsFollowTheDocumentedSchema() throws {
-        let result = try Runner.run(["decode", log, "--format", "jsonl", "-q"])
+    @Test func jsonlRecordsFollowTheDocumentedSchema() async throws {
+        let result = try await Runner.run(["decode", log, "--format", "jsonl", "-q"])
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n")
         #expect(lines.count == 300)
@@ -43,8 +43,8 @@ struct DecodeCommandTests {
         #expect(errors["source"] as? String == "dopModel")
     }
 
-    @Test func csvHasAHeaderAndOneRowPerEpoch() throws {
-        let result = try Runner.run(["decode", log, "--format", "csv", "-q"])
+    @Test func csvHasAHeaderAndOneRowPerEpoch() async throws {
+        let result = try await Runner.run(["decode", log, "--format", "csv", "-q"])
         let lines = result.standardOutput.split(separator: "\n")
         #expect(lines.count == 301)
         #expect(lines[0].hasPrefix("time,mode,status,latitude,longitude,"))
@@ -55,8 +55,10 @@ struct DecodeCommandTests {
             })
     }
 
-    @Test func summaryOnStandardErrorCountsRejectionsByReason() throws {
-        let result = try Runner.run(["decode", Fixtures.url("drive-faults.nmea").path, "--format", "none"])
+    @Test func summaryOnStandardErrorCountsRejectionsByReason() async throws {
+        let result = try await Runner.run([
+            "decode", Fixtures.url("drive-faults.nmea").path, "--format", "none",
+        ])
         #expect(result.status == 0)
         #expect(result.standardOutput.isEmpty)
         let summary = result.standardError
@@ -68,62 +70,64 @@ struct DecodeCommandTests {
         #expect(summary.contains("epochs: 241, with position: 200"))
     }
 
-    @Test func standardInputWorksAsAFile() throws {
+    @Test func standardInputWorksAsAFile() async throws {
         let data = try Data(contentsOf: Fixtures.url("drive-10hz.nmea"))
-        let piped = try Runner.run(["decode", "-", "--format", "csv", "-q"], input: data)
-        let direct = try Runner.run(["decode", Fixtures.url("drive-10hz.nmea").path, "--format", "csv", "-q"])
+        let piped = try await Runner.run(["decode", "-", "--format", "csv", "-q"], input: data)
+        let direct = try await Runner.run([
+            "decode", Fixtures.url("drive-10hz.nmea").path, "--format", "csv", "-q",
+        ])
         #expect(piped.status == 0)
         #expect(piped.standardOutput == direct.standardOutput)
         #expect(piped.standardOutput.split(separator: "\n").count == 201)
     }
 
-    @Test func checksumPolicyIsAnOption() throws {
+    @Test func checksumPolicyIsAnOption() async throws {
         let body = "GPRMC,120000,A,4807.038,N,01131.324,E,0.0,0.0,010626,,,A"
         let input = Data(("$" + body + "\r\n").utf8)
-        let strict = try Runner.run(["decode", "-", "--format", "csv"], input: input)
+        let strict = try await Runner.run(["decode", "-", "--format", "csv"], input: input)
         #expect(strict.standardOutput.split(separator: "\n").count == 1)
         #expect(strict.standardError.contains("missing checksum 1"))
-        let lenient = try Runner.run(
+        let lenient = try await Runner.run(
             ["decode", "-", "--format", "csv", "--checksum", "lenient"], input: input)
         #expect(lenient.standardOutput.split(separator: "\n").count == 2)
     }
 
-    @Test func badArgumentsNameTheArgumentAndTheFix() throws {
-        let format = try Runner.run(["decode", log, "--format", "xml"])
+    @Test func badArgumentsNameTheArgumentAndTheFix() async throws {
+        let format = try await Runner.run(["decode", log, "--format", "xml"])
         #expect(format.status != 0)
         #expect(format.standardError.contains("--format"))
         #expect(format.standardError.contains("gpsd"))
-        let missing = try Runner.run(["decode", "/no/such/file.nmea"])
+        let missing = try await Runner.run(["decode", "/no/such/file.nmea"])
         #expect(missing.status == 1)
         #expect(missing.standardError.contains("cannot open '/no/such/file.nmea': No such file or directory"))
         #expect(!missing.standardError.contains("Usage:"))
-        let date = try Runner.run(["decode", log, "--reference-date", "14/03/2026"])
+        let date = try await Runner.run(["decode", log, "--reference-date", "14/03/2026"])
         #expect(date.status != 0)
         #expect(date.standardError.contains("--reference-date"))
-        let length = try Runner.run(["decode", log, "--max-length", "4"])
+        let length = try await Runner.run(["decode", log, "--max-length", "4"])
         #expect(length.status != 0)
         #expect(length.standardError.contains("--max-length must be at least 16"))
     }
 
-    @Test func referenceDateOverridesTheHeader() throws {
+    @Test func referenceDateOverridesTheHeader() async throws {
         let line = "GPRMC,000430.00,A,4808.9993,N,01135.0798,E,0.1,0.0,220899,,,A"
         let input = Data(("# Date: 2019-04-06\n" + SentenceBuilder.sentence(line)).utf8)
-        let header = try Runner.run(["decode", "-", "--format", "csv", "-q"], input: input)
+        let header = try await Runner.run(["decode", "-", "--format", "csv", "-q"], input: input)
         #expect(header.standardOutput.contains("2019-04-07T00:04:30.000Z"))
-        let given = try Runner.run(
+        let given = try await Runner.run(
             ["decode", "-", "--format", "csv", "-q", "--reference-date", "1999-08-01"], input: input)
         #expect(given.standardOutput.contains("1999-08-22T00:04:30.000Z"))
     }
 
-    @Test func simulateIsDeterministicAndDecodable() throws {
-        let one = try Runner.run(["simulate", "--epochs", "20", "--seed", "4"])
-        let two = try Runner.run(["simulate", "--epochs", "20", "--seed", "4"])
+    @Test func simulateIsDeterministicAndDecodable() async throws {
+        let one = try await Runner.run(["simulate", "--epochs", "20", "--seed", "4"])
+        let two = try await Runner.run(["simulate", "--epochs", "20", "--seed", "4"])
         #expect(one.status == 0)
         #expect(one.standardOutput == two.standardOutput)
-        let decoded = try Runner.run(
+        let decoded = try await Runner.run(
             ["decode", "-", "--format", "csv", "-q"], input: Data(one.standardOutput.utf8))
         #expect(decoded.standardOutput.split(separator: "\n").count == 21)
-        let bad = try Runner.run(["simulate", "--size", "lots"])
+        let bad = try await Runner.run(["simulate", "--size", "lots"])
         #expect(bad.status != 0)
         #expect(bad.standardError.contains("--size 'lots' is not a size"))
     }

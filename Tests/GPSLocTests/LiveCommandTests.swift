@@ -9,9 +9,9 @@ struct LiveCommandTests {
     let app = "com.example.tracker"
 
     /// A granted app's store and manifest, and a directory for devices.
-    func setUp() throws -> (store: String, manifest: String, directory: String) {
+    func setUp() async throws -> (store: String, manifest: String, directory: String) {
         let store = WatchAuthCommandTests.temporaryStore()
-        #expect(try Runner.run(["auth", "grant", app, "--store", store]).status == 0)
+        #expect(try await Runner.run(["auth", "grant", app, "--store", store]).status == 0)
         let directory = store + "-dev"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         return (store, try WatchAuthCommandTests.manifest(), directory)
@@ -33,7 +33,7 @@ struct LiveCommandTests {
 
     @Test("A serial receiver unplugged and plugged back: locations, locationUnavailable, locations")
     func serialUnplugAndReplug() async throws {
-        let setup = try setUp()
+        let setup = try await setUp()
         var pair = try await Daemons.socatPair(in: setup.directory)
         let feeder = LineFeeder(
             path: pair.feed, bytes: try driveSample(epochs: 300).bytes, interval: .milliseconds(20))
@@ -61,7 +61,7 @@ struct LiveCommandTests {
 
     @Test("gpsd stopped mid-stream and started again: watch reconnects by itself")
     func gpsdRestart() async throws {
-        let setup = try setUp()
+        let setup = try await setUp()
         let pty = try PseudoTerminal()
         let receiver = pty.transmitContinuously(
             try driveSample(epochs: 300, allSentences: true).bytes, baud: 115200)
@@ -86,7 +86,7 @@ struct LiveCommandTests {
 
     @Test("NMEA from a TCP server and from UDP datagrams")
     func network() async throws {
-        let setup = try setUp()
+        let setup = try await setUp()
         let sample = try driveSample(epochs: 60, allSentences: true).bytes
         let log = setup.directory + "/drive.nmea"
         try Data(sample).write(to: URL(fileURLWithPath: log))
@@ -108,7 +108,7 @@ struct LiveCommandTests {
         let udp = try watch("udp://:\(udpPort)", setup)
         // Datagrams sent before the listener is up are lost, as on a real network: send until seen.
         for _ in 0..<100 where Self.located(udp.output) < 3 {
-            _ = try Runner.run(
+            _ = try await Runner.run(
                 ["-u", "OPEN:\(log)", "UDP-SENDTO:127.0.0.1:\(udpPort)"],
                 executable: URL(fileURLWithPath: socat))
             try await Task.sleep(for: .milliseconds(100))
@@ -122,7 +122,7 @@ struct LiveCommandTests {
         let pty = try PseudoTerminal()
         let receiver = pty.transmitContinuously(try driveSample(epochs: 5).bytes, baud: 9600)
         let missing = "/dev/ttyUSB-not-there"
-        let result = try Runner.run(["devices", pty.slavePath, missing, "--probe-time", "0.6"])
+        let result = try await Runner.run(["devices", pty.slavePath, missing, "--probe-time", "0.6"])
         await receiver.stop()
         pty.close()
         #expect(result.status == 0)
@@ -131,9 +131,9 @@ struct LiveCommandTests {
         #expect(lines.last?.hasPrefix("\(missing)  -  serial:\(missing): cannot open") == true)
         #expect(lines.last?.contains("is the receiver plugged in?") == true)
 
-        let none = try Runner.run(["devices", missing])
+        let none = try await Runner.run(["devices", missing])
         #expect(none.status == 1)
-        let bad = try Runner.run(["devices", "--probe-time", "0"])
+        let bad = try await Runner.run(["devices", "--probe-time", "0"])
         #expect(bad.standardError.contains("--probe-time must be between 0.1 and 60 seconds"))
     }
 }

@@ -11,8 +11,8 @@ struct MonitorCommandTests {
     /// The drive reaches this circle after about four and a half minutes.
     let north = "52.385656,4.907515,300,north"
 
-    func monitor(_ store: String, _ extra: [String]) throws -> ProcessResult {
-        try Runner.run(
+    func monitor(_ store: String, _ extra: [String]) async throws -> ProcessResult {
+        try await Runner.run(
             [
                 "monitor", "--source", "file:\(log)?speed=max", "--app", app, "--store", store, "--prompt",
                 "pending",
@@ -20,10 +20,10 @@ struct MonitorCommandTests {
                 + extra)
     }
 
-    @Test func printsTheEventsOfADriveAndKeepsTheCirclesForTheNextRun() throws {
+    @Test func printsTheEventsOfADriveAndKeepsTheCirclesForTheNextRun() async throws {
         let store = WatchAuthCommandTests.temporaryStore()
-        _ = try Runner.run(["auth", "grant", app, "--store", store])
-        let first = try monitor(store, ["--circle", start, "--circle", north])
+        _ = try await Runner.run(["auth", "grant", app, "--store", store])
+        let first = try await monitor(store, ["--circle", start, "--circle", north])
         #expect(first.status == 0)
         #expect(
             first.standardOutput == """
@@ -35,7 +35,7 @@ struct MonitorCommandTests {
                 """)
 
         // No --circle: the stored circles, against the states the last run ended in.
-        let second = try monitor(store, ["--format", "jsonl"])
+        let second = try await monitor(store, ["--format", "jsonl"])
         #expect(second.status == 0)
         let objects = try second.standardOutput.split(separator: "\n").map {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
@@ -46,15 +46,15 @@ struct MonitorCommandTests {
             ])
         #expect(objects.allSatisfy { $0["conditionLimitExceeded"] as? Bool == false })
 
-        let reset = try monitor(store, ["--reset"])
+        let reset = try await monitor(store, ["--reset"])
         #expect(reset.status == 1)
         #expect(reset.standardError.contains("has no conditions; add one with --circle"))
     }
 
-    @Test func explainsDenialsAndBadCircles() throws {
+    @Test func explainsDenialsAndBadCircles() async throws {
         let store = WatchAuthCommandTests.temporaryStore()
-        _ = try Runner.run(["auth", "deny", app, "--store", store])
-        let denied = try monitor(store, ["--circle", start])
+        _ = try await Runner.run(["auth", "deny", app, "--store", store])
+        let denied = try await monitor(store, ["--circle", start])
         #expect(denied.status == 0)
         #expect(denied.standardOutput.hasSuffix("  start  unknown  [authorizationDenied]\n"))
 
@@ -62,7 +62,7 @@ struct MonitorCommandTests {
             ("52.37,4.89", "give LAT,LON,RADIUS[,ID]"), ("95,4.89,100", "the centre is off the globe"),
             ("52.37,4.89,-5", "the radius must be above 0"), ("52.37,4.89,100,", "the name is empty"),
         ] {
-            let bad = try monitor(store, ["--circle", circle])
+            let bad = try await monitor(store, ["--circle", circle])
             #expect(bad.status == 64)
             #expect(bad.standardError.contains(message))
         }

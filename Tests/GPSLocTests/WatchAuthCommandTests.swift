@@ -22,39 +22,40 @@ struct WatchAuthCommandTests {
         return path
     }
 
-    @Test func authManagesTheStore() throws {
+    @Test func authManagesTheStore() async throws {
         let store = Self.temporaryStore()
         #expect(
-            try Runner.run(["auth", "grant", app, "always", "--approximate", "--store", store]).status == 0)
-        var show = try Runner.run(["auth", "show", "--store", store])
+            try await Runner.run(["auth", "grant", app, "always", "--approximate", "--store", store]).status
+                == 0)
+        var show = try await Runner.run(["auth", "show", "--store", store])
         #expect(show.standardOutput.contains("location services: on"))
         #expect(show.standardOutput.contains("\(app): always, approximate"))
         let attributes = try FileManager.default.attributesOfItem(atPath: store + "/authorization.json")
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
 
-        #expect(try Runner.run(["auth", "deny", app, "--store", store]).status == 0)
-        #expect(try Runner.run(["auth", "services", "off", "--store", store]).status == 0)
-        #expect(try Runner.run(["auth", "restrict", "org.example.kids", "--store", store]).status == 0)
-        show = try Runner.run(["auth", "show", app, "--store", store])
+        #expect(try await Runner.run(["auth", "deny", app, "--store", store]).status == 0)
+        #expect(try await Runner.run(["auth", "services", "off", "--store", store]).status == 0)
+        #expect(try await Runner.run(["auth", "restrict", "org.example.kids", "--store", store]).status == 0)
+        show = try await Runner.run(["auth", "show", app, "--store", store])
         #expect(show.standardOutput.contains("\(app): denied"))
         #expect(show.standardOutput.contains("location services: off"))
         #expect(show.standardOutput.contains("restricted: org.example.kids"))
 
-        #expect(try Runner.run(["auth", "reset", app, "--store", store]).status == 0)
-        show = try Runner.run(["auth", "show", app, "--store", store])
+        #expect(try await Runner.run(["auth", "reset", app, "--store", store]).status == 0)
+        show = try await Runner.run(["auth", "show", app, "--store", store])
         #expect(show.standardOutput.contains("\(app): not determined"))
 
-        let bad = try Runner.run(["auth", "grant", app, "always", "--once", "--store", store])
+        let bad = try await Runner.run(["auth", "grant", app, "always", "--once", "--store", store])
         #expect(bad.status != 0)
         #expect(bad.standardError.contains("--once applies to when-in-use only"))
-        let neither = try Runner.run(["auth", "reset", "--store", store])
+        let neither = try await Runner.run(["auth", "reset", "--store", store])
         #expect(neither.standardError.contains("name one app to reset, or pass --all"))
     }
 
-    @Test func watchPrintsEveryUpdateOfAnAuthorizedApp() throws {
+    @Test func watchPrintsEveryUpdateOfAnAuthorizedApp() async throws {
         let store = Self.temporaryStore()
-        _ = try Runner.run(["auth", "grant", app, "--store", store])
-        let result = try Runner.run([
+        _ = try await Runner.run(["auth", "grant", app, "--store", store])
+        let result = try await Runner.run([
             "watch", "--source", "file:\(log)?speed=max", "--app", app, "--store", store, "--prompt",
             "pending",
         ])
@@ -65,10 +66,10 @@ struct WatchAuthCommandTests {
         #expect(lines.first?.contains("52.37309400,4.89262583") == true)
     }
 
-    @Test func watchUnderReducedAccuracyGivesCellsAndAccuracyLimited() throws {
+    @Test func watchUnderReducedAccuracyGivesCellsAndAccuracyLimited() async throws {
         let store = Self.temporaryStore()
-        _ = try Runner.run(["auth", "grant", app, "--approximate", "--store", store])
-        let result = try Runner.run([
+        _ = try await Runner.run(["auth", "grant", app, "--approximate", "--store", store])
+        let result = try await Runner.run([
             "watch", "--source", "file:\(log)?speed=max", "--app", app, "--store", store, "--format", "jsonl",
             "--prompt", "pending",
         ])
@@ -82,28 +83,28 @@ struct WatchAuthCommandTests {
         #expect(objects[1]["location"] is NSNull && objects[1]["accuracyLimited"] as? Bool == true)
     }
 
-    @Test func watchExplainsDenialsAndBadArguments() throws {
+    @Test func watchExplainsDenialsAndBadArguments() async throws {
         let store = Self.temporaryStore()
-        _ = try Runner.run(["auth", "deny", app, "--store", store])
-        let denied = try Runner.run([
+        _ = try await Runner.run(["auth", "deny", app, "--store", store])
+        let denied = try await Runner.run([
             "watch", "--source", "file:\(log)?speed=max", "--app", app, "--store", store, "--prompt",
             "pending",
         ])
         #expect(denied.status == 0)
         #expect(denied.standardOutput == "no location  [authorizationDenied]\n")
 
-        let badSource = try Runner.run(["watch", "--source", "file:\(log)?speed=fast", "--app", app])
+        let badSource = try await Runner.run(["watch", "--source", "file:\(log)?speed=fast", "--app", app])
         #expect(badSource.status == 64)
         #expect(badSource.standardError.contains("--source"))
         #expect(badSource.standardError.contains("speed must be a positive number or 'max'"))
 
-        let missing = try Runner.run([
+        let missing = try await Runner.run([
             "watch", "--source", "file:/no/such.nmea", "--app", app, "--store", store,
         ])
         #expect(missing.status == 1)
         #expect(missing.standardError.contains("/no/such.nmea"))
 
-        let noManifest = try Runner.run([
+        let noManifest = try await Runner.run([
             "watch", "--source", "file:\(log)?speed=max", "--app", "org.example.new", "--store", store,
             "--prompt", "pending",
         ])
@@ -124,11 +125,11 @@ struct WatchAuthCommandTests {
         for _ in 0..<200 where !pending {
             try await Task.sleep(for: .milliseconds(50))
             pending =
-                (try? Runner.run(["auth", "show", app, "--store", store]))?.standardOutput
+                (try? await Runner.run(["auth", "show", app, "--store", store]))?.standardOutput
                 .contains("request pending: whenInUse") ?? false
         }
         #expect(pending)
-        #expect(try Runner.run(["auth", "grant", app, "--store", store]).status == 0)
+        #expect(try await Runner.run(["auth", "grant", app, "--store", store]).status == 0)
         await watch.waitForOutput { $0.contains("\n2026-03-14T08:") }
         await watch.stop()
         let lines = watch.output.split(separator: "\n")

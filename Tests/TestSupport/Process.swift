@@ -36,8 +36,23 @@ public enum Runner {
     }
 
     /// Runs `executable` (`gpsloc` unless named) with `arguments`, feeding `input` on standard input.
+    ///
+    /// The waiting happens on a thread of its own: a test that waited on one of the few threads
+    /// Swift's concurrency runs on would stall every other test meanwhile.
     public static func run(
         _ arguments: [String], input: Data? = nil, executable: URL = gpsloc
+    ) async throws -> ProcessResult {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(
+                    with: Result { try runWaiting(arguments, input: input, executable: executable) })
+            }
+            thread.start()
+        }
+    }
+
+    private static func runWaiting(
+        _ arguments: [String], input: Data?, executable: URL
     ) throws -> ProcessResult {
         let (process, output, error) = makeProcess(executable, arguments)
         let inputPipe = Pipe()
