@@ -113,18 +113,18 @@ public struct FixAssembler: Sendable {
         case .gbs(let gbs): add(gbs, emit)
         case .hdt(let hdt): add(hdt, emit)
         case .proprietary(let proprietary):
-            var step = Step()
-            step.kindKey = otherKindKey(proprietary.address)
-            processProprietary(proprietary, &step)
-            complete(&step, emit)
-        case .unknown(let unknown):
-            var step = Step()
-            // Instruments sharing a multiplexed bus (depth sounders, wind, compasses) do not
-            // delimit the receiver's epochs; only satellite-system talkers do.
-            if unknown.talker.constellation != nil || unknown.talker == .gnss {
-                step.kindKey = otherKindKey(unknown.type) ^ UInt32(unknown.talker.rawValue)
+            add(proprietary, emit) { assembler, proprietary, step in
+                step.kindKey = assembler.otherKindKey(proprietary.address)
+                assembler.processProprietary(proprietary, &step)
             }
-            complete(&step, emit)
+        case .unknown(let unknown):
+            add(unknown, emit) { assembler, unknown, step in
+                // Instruments sharing a multiplexed bus (depth sounders, wind, compasses) do not
+                // delimit the receiver's epochs; only satellite-system talkers do.
+                if unknown.talker.constellation != nil || unknown.talker == .gnss {
+                    step.kindKey = assembler.otherKindKey(unknown.type) ^ UInt32(unknown.talker.rawValue)
+                }
+            }
         case .txt(let txt): add(txt, emit)
         case .dtm(let dtm): add(dtm, emit)
         }
@@ -133,82 +133,49 @@ public struct FixAssembler: Sendable {
     // The typed entry points of `add(_:_:)`, for decoders that never wrap sentences in
     // `NMEASentence`.
 
-    mutating func add(_ gga: GGA, _ emit: (Fix) -> Void) {
-        var step = Step()
-        processGGA(gga, &step)
-        complete(&step, emit)
-    }
+    mutating func add(_ gga: GGA, _ emit: (Fix) -> Void) { add(gga, emit) { $0.processGGA($1, &$2) } }
 
-    mutating func add(_ rmc: RMC, _ emit: (Fix) -> Void) {
-        var step = Step()
-        processRMC(rmc, &step)
-        complete(&step, emit)
-    }
+    mutating func add(_ rmc: RMC, _ emit: (Fix) -> Void) { add(rmc, emit) { $0.processRMC($1, &$2) } }
 
-    mutating func add(_ gll: GLL, _ emit: (Fix) -> Void) {
-        var step = Step()
-        processGLL(gll, &step)
-        complete(&step, emit)
-    }
+    mutating func add(_ gll: GLL, _ emit: (Fix) -> Void) { add(gll, emit) { $0.processGLL($1, &$2) } }
 
-    mutating func add(_ gns: GNS, _ emit: (Fix) -> Void) {
-        var step = Step()
-        processGNS(gns, &step)
-        complete(&step, emit)
-    }
+    mutating func add(_ gns: GNS, _ emit: (Fix) -> Void) { add(gns, emit) { $0.processGNS($1, &$2) } }
 
-    mutating func add(_ gsa: GSA, _ emit: (Fix) -> Void) {
-        var step = Step()
-        processGSA(gsa, &step)
-        complete(&step, emit)
-    }
+    mutating func add(_ gsa: GSA, _ emit: (Fix) -> Void) { add(gsa, emit) { $0.processGSA($1, &$2) } }
 
-    mutating func add(_ gsv: GSV, _ emit: (Fix) -> Void) {
-        var step = Step()
-        processGSV(gsv, &step)
-        complete(&step, emit)
-    }
+    mutating func add(_ gsv: GSV, _ emit: (Fix) -> Void) { add(gsv, emit) { $0.processGSV($1, &$2) } }
 
-    mutating func add(_ vtg: VTG, _ emit: (Fix) -> Void) {
-        var step = Step()
-        processVTG(vtg, &step)
-        complete(&step, emit)
-    }
+    mutating func add(_ vtg: VTG, _ emit: (Fix) -> Void) { add(vtg, emit) { $0.processVTG($1, &$2) } }
 
-    mutating func add(_ zda: ZDA, _ emit: (Fix) -> Void) {
-        var step = Step()
-        processZDA(zda, &step)
-        complete(&step, emit)
-    }
+    mutating func add(_ zda: ZDA, _ emit: (Fix) -> Void) { add(zda, emit) { $0.processZDA($1, &$2) } }
 
-    mutating func add(_ gst: GST, _ emit: (Fix) -> Void) {
-        var step = Step()
-        processGST(gst, &step)
-        complete(&step, emit)
-    }
+    mutating func add(_ gst: GST, _ emit: (Fix) -> Void) { add(gst, emit) { $0.processGST($1, &$2) } }
 
-    mutating func add(_ gbs: GBS, _ emit: (Fix) -> Void) {
-        var step = Step()
-        processGBS(gbs, &step)
-        complete(&step, emit)
-    }
+    mutating func add(_ gbs: GBS, _ emit: (Fix) -> Void) { add(gbs, emit) { $0.processGBS($1, &$2) } }
 
     mutating func add(_ hdt: HDT, _ emit: (Fix) -> Void) {
-        var step = Step()
-        step.kindKey = kindKey(.hdt, hdt.talker)
-        if let heading = hdt.heading { step.new.heading = heading.doubleValue }
-        complete(&step, emit)
+        add(hdt, emit) { assembler, hdt, step in
+            step.kindKey = assembler.kindKey(.hdt, hdt.talker)
+            if let heading = hdt.heading { step.new.heading = heading.doubleValue }
+        }
     }
 
     mutating func add(_ txt: TXT, _ emit: (Fix) -> Void) {
-        var step = Step()
-        step.kindKey = kindKey(.txt, txt.talker)
-        complete(&step, emit)
+        add(txt, emit) { assembler, txt, step in step.kindKey = assembler.kindKey(.txt, txt.talker) }
     }
 
     mutating func add(_ dtm: DTM, _ emit: (Fix) -> Void) {
+        add(dtm, emit) { assembler, dtm, step in step.kindKey = assembler.kindKey(.dtm, dtm.talker) }
+    }
+
+    /// Lets `process` fill a step with what `sentence` brings, then completes it.
+    @inline(__always)
+    private mutating func add<Sentence>(
+        _ sentence: Sentence, _ emit: (Fix) -> Void,
+        _ process: (inout FixAssembler, Sentence, inout Step) -> Void
+    ) {
         var step = Step()
-        step.kindKey = kindKey(.dtm, dtm.talker)
+        process(&self, sentence, &step)
         complete(&step, emit)
     }
 

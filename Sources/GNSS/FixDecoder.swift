@@ -40,22 +40,21 @@ public struct DecodeStatistics: Sendable, Hashable {
         }
     }
 
-    /// The standard sentence types, in the order of `typedNames`.
-    enum Typed: Int {
+    /// The standard sentence types, each with its slot in `typed`; the name is the case's, in
+    /// capitals.
+    enum Typed: Int, CaseIterable {
         case rmc, gga, gsa, gsv, vtg, gll, gns, gst, zda, gbs, hdt, txt, dtm
     }
 
     mutating func count(_ type: Typed) { typed[type.rawValue] += 1 }
 
-    private static let typedNames = [
-        "RMC", "GGA", "GSA", "GSV", "VTG", "GLL", "GNS", "GST", "ZDA", "GBS", "HDT", "TXT", "DTM",
-    ]
-
     /// Sentences by type (`"GGA"`, or the address of proprietary ones such as `"PGRME"`), most
     /// frequent first.
     public var sentencesByType: [(type: String, count: Int)] {
         var result: [(type: String, count: Int)] = []
-        for index in 0..<13 where typed[index] > 0 { result.append((Self.typedNames[index], typed[index])) }
+        for type in Typed.allCases where typed[type.rawValue] > 0 {
+            result.append(("\(type)".uppercased(), typed[type.rawValue]))
+        }
         for (type, count) in others { result.append((type, count)) }
         return result.sorted { $0.count != $1.count ? $0.count > $1.count : $0.type < $1.type }
     }

@@ -257,6 +257,7 @@ public enum JSONText {
     /// Appends `text` as a JSON string literal, quotes included.
     public static func appendQuoted(_ text: String, to output: inout [UInt8]) {
         ByteCursor.append(to: &output, estimate: maximumQuotedCount(text)) { cursor in
+            guard cursor.hasRoom(for: maximumQuotedCount(text)) else { return }
             writeQuoted(text, to: &cursor)
         }
     }

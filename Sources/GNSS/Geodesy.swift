@@ -117,7 +117,7 @@ public enum Geodesy {
 
         @inline(__always)
         mutating func add(azimuth: Double, elevation: Double) {
-            add(Geodesy.sineAndCosine(degrees: azimuth), Geodesy.sineAndCosine(degrees: elevation))
+            add(sineAndCosine(degrees: azimuth), sineAndCosine(degrees: elevation))
         }
 
         /// A satellite whose view is in whole degrees, as GSV sends it.
@@ -126,7 +126,15 @@ public enum Geodesy {
             add(sineAndCosine(wholeDegrees: azimuth), sineAndCosine(wholeDegrees: elevation))
         }
 
-        /// ``Geodesy/sineAndCosine(degrees:)`` of a whole number of degrees, from the held table.
+        /// `sin` and `cos` of an angle in degrees, from the table when the angle is a whole
+        /// number of degrees in 0…359 (the same values as computing them).
+        @inline(__always)
+        private func sineAndCosine(degrees: Double) -> (Double, Double) {
+            if let whole = Int(exactly: degrees) { return sineAndCosine(wholeDegrees: whole) }
+            let radians = degrees * degreesToRadians
+            return (sin(radians), cos(radians))
+        }
+
         @inline(__always)
         private func sineAndCosine(wholeDegrees degrees: Int) -> (Double, Double) {
             if degrees >= 0 && degrees < 360 {
@@ -185,18 +193,6 @@ public enum Geodesy {
     /// Sine and cosine of whole degrees 0…359, computed once: satellite views come in whole degrees.
     private static let wholeDegrees: [(sine: Double, cosine: Double)] = (0..<360).map { degrees in
         let radians = Double(degrees) * degreesToRadians
-        return (sin(radians), cos(radians))
-    }
-
-    /// `sin` and `cos` of an angle in degrees, from the table when the angle is a whole number
-    /// of degrees in 0…359 (the same values as computing them).
-    @inline(__always)
-    private static func sineAndCosine(degrees: Double) -> (Double, Double) {
-        if degrees >= 0 && degrees < 360, let whole = Int(exactly: degrees) {
-            let entry = wholeDegrees[whole]
-            return (entry.sine, entry.cosine)
-        }
-        let radians = degrees * degreesToRadians
         return (sin(radians), cos(radians))
     }
 
