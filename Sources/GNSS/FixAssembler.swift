@@ -89,6 +89,8 @@ public struct FixAssembler: Sendable {
     private var noise: NoiseStatistics?
     private var receiverErrors: ErrorEstimates?
     private var sky = SkyView()
+    /// The storage of the last fix's satellites, used again once the fix is gone.
+    private var satelliteStorage: [Satellite] = []
     /// What the speed and climb errors need of the last fix handed out.
     private var lastEmitted: EmittedState?
 
@@ -143,7 +145,22 @@ public struct FixAssembler: Sendable {
 
     mutating func add(_ gsa: GSA, _ emit: (Fix) -> Void) { add(gsa, emit) { $0.processGSA($1, &$2) } }
 
-    mutating func add(_ gsv: GSV, _ emit: (Fix) -> Void) { add(gsv, emit) { $0.processGSV($1, &$2) } }
+    mutating func add(_ gsv: GSV, _ emit: (Fix) -> Void) {
+        // Most sentences of a multi-constellation epoch are GSV, and once the epoch has a time a
+        // GSV can only add to the sky view and be where the epoch ends: `complete(_:_:)` reduced
+        // to those steps.
+        guard epochHasTime else {
+            add(gsv, emit) { $0.processGSV($1, &$2) }
+            return
+        }
+        let key = gsvKindKey(gsv)
+        sky.add(gsv)
+        lastGSATalker = nil
+        sentenceCount += 1
+        guard !Self.hasMoreParts(gsv) else { return }
+        if lastTimedTag.map({ enders.contains($0) }) ?? false { epochLastReportKind = key }
+        if key == endKind, endKindConfirmations >= 2, !epochEmitted, epochHasData { emitCurrent(emit) }
+    }
 
     mutating func add(_ vtg: VTG, _ emit: (Fix) -> Void) { add(vtg, emit) { $0.processVTG($1, &$2) } }
 
@@ -286,7 +303,8 @@ public struct FixAssembler: Sendable {
         fix.noise = noise
         var used = 0
         var geometry = Geodesy.DilutionAccumulator()
-        fix.satellites = sky.satellites(used: &used, geometry: &geometry)
+        sky.satellites(into: &satelliteStorage, used: &used, geometry: &geometry)
+        fix.satellites = satelliteStorage
         fix.satellitesUsed = used > 0 ? used : (gsaUsedCount > 0 ? gsaUsedCount : current.satellitesUsed)
         fix.dop = dop
         if let geometry = geometry.dilution {
@@ -715,7 +733,7 @@ public struct FixAssembler: Sendable {
 
     private mutating func processGSA(_ gsa: GSA, _ step: inout Step) {
         step.tag = .gsa
-        step.kindKey = kindKey(.gsa, gsa.talker, extra: UInt32(gsa.systemID ?? 0))
+        step.kindKey = kindKey(.gsa, gsa.talker, extra: UInt32(truncatingIfNeeded: gsa.systemID ?? 0))
         let lastLastTalker = lastGSATalker
         let fieldCount = 3 + gsa.satelliteSlots + 3 + (gsa.systemID != nil ? 1 : 0)
         if fieldCount >= 18 && !latchMode {
@@ -752,12 +770,22 @@ public struct FixAssembler: Sendable {
 
     private mutating func processGSV(_ gsv: GSV, _ step: inout Step) {
         step.tag = .gsv
-        step.kindKey = kindKey(
-            .gsv, gsv.talker, extra: UInt32(gsv.messageNumber ?? 0) << 8 | UInt32(gsv.signalID ?? 0))
-        if let number = gsv.messageNumber, let count = gsv.messageCount, number < count {
-            step.gsxMore = true
-        }
+        step.kindKey = gsvKindKey(gsv)
+        step.gsxMore = Self.hasMoreParts(gsv)
         sky.add(gsv)
+    }
+
+    private func gsvKindKey(_ gsv: GSV) -> UInt32 {
+        kindKey(
+            .gsv, gsv.talker,
+            extra: UInt32(truncatingIfNeeded: gsv.messageNumber ?? 0) << 8
+                | UInt32(truncatingIfNeeded: gsv.signalID ?? 0))
+    }
+
+    /// Whether more parts of the series follow this one.
+    private static func hasMoreParts(_ gsv: GSV) -> Bool {
+        guard let number = gsv.messageNumber, let count = gsv.messageCount else { return false }
+        return number < count
     }
 
     private mutating func processVTG(_ vtg: VTG, _ step: inout Step) {

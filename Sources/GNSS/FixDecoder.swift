@@ -77,102 +77,108 @@ public struct FixDecoder: Sendable {
     public private(set) var framer: NMEAFramer
     private var core: Core
 
-    /// The sentence parser, the assembler and the counts: everything the framer feeds. It visits
-    /// each sentence as its typed value, so no sentence is copied into an `NMEASentence`.
-    private struct Core: Sendable, NMEASentenceVisitor {
+    /// The assembler and the counts: everything the framer feeds.
+    private struct Core: Sendable {
         var assembler: FixAssembler
         var counts = DecodeStatistics()
-        /// Where fixes go; set only while ``FixDecoder`` is feeding this core.
-        nonisolated(unsafe) var emit: ((Fix) -> Void)?
 
-        /// Runs `body` with fixes going to `emit`.
-        mutating func emitting(to emit: (Fix) -> Void, _ body: (inout Core) -> Void) {
+        /// Runs `body` with a visitor that feeds this core and hands fixes to `emit`.
+        mutating func feeding(to emit: (Fix) -> Void, _ body: (inout Feeding) -> Void) {
             withoutActuallyEscaping(emit) { emit in
-                self.emit = emit
-                body(&self)
-                self.emit = nil
+                withUnsafeMutablePointer(to: &self) { core in
+                    var feeding = Feeding(core: core, emit: emit)
+                    body(&feeding)
+                }
             }
         }
+    }
+
+    /// The visitor the parser hands each sentence to, as its typed value (no sentence is copied
+    /// into an `NMEASentence`). It lives only while ``FixDecoder`` feeds its core; holding `emit`
+    /// as a constant lets every sentence pass it on without retaining it.
+    private struct Feeding: NMEASentenceVisitor {
+        let core: UnsafeMutablePointer<Core>
+        let emit: (Fix) -> Void
 
         mutating func handle(_ framed: FramedSentence) {
             do {
                 try framed.parse(into: &self)
             } catch {
-                counts.unparsable += 1
+                core.pointee.counts.unparsable += 1
             }
         }
 
-        mutating func visit(_ sentence: NMEASentence) {
-            counts.count(sentence)
-            assembler.add(sentence, emit!)
+        func visit(_ sentence: NMEASentence) {
+            core.pointee.counts.count(sentence)
+            core.pointee.assembler.add(sentence, emit)
         }
 
-        mutating func visit(_ rmc: RMC) {
-            counts.count(.rmc)
-            assembler.add(rmc, emit!)
+        func visit(_ rmc: RMC) {
+            core.pointee.counts.count(.rmc)
+            core.pointee.assembler.add(rmc, emit)
         }
 
-        mutating func visit(_ gga: GGA) {
-            counts.count(.gga)
-            assembler.add(gga, emit!)
+        func visit(_ gga: GGA) {
+            core.pointee.counts.count(.gga)
+            core.pointee.assembler.add(gga, emit)
         }
 
-        mutating func visit(_ gsa: GSA) {
-            counts.count(.gsa)
-            assembler.add(gsa, emit!)
+        func visit(_ gsa: GSA) {
+            core.pointee.counts.count(.gsa)
+            core.pointee.assembler.add(gsa, emit)
         }
 
-        mutating func visit(_ gsv: GSV) {
-            counts.count(.gsv)
-            assembler.add(gsv, emit!)
+        func visit(_ gsv: GSV) {
+            core.pointee.counts.count(.gsv)
+            core.pointee.assembler.add(gsv, emit)
         }
 
-        mutating func visit(_ vtg: VTG) {
-            counts.count(.vtg)
-            assembler.add(vtg, emit!)
+        func visit(_ vtg: VTG) {
+            core.pointee.counts.count(.vtg)
+            core.pointee.assembler.add(vtg, emit)
         }
 
-        mutating func visit(_ gll: GLL) {
-            counts.count(.gll)
-            assembler.add(gll, emit!)
+        func visit(_ gll: GLL) {
+            core.pointee.counts.count(.gll)
+            core.pointee.assembler.add(gll, emit)
         }
 
-        mutating func visit(_ gns: GNS) {
-            counts.count(.gns)
-            assembler.add(gns, emit!)
+        func visit(_ gns: GNS) {
+            core.pointee.counts.count(.gns)
+            core.pointee.assembler.add(gns, emit)
         }
 
-        mutating func visit(_ gst: GST) {
-            counts.count(.gst)
-            assembler.add(gst, emit!)
+        func visit(_ gst: GST) {
+            core.pointee.counts.count(.gst)
+            core.pointee.assembler.add(gst, emit)
         }
 
-        mutating func visit(_ zda: ZDA) {
-            counts.count(.zda)
-            assembler.add(zda, emit!)
+        func visit(_ zda: ZDA) {
+            core.pointee.counts.count(.zda)
+            core.pointee.assembler.add(zda, emit)
         }
 
-        mutating func visit(_ gbs: GBS) {
-            counts.count(.gbs)
-            assembler.add(gbs, emit!)
+        func visit(_ gbs: GBS) {
+            core.pointee.counts.count(.gbs)
+            core.pointee.assembler.add(gbs, emit)
         }
 
-        mutating func visit(_ hdt: HDT) {
-            counts.count(.hdt)
-            assembler.add(hdt, emit!)
+        func visit(_ hdt: HDT) {
+            core.pointee.counts.count(.hdt)
+            core.pointee.assembler.add(hdt, emit)
         }
 
-        mutating func visit(_ txt: TXT) {
-            counts.count(.txt)
-            assembler.add(txt, emit!)
+        func visit(_ txt: TXT) {
+            core.pointee.counts.count(.txt)
+            core.pointee.assembler.add(txt, emit)
         }
 
-        mutating func visit(_ dtm: DTM) {
-            counts.count(.dtm)
-            assembler.add(dtm, emit!)
+        func visit(_ dtm: DTM) {
+            core.pointee.counts.count(.dtm)
+            core.pointee.assembler.add(dtm, emit)
         }
 
-        mutating func flush() { assembler.flush(emit!) }
+        func flush() { core.pointee.assembler.flush(emit) }
     }
 
     public init(
@@ -206,13 +212,13 @@ public struct FixDecoder: Sendable {
     private static func feed(
         _ framer: inout NMEAFramer, _ core: inout Core, _ chunk: UnsafeRawBufferPointer, _ emit: (Fix) -> Void
     ) {
-        core.emitting(to: emit) { core in framer.append(chunk) { framed in core.handle(framed) } }
+        core.feeding(to: emit) { feeding in framer.append(chunk) { framed in feeding.handle(framed) } }
     }
 
     private static func finish(_ framer: inout NMEAFramer, _ core: inout Core, _ emit: (Fix) -> Void) {
-        core.emitting(to: emit) { core in
-            framer.finish { framed in core.handle(framed) }
-            core.flush()
+        core.feeding(to: emit) { feeding in
+            framer.finish { framed in feeding.handle(framed) }
+            feeding.flush()
         }
     }
 
@@ -224,7 +230,7 @@ public struct FixDecoder: Sendable {
 
     /// Feeds one parsed sentence directly, bypassing the framer.
     public mutating func decode(sentence: NMEASentence, _ emit: (Fix) -> Void) {
-        core.emitting(to: emit) { core in core.visit(sentence) }
+        core.feeding(to: emit) { feeding in feeding.visit(sentence) }
     }
 
     /// Ends the input: the last epoch is handed out.

@@ -102,42 +102,66 @@ struct SkyView: Sendable {
         used.insert(gsa.satellites, hint: hint)
     }
 
-    /// The satellites of the complete series, each marked used or not; the used ones are
-    /// counted, and those with a direction added to `geometry`.
-    func satellites(used usedCount: inout Int, geometry: inout Geodesy.DilutionAccumulator) -> [Satellite] {
+    /// Puts the satellites of the complete series into `list`, each marked used or not; the used
+    /// ones are counted, and those with a direction added to `geometry`. `list` keeps its storage
+    /// when nothing else holds it.
+    func satellites(
+        into list: inout [Satellite], used usedCount: inout Int, geometry: inout Geodesy.DilutionAccumulator
+    ) {
         let total = satelliteCount
-        return [Satellite](unsafeUninitializedCapacity: total) { buffer, initialized in
-            var next = buffer.baseAddress!
-            let used = self.used
-            for group in groups {
-                let signal = group.key.signal
-                let hint = group.hint
-                group.parts.withUnsafeBufferPointer { parts in
-                    for part in parts.indices {
-                        for slot in 0..<parts[part].count {
-                            let view = parts[part][slot]
-                            let (constellation, svid) = normalize(id: Int(view.id), hint: hint)
-                            let isUsed = used.contains(constellation, svid)
-                            if isUsed {
-                                usedCount += 1
-                                if let azimuth = view.azimuth, let elevation = view.elevation {
-                                    geometry.add(
-                                        azimuthDegrees: Int(azimuth), elevationDegrees: Int(elevation))
-                                }
+        if list.count == total {
+            list.withUnsafeMutableBufferPointer { buffer in
+                guard var next = buffer.baseAddress else { return }
+                forEachSatellite(used: &usedCount, geometry: &geometry) { satellite in
+                    next.pointee = satellite
+                    next += 1
+                }
+            }
+        } else {
+            list = [Satellite](unsafeUninitializedCapacity: total) { buffer, initialized in
+                guard var next = buffer.baseAddress else { return }
+                forEachSatellite(used: &usedCount, geometry: &geometry) { satellite in
+                    next.initialize(to: satellite)
+                    next += 1
+                }
+                initialized = total
+            }
+        }
+    }
+
+    /// Calls `body` with each satellite of the complete series; counts the used ones and adds
+    /// those with a direction to `geometry`.
+    @inline(__always)
+    private func forEachSatellite(
+        used usedCount: inout Int, geometry: inout Geodesy.DilutionAccumulator,
+        _ body: (Satellite) -> Void
+    ) {
+        let used = self.used
+        for group in groups {
+            let signal = group.key.signal
+            let hint = group.hint
+            group.parts.withUnsafeBufferPointer { parts in
+                for part in parts.indices {
+                    for slot in 0..<parts[part].count {
+                        let view = parts[part][slot]
+                        let (constellation, svid) = normalize(id: Int(view.id), hint: hint)
+                        let isUsed = used.contains(constellation, svid)
+                        if isUsed {
+                            usedCount += 1
+                            if let azimuth = view.azimuth, let elevation = view.elevation {
+                                geometry.add(azimuthDegrees: Int(azimuth), elevationDegrees: Int(elevation))
                             }
-                            next.initialize(
-                                to: Satellite(
-                                    constellation: constellation, svid: svid, nmeaID: Int(view.id),
-                                    signal: signal,
-                                    elevation: view.elevation.map(Double.init),
-                                    azimuth: view.azimuth.map(Double.init),
-                                    snr: view.snr.map(Double.init), used: isUsed))
-                            next += 1
                         }
+                        body(
+                            Satellite(
+                                constellation: constellation, svid: svid, nmeaID: Int(view.id),
+                                signal: signal,
+                                elevation: view.elevation.map(Double.init),
+                                azimuth: view.azimuth.map(Double.init),
+                                snr: view.snr.map(Double.init), used: isUsed))
                     }
                 }
             }
-            initialized = total
         }
     }
 }

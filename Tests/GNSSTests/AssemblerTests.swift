@@ -173,6 +173,41 @@ struct AssemblerTests {
         #expect(try #require(fixes.last).fix.satellites.isEmpty)
     }
 
+    @Test func aFixKeptByTheCallerKeepsItsSatellitesWhenTheNextEpochArrives() throws {
+        let fixes = assemble(
+            (0..<3).flatMap { second in
+                [
+                    "GPRMC,12000\(second).00,A,4807.038,N,01131.324,E,0.0,0.0,010626,,,A",
+                    "GPGSV,1,1,02,01,40,100,4\(second),02,50,200,3\(second)",
+                ]
+            })
+        #expect(fixes.count == 3)
+        for (second, (fix, _)) in fixes.enumerated() {
+            #expect(fix.satellites.map(\.snr) == [Double(40 + second), Double(30 + second)])
+        }
+    }
+
+    @Test func sentencesMadeByHandWithNumbersNoReceiverSendsAreTaken() {
+        var decoder = FixDecoder()
+        var fixes: [Fix] = []
+        func decode(_ line: String) {
+            decoder.decode(Array(SentenceBuilder.sentence(line).utf8)) { fixes.append($0) }
+        }
+        decode("GPRMC,120000.00,A,4807.038,N,01131.324,E,0.0,0.0,010626,,,A")
+        let sentences: [NMEASentence] = [
+            .gsv(GSV(messageCount: 1, messageNumber: -3, satellites: [GSVSatellite(id: 1)], signalID: -1)),
+            .gsv(
+                GSV(messageCount: 1, messageNumber: 1, satellites: [GSVSatellite(id: 2)], signalID: 1 << 40)),
+            .gsa(GSA(talker: .gnss, fixType: 3, satellites: [2], systemID: -7)),
+            .gsa(GSA(talker: .gnss, fixType: 3, satellites: [2], systemID: 1 << 40)),
+        ]
+        for sentence in sentences { decoder.decode(sentence: sentence) { fixes.append($0) } }
+        decode("GPRMC,120001.00,A,4807.038,N,01131.324,E,0.0,0.0,010626,,,A")
+        decoder.finish { fixes.append($0) }
+        #expect(fixes.count == 2)
+        #expect(fixes.first?.satellites.map(\.nmeaID) == [2])
+    }
+
     @Test func errorEstimatesFollowDOPTimesUEREUnlessTheReceiverSays() throws {
         let model = try #require(assemble(epoch(19)).first?.fix)
         #expect(model.errors.source == .dopModel)
