@@ -252,7 +252,7 @@ public struct FixAssembler: Sendable {
         // A sentence that changes nothing in the fix (a GSV, a GSA repeating the mode) leaves it
         // as the error model left it: running the model again would give the same.
         if !step.mask.isEmpty || step.new.setsUnmaskedValues {
-            if merge(step) || step.mask.contains(.clear) { applyErrorModel() }
+            if merge(&step) || step.mask.contains(.clear) { applyErrorModel() }
         }
         sentenceCount += 1
         if !step.mask.isDisjoint(with: .fixData) { epochHasData = true }
@@ -379,7 +379,7 @@ public struct FixAssembler: Sendable {
     // MARK: - Merge and error model
 
     /// Merges what the sentence brings into the fix; `true` when that changed it.
-    private mutating func merge(_ step: borrowing Step) -> Bool {
+    private mutating func merge(_ step: inout Step) -> Bool {
         let mask = step.mask
         var changed = false
         if mask.contains(.time) { Self.update(&current.time, step.new.time, &changed) }

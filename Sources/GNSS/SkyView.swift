@@ -76,7 +76,9 @@ struct SkyView: Sendable {
     /// Adds part `number` of `count` to `series`; `true` when that completes it.
     private static func add(_ part: Part, number: Int, count: Int, to series: inout Group) -> Bool {
         if number == 1 {
-            series.parts.removeAll(keepingCapacity: true)
+            // A series has a few parts; taking them off one by one keeps the array's storage at
+            // less cost than `removeAll(keepingCapacity:)`.
+            while series.parts.popLast() != nil {}
             series.satelliteCount = 0
             series.expected = count
             series.next = 1
@@ -223,6 +225,7 @@ private struct UsedSet: Sendable {
 /// The system and in-system number of a satellite ID, from the talker's system when it has one,
 /// otherwise from the NMEA ID ranges (1–32 GPS, 33–64 and 120–158 SBAS, 65–96 GLONASS, 193–202
 /// QZSS, 201–237 and 401–437 BeiDou, 301–336 Galileo).
+@inline(__always)
 func normalize(id: Int, hint: Constellation?) -> (Constellation?, Int) {
     switch hint {
     case .glonass?: return (.glonass, id > 64 && id <= 96 ? id - 64 : id)

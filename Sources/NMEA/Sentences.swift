@@ -278,9 +278,12 @@ public struct GSV: TypedSentence {
     }
 
     init(talker: Talker, fields: borrowing Fields) {
-        self.init(
-            talker: talker, messageCount: fields.integer(1), messageNumber: fields.integer(2),
-            satellitesInView: fields.integer(3))
+        self.talker = talker
+        messageCount = fields.integer(1)
+        messageNumber = fields.integer(2)
+        satellitesInView = fields.integer(3)
+        satellites = FixedList(filler: GSVSatellite(id: 0))
+        signalID = nil
         let last = fields.count - 1
         var blockEnd = last
         if last >= 4 && (last - 3) % 4 == 1 {
