@@ -132,23 +132,7 @@ struct Fields: ~Copyable {
         let snrLength = Int(bounds[index + 4]) &- start &- 10
         guard snrLength == 0 || snrLength == 2 else { return nil }
         // The bytes up to the azimuth's comma lie in the body, so eight of them can be loaded.
-        let field = base + start
-        let digits = Bytes8.load(field) ^ Bytes8.repeating(48)
-        // Bytes 0, 1, 3, 4, 6 and 7 must be digits (0…9 once '0' is taken away); 2 and 5 are commas.
-        let notDigits = (((digits & Bytes8.low7) &+ Bytes8.repeating(0x76)) | digits) & 0x8080_0080_8000_8080
-        let lastAzimuthDigit = field[8] &- 48
-        guard notDigits == 0, lastAzimuthDigit < 10 else { return nil }
-        func digit(_ byte: Int) -> Int16 { Int16(truncatingIfNeeded: digits &>> UInt64(byte &* 8) & 0xFF) }
-        var snr: Int16?
-        if snrLength == 2 {
-            let tens = field[10] &- 48
-            let units = field[11] &- 48
-            guard max(tens, units) < 10 else { return nil }
-            snr = Int16(tens) &* 10 &+ Int16(units)
-        }
-        return GSVSatellite(
-            id: UInt16(digit(0) &* 10 &+ digit(1)), elevation: digit(3) &* 10 &+ digit(4),
-            azimuth: digit(6) &* 100 &+ digit(7) &* 10 &+ Int16(lastAzimuthDigit), snr: snr)
+        return GSVSatellite(standardBlock: base + start, snrDigits: snrLength)
     }
 
     /// One to three plain digits, read without a loop: their value, -1 when they are not all

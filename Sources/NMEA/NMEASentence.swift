@@ -47,6 +47,12 @@ public enum NMEASentence: Sendable, Hashable {
         body: UnsafeBufferPointer<UInt8>, start: UInt8 = UInt8(ascii: "$"),
         into visitor: inout some NMEASentenceVisitor
     ) throws(NMEAParseError) {
+        // GSV is most of a multi-constellation stream; as receivers write it, it is read without
+        // splitting it into fields first.
+        if start == UInt8(ascii: "$"), let gsv = GSV(standardLayout: body) {
+            visitor.visit(gsv)
+            return
+        }
         let parsed = Fields.withFields(body) { fields in parse(fields, start: start, into: &visitor) }
         guard parsed else { throw .malformedAddress }
     }

@@ -251,6 +251,31 @@ public struct GSVSatellite: Sendable, Hashable, BitwiseCopyable {
     }
 }
 
+extension GSVSatellite {
+    /// A satellite written `nn,ee,aaa,ss` (`snrDigits` 2) or `nn,ee,aaa,` (`snrDigits` 0) at
+    /// `field`, read eight bytes at a time; `nil` when the bytes are not digits where digits go.
+    /// The ten bytes from `field` (and the signal strength's) must be readable.
+    @inline(__always)
+    init?(standardBlock field: UnsafePointer<UInt8>, snrDigits: Int) {
+        let digits = Bytes8.load(field) ^ Bytes8.repeating(48)
+        // Bytes 0, 1, 3, 4, 6 and 7 must be digits (0…9 once '0' is taken away); 2 and 5 are commas.
+        let notDigits = (((digits & Bytes8.low7) &+ Bytes8.repeating(0x76)) | digits) & 0x8080_0080_8000_8080
+        let lastAzimuthDigit = field[8] &- 48
+        guard notDigits == 0, lastAzimuthDigit < 10 else { return nil }
+        func digit(_ byte: Int) -> Int16 { Int16(truncatingIfNeeded: digits &>> UInt64(byte &* 8) & 0xFF) }
+        var snr: Int16?
+        if snrDigits == 2 {
+            let tens = field[10] &- 48
+            let units = field[11] &- 48
+            guard max(tens, units) < 10 else { return nil }
+            snr = Int16(tens) &* 10 &+ Int16(units)
+        }
+        self.init(
+            id: UInt16(digit(0) &* 10 &+ digit(1)), elevation: digit(3) &* 10 &+ digit(4),
+            azimuth: digit(6) &* 100 &+ digit(7) &* 10 &+ Int16(lastAzimuthDigit), snr: snr)
+    }
+}
+
 /// `$GPGSV,3,1,11,03,03,111,00,04,15,270,00,06,01,010,00,13,06,292,00*74` — satellites in view,
 /// up to four per sentence, in a numbered series; NMEA 4.10 adds the signal ID after them.
 public struct GSV: TypedSentence {
@@ -303,6 +328,78 @@ public struct GSV: TypedSentence {
             }
             index += 4
             if satellites.isFull { break }
+        }
+    }
+
+    /// A GSV body as receivers write it, read straight from its bytes without splitting it into
+    /// fields: an upper-case talker other than `P…`, one-digit message count and number, one or two
+    /// digits of satellites in view, one to four satellites `nn,ee,aaa,ss` (or `nn,ee,aaa,`) and,
+    /// from NMEA 4.10, a one-character signal ID. `nil` for any other layout, which is then read
+    /// field by field, to the same value.
+    init?(standardLayout body: UnsafeBufferPointer<UInt8>) {
+        let end = body.count
+        // The shortest such body is `ttGSV,c,n,v,nn,ee,aaa,`.
+        guard end >= 22, let p = body.baseAddress else { return nil }
+        let first = p[0]
+        let second = p[1]
+        guard first &- UInt8(ascii: "A") < 26, second &- UInt8(ascii: "A") < 26, first != UInt8(ascii: "P"),
+            p[2] == UInt8(ascii: "G"), p[3] == UInt8(ascii: "S"), p[4] == UInt8(ascii: "V"),
+            p[5] == UInt8(ascii: ","), p[7] == UInt8(ascii: ","), p[9] == UInt8(ascii: ",")
+        else { return nil }
+        let count = p[6] &- 48
+        let number = p[8] &- 48
+        let inView = p[10] &- 48
+        guard count < 10, number < 10, inView < 10 else { return nil }
+        var index = 11
+        var satellitesInView = Int(inView)
+        if p[11] != UInt8(ascii: ",") {
+            let units = p[11] &- 48
+            guard units < 10, p[12] == UInt8(ascii: ",") else { return nil }
+            satellitesInView = satellitesInView &* 10 &+ Int(units)
+            index = 12
+        }
+        index += 1
+        talker = Talker(first, second)
+        messageCount = Int(count)
+        messageNumber = Int(number)
+        self.satellitesInView = satellitesInView
+        satellites = FixedList(filler: GSVSatellite(id: 0))
+        signalID = nil
+        var blocks = 0
+        while true {
+            // `nn,ee,aaa,` and then the signal strength: none, or two digits.
+            guard index &+ 10 <= end, p[index &+ 2] == UInt8(ascii: ","), p[index &+ 5] == UInt8(ascii: ","),
+                p[index &+ 9] == UInt8(ascii: ",")
+            else { return nil }
+            let snrDigits: Int
+            var next: Int
+            if index &+ 10 == end {
+                snrDigits = 0
+                next = end
+            } else if p[index &+ 10] == UInt8(ascii: ",") {
+                snrDigits = 0
+                next = index &+ 11
+            } else if index &+ 12 == end {
+                snrDigits = 2
+                next = end
+            } else if index &+ 12 < end && p[index &+ 12] == UInt8(ascii: ",") {
+                snrDigits = 2
+                next = index &+ 13
+            } else {
+                return nil
+            }
+            guard let satellite = GSVSatellite(standardBlock: p + index, snrDigits: snrDigits) else {
+                return nil
+            }
+            if satellite.id > 0 { satellites.append(satellite) }
+            blocks &+= 1
+            if next == end { return }
+            if next &+ 1 == end {
+                signalID = hexValue(p[next]).map(Int.init)
+                return
+            }
+            guard blocks < 4 else { return nil }
+            index = next
         }
     }
 

@@ -1,5 +1,6 @@
-import NMEA
 import Testing
+
+@testable import NMEA
 
 /// A seeded generator so property tests are reproducible.
 struct TestGenerator: RandomNumberGenerator {
@@ -292,6 +293,46 @@ struct PropertyTests {
             }
             #expect(Array(gsv.satellites) == expected, "\(body)")
         }
+    }
+
+    /// GSV bodies laid out as receivers write them are read without splitting them into fields;
+    /// whatever the bytes, that must give the same sentence as reading field by field.
+    @Test func gsvReadStraightFromItsBytesReadsAsFieldByField() {
+        var random = TestGenerator(state: 33)
+        /// Usually `usual`, one time in ten one of `odd`.
+        func pick(_ usual: String, _ odd: [String]) -> String {
+            Int.random(in: 0..<10, using: &random) == 0 ? odd.randomElement(using: &random)! : usual
+        }
+        func digits(_ count: Int) -> String {
+            String((0..<count).map { _ in "0123456789".randomElement(using: &random)! })
+        }
+        var readStraight = 0
+        for _ in 0..<20000 {
+            var body = pick("GP", ["PQ", "PX", "gp", "G1", "GL"]) + pick("GSV", ["GSA", "GSW"])
+            body +=
+                "," + pick(digits(1), [digits(2), "", "+1"]) + "," + pick(digits(1), ["x", "", digits(2)])
+            body += "," + pick(digits(2), [digits(1), "", digits(3), "1."])
+            for _ in 0..<Int(pick("\(Int.random(in: 1...4, using: &random))", ["0", "5", "6"]))! {
+                let satellite = [
+                    pick(digits(2), [digits(3), "", "-1", digits(1)]),
+                    pick(digits(2), [digits(1), "", "-5"]),
+                    pick(digits(3), [digits(2), "1.5", ""]),
+                    pick(digits(2), ["", "", digits(3), "4x", digits(1)]),
+                ]
+                body += "," + satellite.joined(separator: pick(",", [";", ", "]))
+            }
+            body += pick("", [",1", ",7", ",F", ",x", ",", ",,", ",12"])
+            Array(body.utf8).withUnsafeBufferPointer { bytes in
+                guard let straight = GSV(standardLayout: bytes) else { return }
+                readStraight += 1
+                let byFields = Fields.withFields(bytes) { fields in
+                    GSV(talker: Talker(bytes[0], bytes[1]), fields: fields)
+                }
+                #expect(straight == byFields, "\(body)")
+            }
+        }
+        // The layout receivers use is common among the bodies made here, so the comparison means something.
+        #expect(readStraight > 2000)
     }
 
     @Test func satelliteViewNumbersAreReadAsDecimals() throws {
