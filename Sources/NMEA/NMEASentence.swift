@@ -49,10 +49,7 @@ public enum NMEASentence: Sendable, Hashable {
     ) throws(NMEAParseError) {
         // GSV is most of a multi-constellation stream; as receivers write it, it is read without
         // splitting it into fields first.
-        if start == UInt8(ascii: "$"), let gsv = GSV(standardLayout: body) {
-            visitor.visit(gsv)
-            return
-        }
+        if start == UInt8(ascii: "$") && GSV.visitStandardLayout(body, &visitor) { return }
         let parsed = Fields.withFields(body) { fields in parse(fields, start: start, into: &visitor) }
         guard parsed else { throw .malformedAddress }
     }

@@ -335,44 +335,44 @@ public struct GSV: TypedSentence {
     /// fields: an upper-case talker other than `P…`, one-digit message count and number, one or two
     /// digits of satellites in view, one to four satellites `nn,ee,aaa,ss` (or `nn,ee,aaa,`) and,
     /// from NMEA 4.10, a one-character signal ID. `nil` for any other layout, which is then read
-    /// field by field, to the same value.
-    init?(standardLayout body: UnsafeBufferPointer<UInt8>) {
+    /// field by field, to the same value. Hands the sentence to `visitor` and returns `true` when
+    /// the body is laid out so.
+    static func visitStandardLayout(
+        _ body: UnsafeBufferPointer<UInt8>, _ visitor: inout some NMEASentenceVisitor
+    ) -> Bool {
         let end = body.count
         // The shortest such body is `ttGSV,c,n,v,nn,ee,aaa,`.
-        guard end >= 22, let p = body.baseAddress else { return nil }
+        guard end >= 22, let p = body.baseAddress else { return false }
         let first = p[0]
         let second = p[1]
         guard first &- UInt8(ascii: "A") < 26, second &- UInt8(ascii: "A") < 26, first != UInt8(ascii: "P"),
             p[2] == UInt8(ascii: "G"), p[3] == UInt8(ascii: "S"), p[4] == UInt8(ascii: "V"),
             p[5] == UInt8(ascii: ","), p[7] == UInt8(ascii: ","), p[9] == UInt8(ascii: ",")
-        else { return nil }
+        else { return false }
         let count = p[6] &- 48
         let number = p[8] &- 48
         let inView = p[10] &- 48
-        guard count < 10, number < 10, inView < 10 else { return nil }
+        guard count < 10, number < 10, inView < 10 else { return false }
         var index = 11
         var satellitesInView = Int(inView)
         if p[11] != UInt8(ascii: ",") {
             let units = p[11] &- 48
-            guard units < 10, p[12] == UInt8(ascii: ",") else { return nil }
+            guard units < 10, p[12] == UInt8(ascii: ",") else { return false }
             satellitesInView = satellitesInView &* 10 &+ Int(units)
             index = 12
         }
         index += 1
-        talker = Talker(first, second)
-        messageCount = Int(count)
-        messageNumber = Int(number)
-        self.satellitesInView = satellitesInView
-        satellites = FixedList(filler: GSVSatellite(id: 0))
-        signalID = nil
+        var gsv = GSV(
+            talker: Talker(first, second), messageCount: Int(count), messageNumber: Int(number),
+            satellitesInView: satellitesInView)
         var blocks = 0
         while true {
             // `nn,ee,aaa,` and then the signal strength: none, or two digits.
             guard index &+ 10 <= end, p[index &+ 2] == UInt8(ascii: ","), p[index &+ 5] == UInt8(ascii: ","),
                 p[index &+ 9] == UInt8(ascii: ",")
-            else { return nil }
+            else { return false }
             let snrDigits: Int
-            var next: Int
+            let next: Int
             if index &+ 10 == end {
                 snrDigits = 0
                 next = end
@@ -386,19 +386,19 @@ public struct GSV: TypedSentence {
                 snrDigits = 2
                 next = index &+ 13
             } else {
-                return nil
+                return false
             }
             guard let satellite = GSVSatellite(standardBlock: p + index, snrDigits: snrDigits) else {
-                return nil
+                return false
             }
-            if satellite.id > 0 { satellites.append(satellite) }
+            if satellite.id > 0 { gsv.satellites.append(satellite) }
             blocks &+= 1
-            if next == end { return }
-            if next &+ 1 == end {
-                signalID = hexValue(p[next]).map(Int.init)
-                return
+            if next &+ 1 == end { gsv.signalID = hexValue(p[next]).map(Int.init) }
+            if next &+ 1 >= end {
+                visitor.visit(gsv)
+                return true
             }
-            guard blocks < 4 else { return nil }
+            guard blocks < 4 else { return false }
             index = next
         }
     }

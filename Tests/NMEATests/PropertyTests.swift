@@ -2,6 +2,13 @@ import Testing
 
 @testable import NMEA
 
+/// Keeps the GSV it is given.
+struct GSVCollector: NMEASentenceVisitor {
+    var gsv: GSV?
+    mutating func visit(_ sentence: NMEASentence) {}
+    mutating func visit(_ gsv: GSV) { self.gsv = gsv }
+}
+
 /// A seeded generator so property tests are reproducible.
 struct TestGenerator: RandomNumberGenerator {
     var state: UInt64
@@ -323,7 +330,8 @@ struct PropertyTests {
             }
             body += pick("", [",1", ",7", ",F", ",x", ",", ",,", ",12"])
             Array(body.utf8).withUnsafeBufferPointer { bytes in
-                guard let straight = GSV(standardLayout: bytes) else { return }
+                var visitor = GSVCollector()
+                guard GSV.visitStandardLayout(bytes, &visitor), let straight = visitor.gsv else { return }
                 readStraight += 1
                 let byFields = Fields.withFields(bytes) { fields in
                     GSV(talker: Talker(bytes[0], bytes[1]), fields: fields)
