@@ -191,10 +191,16 @@ public enum Geodesy {
     }
 
     /// Sine and cosine of whole degrees 0…359, computed once: satellite views come in whole degrees.
-    private static let wholeDegrees: [(sine: Double, cosine: Double)] = (0..<360).map { degrees in
-        let radians = Double(degrees) * degreesToRadians
-        return (sin(radians), cos(radians))
-    }
+    /// It lives as long as the program, so a pointer to it can be held without a reference count
+    /// and each lookup need not check the index against an array's count.
+    nonisolated(unsafe) private static let wholeDegrees: UnsafePointer<(sine: Double, cosine: Double)> = {
+        let table = UnsafeMutablePointer<(sine: Double, cosine: Double)>.allocate(capacity: 360)
+        for degrees in 0..<360 {
+            let radians = Double(degrees) * degreesToRadians
+            table[degrees] = (sin(radians), cos(radians))
+        }
+        return UnsafePointer(table)
+    }()
 
     /// Inverts the 4×4 matrix `a` (row by row; overwritten) into `inverse` by Gauss–Jordan
     /// elimination with partial pivoting; returns the inverse's diagonal, `nil` when singular.
