@@ -47,9 +47,13 @@ public enum NMEASentence: Sendable, Hashable {
         body: UnsafeBufferPointer<UInt8>, start: UInt8 = UInt8(ascii: "$"),
         into visitor: inout some NMEASentenceVisitor
     ) throws(NMEAParseError) {
-        // GSV is most of a multi-constellation stream; as receivers write it, it is read without
-        // splitting it into fields first.
-        if start == UInt8(ascii: "$") && GSV.visitStandardLayout(body, &visitor) { return }
+        // GSV and GSA are most of a multi-constellation stream; as receivers write them, they are
+        // read without splitting them into fields first.
+        if start == UInt8(ascii: "$")
+            && (GSV.visitStandardLayout(body, &visitor) || GSA.visitStandardLayout(body, &visitor))
+        {
+            return
+        }
         let parsed = Fields.withFields(body) { fields in parse(fields, start: start, into: &visitor) }
         guard parsed else { throw .malformedAddress }
     }

@@ -194,6 +194,69 @@ public struct GSA: TypedSentence {
         self.systemID = systemID
     }
 
+    /// A GSA body as receivers write it, read straight from its bytes without splitting it into
+    /// fields: an upper-case talker other than `P…`, a one-character selection mode, a one-digit
+    /// fix type, twelve satellite slots of up to three digits, the three DOPs and, from NMEA 4.10,
+    /// an optional one-digit system ID. Hands the sentence to `visitor` and returns `true` when
+    /// the body is laid out so; anything else is read field by field, to the same value.
+    static func visitStandardLayout(
+        _ body: UnsafeBufferPointer<UInt8>, _ visitor: inout some NMEASentenceVisitor
+    ) -> Bool {
+        let end = body.count
+        // The shortest such body is `ttGSA,m,f,` with twelve empty slots and three empty DOPs.
+        guard end >= 24, let p = body.baseAddress else { return false }
+        let first = p[0]
+        let second = p[1]
+        let comma = UInt8(ascii: ",")
+        guard first &- UInt8(ascii: "A") < 26, second &- UInt8(ascii: "A") < 26, first != UInt8(ascii: "P"),
+            p[2] == UInt8(ascii: "G"), p[3] == UInt8(ascii: "S"), p[4] == UInt8(ascii: "A"), p[5] == comma,
+            p[6] != comma, p[7] == comma, p[9] == comma
+        else { return false }
+        let fixType = p[8] &- 48
+        guard fixType < 10 else { return false }
+        var gsa = GSA(
+            talker: Talker(first, second), selectionMode: NMEALetter(rawValue: p[6]), fixType: Int(fixType))
+        var index = 10
+        for _ in 0..<12 {
+            // Up to three digits, then a comma.
+            var id = 0
+            var digits = 0
+            while index < end && p[index] != comma {
+                let digit = p[index] &- 48
+                guard digit < 10, digits < 3 else { return false }
+                id = id &* 10 &+ Int(digit)
+                digits &+= 1
+                index &+= 1
+            }
+            guard index < end else { return false }
+            if id > 0 { gsa.satellites.append(UInt16(id)) }
+            index &+= 1
+        }
+        /// The decimal up to the next comma or the end; `index` is left on that comma or the end.
+        func decimal() -> NMEADecimal? {
+            let start = index
+            while index < end && p[index] != comma { index &+= 1 }
+            return NMEADecimal.parse(UnsafeBufferPointer(start: p + start, count: index &- start))
+        }
+        gsa.pdop = decimal()
+        guard index < end else { return false }
+        index &+= 1
+        gsa.hdop = decimal()
+        guard index < end else { return false }
+        index &+= 1
+        gsa.vdop = decimal()
+        if index &+ 2 == end {
+            // `,d`: the system ID.
+            let systemID = p[index &+ 1] &- 48
+            guard systemID < 10 else { return false }
+            gsa.systemID = Int(systemID)
+        } else if index != end && index &+ 1 != end {
+            return false
+        }
+        visitor.visit(gsa)
+        return true
+    }
+
     init(talker: Talker, fields: borrowing Fields) {
         self.init(talker: talker, selectionMode: fields.letter(1), fixType: fields.integer(2))
         let last = fields.count - 1

@@ -2,11 +2,13 @@ import Testing
 
 @testable import NMEA
 
-/// Keeps the GSV it is given.
-struct GSVCollector: NMEASentenceVisitor {
+/// Keeps the GSV or GSA it is given.
+struct SatelliteSentenceCollector: NMEASentenceVisitor {
     var gsv: GSV?
+    var gsa: GSA?
     mutating func visit(_ sentence: NMEASentence) {}
     mutating func visit(_ gsv: GSV) { self.gsv = gsv }
+    mutating func visit(_ gsa: GSA) { self.gsa = gsa }
 }
 
 /// A seeded generator so property tests are reproducible.
@@ -330,11 +332,53 @@ struct PropertyTests {
             }
             body += pick("", [",1", ",7", ",F", ",x", ",", ",,", ",12"])
             Array(body.utf8).withUnsafeBufferPointer { bytes in
-                var visitor = GSVCollector()
+                var visitor = SatelliteSentenceCollector()
                 guard GSV.visitStandardLayout(bytes, &visitor), let straight = visitor.gsv else { return }
                 readStraight += 1
                 let byFields = Fields.withFields(bytes) { fields in
                     GSV(talker: Talker(bytes[0], bytes[1]), fields: fields)
+                }
+                #expect(straight == byFields, "\(body)")
+            }
+        }
+        // The layout receivers use is common among the bodies made here, so the comparison means something.
+        #expect(readStraight > 2000)
+    }
+
+    /// GSA bodies laid out as receivers write them are read without splitting them into fields;
+    /// whatever the bytes, that must give the same sentence as reading field by field.
+    @Test func gsaReadStraightFromItsBytesReadsAsFieldByField() {
+        var random = TestGenerator(state: 34)
+        /// Usually `usual`, one time in ten one of `odd`.
+        func pick(_ usual: String, _ odd: [String]) -> String {
+            Int.random(in: 0..<10, using: &random) == 0 ? odd.randomElement(using: &random)! : usual
+        }
+        func digits(_ count: Int) -> String {
+            String((0..<count).map { _ in "0123456789".randomElement(using: &random)! })
+        }
+        func dop() -> String {
+            pick("\(digits(1)).\(digits(2))", ["", digits(2), "99.99", "1.2.3", "-1.0", "x"])
+        }
+        var readStraight = 0
+        for _ in 0..<20000 {
+            var body = pick("GN", ["PQ", "PX", "gn", "G1", "GP"]) + pick("GSA", ["GSV", "GSB"])
+            body += "," + pick("A", ["M", "", "AA", ","]) + "," + pick(digits(1), ["", digits(2), "x"])
+            let used = Int.random(in: 0...12, using: &random)
+            let slots = Int(pick("12", ["11", "13", "14", "16", "0"]))!
+            for slot in 0..<slots {
+                body +=
+                    ","
+                    + (slot < used
+                        ? pick(digits(2), [digits(1), digits(3), digits(4), "00", "-3", "1.5"]) : "")
+            }
+            body += "," + dop() + "," + dop() + "," + dop()
+            body += pick(",\(Int.random(in: 1...6, using: &random))", ["", ",", ",12", ",x", ",1,2"])
+            Array(body.utf8).withUnsafeBufferPointer { bytes in
+                var visitor = SatelliteSentenceCollector()
+                guard GSA.visitStandardLayout(bytes, &visitor), let straight = visitor.gsa else { return }
+                readStraight += 1
+                let byFields = Fields.withFields(bytes) { fields in
+                    GSA(talker: Talker(bytes[0], bytes[1]), fields: fields)
                 }
                 #expect(straight == byFields, "\(body)")
             }
