@@ -205,17 +205,12 @@ public struct GSA: TypedSentence {
         let end = body.count
         // The shortest such body is `ttGSA,m,f,` with twelve empty slots and three empty DOPs.
         guard end >= 24, let p = body.baseAddress else { return false }
-        let first = p[0]
-        let second = p[1]
         let comma = UInt8(ascii: ",")
-        guard first &- UInt8(ascii: "A") < 26, second &- UInt8(ascii: "A") < 26, first != UInt8(ascii: "P"),
-            p[2] == UInt8(ascii: "G"), p[3] == UInt8(ascii: "S"), p[4] == UInt8(ascii: "A"), p[5] == comma,
-            p[6] != comma, p[7] == comma, p[9] == comma
-        else { return false }
+        guard hasStandardAddress(p, "GSA"), p[6] != comma, p[7] == comma, p[9] == comma else { return false }
         let fixType = p[8] &- 48
         guard fixType < 10 else { return false }
         var gsa = GSA(
-            talker: Talker(first, second), selectionMode: NMEALetter(rawValue: p[6]), fixType: Int(fixType))
+            talker: Talker(p[0], p[1]), selectionMode: NMEALetter(rawValue: p[6]), fixType: Int(fixType))
         var index = 10
         for _ in 0..<12 {
             // Up to three digits, then a comma.
@@ -339,6 +334,16 @@ extension GSVSatellite {
     }
 }
 
+/// Whether a body begins with an upper-case talker, the three letters of `type` and a comma, as
+/// the sentences read straight from their bytes require. A talker beginning with `P` is left to
+/// field-by-field reading, which tells proprietary addresses from Quectel's `PQ` talker.
+@inline(__always)
+private func hasStandardAddress(_ p: UnsafePointer<UInt8>, _ type: StaticString) -> Bool {
+    let letters = type.utf8Start
+    return p[0] &- UInt8(ascii: "A") < 26 && p[1] &- UInt8(ascii: "A") < 26 && p[0] != UInt8(ascii: "P")
+        && p[2] == letters[0] && p[3] == letters[1] && p[4] == letters[2] && p[5] == UInt8(ascii: ",")
+}
+
 /// `$GPGSV,3,1,11,03,03,111,00,04,15,270,00,06,01,010,00,13,06,292,00*74` — satellites in view,
 /// up to four per sentence, in a numbered series; NMEA 4.10 adds the signal ID after them.
 public struct GSV: TypedSentence {
@@ -397,21 +402,17 @@ public struct GSV: TypedSentence {
     /// A GSV body as receivers write it, read straight from its bytes without splitting it into
     /// fields: an upper-case talker other than `P…`, one-digit message count and number, one or two
     /// digits of satellites in view, one to four satellites `nn,ee,aaa,ss` (or `nn,ee,aaa,`) and,
-    /// from NMEA 4.10, a one-character signal ID. `nil` for any other layout, which is then read
-    /// field by field, to the same value. Hands the sentence to `visitor` and returns `true` when
-    /// the body is laid out so.
+    /// from NMEA 4.10, a one-character signal ID. Hands the sentence to `visitor` and returns
+    /// `true` when the body is laid out so; anything else is read field by field, to the same value.
     static func visitStandardLayout(
         _ body: UnsafeBufferPointer<UInt8>, _ visitor: inout some NMEASentenceVisitor
     ) -> Bool {
         let end = body.count
         // The shortest such body is `ttGSV,c,n,v,nn,ee,aaa,`.
         guard end >= 22, let p = body.baseAddress else { return false }
-        let first = p[0]
-        let second = p[1]
-        guard first &- UInt8(ascii: "A") < 26, second &- UInt8(ascii: "A") < 26, first != UInt8(ascii: "P"),
-            p[2] == UInt8(ascii: "G"), p[3] == UInt8(ascii: "S"), p[4] == UInt8(ascii: "V"),
-            p[5] == UInt8(ascii: ","), p[7] == UInt8(ascii: ","), p[9] == UInt8(ascii: ",")
-        else { return false }
+        guard hasStandardAddress(p, "GSV"), p[7] == UInt8(ascii: ","), p[9] == UInt8(ascii: ",") else {
+            return false
+        }
         let count = p[6] &- 48
         let number = p[8] &- 48
         let inView = p[10] &- 48
@@ -426,7 +427,7 @@ public struct GSV: TypedSentence {
         }
         index += 1
         var gsv = GSV(
-            talker: Talker(first, second), messageCount: Int(count), messageNumber: Int(number),
+            talker: Talker(p[0], p[1]), messageCount: Int(count), messageNumber: Int(number),
             satellitesInView: satellitesInView)
         var blocks = 0
         while true {

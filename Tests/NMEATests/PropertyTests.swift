@@ -304,87 +304,94 @@ struct PropertyTests {
         }
     }
 
+    /// Bodies mostly laid out as receivers write them, a part in ten odd.
+    struct LayoutFuzzer {
+        var random: TestGenerator
+
+        /// Usually `usual`, one time in ten one of `odd`.
+        mutating func pick(_ usual: String, _ odd: [String]) -> String {
+            Int.random(in: 0..<10, using: &random) == 0 ? odd.randomElement(using: &random)! : usual
+        }
+
+        mutating func digits(_ count: Int) -> String {
+            String((0..<count).map { _ in "0123456789".randomElement(using: &random)! })
+        }
+
+        mutating func number(in range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
+
+        /// Makes 20,000 bodies; for each one `readStraight` takes, checks that it gives what
+        /// `readByFields` gives, and that it took enough of them for that to mean something.
+        mutating func compare<Sentence: Equatable>(
+            _ makeBody: (inout LayoutFuzzer) -> String,
+            readStraight: (UnsafeBufferPointer<UInt8>, inout SatelliteSentenceCollector) -> Sentence?,
+            readByFields: (Talker, borrowing Fields) -> Sentence
+        ) {
+            var taken = 0
+            for _ in 0..<20000 {
+                let body = makeBody(&self)
+                Array(body.utf8).withUnsafeBufferPointer { bytes in
+                    var collector = SatelliteSentenceCollector()
+                    guard let straight = readStraight(bytes, &collector) else { return }
+                    taken += 1
+                    let byFields = Fields.withFields(bytes) { readByFields(Talker(bytes[0], bytes[1]), $0) }
+                    #expect(straight == byFields, "\(body)")
+                }
+            }
+            #expect(taken > 2000, "only \(taken) bodies were read straight")
+        }
+    }
+
     /// GSV bodies laid out as receivers write them are read without splitting them into fields;
     /// whatever the bytes, that must give the same sentence as reading field by field.
     @Test func gsvReadStraightFromItsBytesReadsAsFieldByField() {
-        var random = TestGenerator(state: 33)
-        /// Usually `usual`, one time in ten one of `odd`.
-        func pick(_ usual: String, _ odd: [String]) -> String {
-            Int.random(in: 0..<10, using: &random) == 0 ? odd.randomElement(using: &random)! : usual
-        }
-        func digits(_ count: Int) -> String {
-            String((0..<count).map { _ in "0123456789".randomElement(using: &random)! })
-        }
-        var readStraight = 0
-        for _ in 0..<20000 {
-            var body = pick("GP", ["PQ", "PX", "gp", "G1", "GL"]) + pick("GSV", ["GSA", "GSW"])
-            body +=
-                "," + pick(digits(1), [digits(2), "", "+1"]) + "," + pick(digits(1), ["x", "", digits(2)])
-            body += "," + pick(digits(2), [digits(1), "", digits(3), "1."])
-            for _ in 0..<Int(pick("\(Int.random(in: 1...4, using: &random))", ["0", "5", "6"]))! {
+        var fuzzer = LayoutFuzzer(random: TestGenerator(state: 33))
+        fuzzer.compare { f in
+            var body = f.pick("GP", ["PQ", "PX", "gp", "G1", "GL"]) + f.pick("GSV", ["GSA", "GSW"])
+            body += "," + f.pick(f.digits(1), [f.digits(2), "", "+1"])
+            body += "," + f.pick(f.digits(1), ["x", "", f.digits(2)])
+            body += "," + f.pick(f.digits(2), [f.digits(1), "", f.digits(3), "1."])
+            for _ in 0..<Int(f.pick("\(f.number(in: 1...4))", ["0", "5", "6"]))! {
                 let satellite = [
-                    pick(digits(2), [digits(3), "", "-1", digits(1)]),
-                    pick(digits(2), [digits(1), "", "-5"]),
-                    pick(digits(3), [digits(2), "1.5", ""]),
-                    pick(digits(2), ["", "", digits(3), "4x", digits(1)]),
+                    f.pick(f.digits(2), [f.digits(3), "", "-1", f.digits(1)]),
+                    f.pick(f.digits(2), [f.digits(1), "", "-5"]),
+                    f.pick(f.digits(3), [f.digits(2), "1.5", ""]),
+                    f.pick(f.digits(2), ["", "", f.digits(3), "4x", f.digits(1)]),
                 ]
-                body += "," + satellite.joined(separator: pick(",", [";", ", "]))
+                body += "," + satellite.joined(separator: f.pick(",", [";", ", "]))
             }
-            body += pick("", [",1", ",7", ",F", ",x", ",", ",,", ",12"])
-            Array(body.utf8).withUnsafeBufferPointer { bytes in
-                var visitor = SatelliteSentenceCollector()
-                guard GSV.visitStandardLayout(bytes, &visitor), let straight = visitor.gsv else { return }
-                readStraight += 1
-                let byFields = Fields.withFields(bytes) { fields in
-                    GSV(talker: Talker(bytes[0], bytes[1]), fields: fields)
-                }
-                #expect(straight == byFields, "\(body)")
-            }
+            return body + f.pick("", [",1", ",7", ",F", ",x", ",", ",,", ",12"])
+        } readStraight: { bytes, collector in
+            GSV.visitStandardLayout(bytes, &collector) ? collector.gsv : nil
+        } readByFields: { talker, fields in
+            GSV(talker: talker, fields: fields)
         }
-        // The layout receivers use is common among the bodies made here, so the comparison means something.
-        #expect(readStraight > 2000)
     }
 
     /// GSA bodies laid out as receivers write them are read without splitting them into fields;
     /// whatever the bytes, that must give the same sentence as reading field by field.
     @Test func gsaReadStraightFromItsBytesReadsAsFieldByField() {
-        var random = TestGenerator(state: 34)
-        /// Usually `usual`, one time in ten one of `odd`.
-        func pick(_ usual: String, _ odd: [String]) -> String {
-            Int.random(in: 0..<10, using: &random) == 0 ? odd.randomElement(using: &random)! : usual
-        }
-        func digits(_ count: Int) -> String {
-            String((0..<count).map { _ in "0123456789".randomElement(using: &random)! })
-        }
-        func dop() -> String {
-            pick("\(digits(1)).\(digits(2))", ["", digits(2), "99.99", "1.2.3", "-1.0", "x"])
-        }
-        var readStraight = 0
-        for _ in 0..<20000 {
-            var body = pick("GN", ["PQ", "PX", "gn", "G1", "GP"]) + pick("GSA", ["GSV", "GSB"])
-            body += "," + pick("A", ["M", "", "AA", ","]) + "," + pick(digits(1), ["", digits(2), "x"])
-            let used = Int.random(in: 0...12, using: &random)
-            let slots = Int(pick("12", ["11", "13", "14", "16", "0"]))!
-            for slot in 0..<slots {
+        var fuzzer = LayoutFuzzer(random: TestGenerator(state: 34))
+        fuzzer.compare { f in
+            var body = f.pick("GN", ["PQ", "PX", "gn", "G1", "GP"]) + f.pick("GSA", ["GSV", "GSB"])
+            body +=
+                "," + f.pick("A", ["M", "", "AA", ","]) + "," + f.pick(f.digits(1), ["", f.digits(2), "x"])
+            let used = f.number(in: 0...12)
+            for slot in 0..<Int(f.pick("12", ["11", "13", "14", "16", "0"]))! {
+                let id = f.pick(f.digits(2), [f.digits(1), f.digits(3), f.digits(4), "00", "-3", "1.5"])
+                body += "," + (slot < used ? id : "")
+            }
+            for _ in 0..<3 {
                 body +=
                     ","
-                    + (slot < used
-                        ? pick(digits(2), [digits(1), digits(3), digits(4), "00", "-3", "1.5"]) : "")
+                    + f.pick(
+                        "\(f.digits(1)).\(f.digits(2))", ["", f.digits(2), "99.99", "1.2.3", "-1.0", "x"])
             }
-            body += "," + dop() + "," + dop() + "," + dop()
-            body += pick(",\(Int.random(in: 1...6, using: &random))", ["", ",", ",12", ",x", ",1,2"])
-            Array(body.utf8).withUnsafeBufferPointer { bytes in
-                var visitor = SatelliteSentenceCollector()
-                guard GSA.visitStandardLayout(bytes, &visitor), let straight = visitor.gsa else { return }
-                readStraight += 1
-                let byFields = Fields.withFields(bytes) { fields in
-                    GSA(talker: Talker(bytes[0], bytes[1]), fields: fields)
-                }
-                #expect(straight == byFields, "\(body)")
-            }
+            return body + f.pick(",\(f.number(in: 1...6))", ["", ",", ",12", ",x", ",1,2"])
+        } readStraight: { bytes, collector in
+            GSA.visitStandardLayout(bytes, &collector) ? collector.gsa : nil
+        } readByFields: { talker, fields in
+            GSA(talker: talker, fields: fields)
         }
-        // The layout receivers use is common among the bodies made here, so the comparison means something.
-        #expect(readStraight > 2000)
     }
 
     @Test func satelliteViewNumbersAreReadAsDecimals() throws {
