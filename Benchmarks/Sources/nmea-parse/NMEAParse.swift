@@ -106,7 +106,8 @@ enum NMEAParse {
         }
         var framer = NMEAFramer()
         var tally = Tally()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
+        // Page-aligned, as the product's log reader: the kernel copies into it fastest.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
         defer { buffer.deallocate() }
         while true {
             let count = read(descriptor, buffer.baseAddress, buffer.count)
