@@ -50,7 +50,9 @@ struct SerialSourceTests {
         let received = Received()
         let source = SerialSource(path: pty.slavePath, baud: baud, logger: received.logger)
         let run = Task { try await source.run { received.add($0) } }
-        await eventually { received.log.contains { $0.contains("open at \(baud) baud") } }
+        // Generous: with two cores, CPU-bound tests running alongside can hold both threads of the
+        // concurrency pool for seconds before the source's task first runs.
+        await eventually(60) { received.log.contains { $0.contains("open at \(baud) baud") } }
         let sample = try driveSample(epochs: baud <= 9600 ? 5 : 20, allSentences: baud > 9600)
         await pty.send(sample.bytes, baud: baud)
         // The last epoch is complete only when the next one starts.
@@ -77,7 +79,8 @@ struct SerialSourceTests {
         }
         // 4800 and 9600 are tried first and read noise.
         let receiver = pty.transmitContinuously(try driveSample(epochs: 3).bytes, baud: 38400)
-        await eventually { received.all.count >= 2 }
+        // Generous, as above.
+        await eventually(60) { received.all.count >= 2 }
         #expect(source.rate == 38400)
         #expect(
             received.log.contains { $0.contains("found NMEA at 38400 baud") },
