@@ -147,19 +147,16 @@ public struct FixAssembler: Sendable {
 
     mutating func add(_ gsv: GSV, _ emit: (Fix) -> Void) {
         // Most sentences of a multi-constellation epoch are GSV, and once the epoch has a time a
-        // GSV can only add to the sky view and be where the epoch ends: `complete(_:_:)` reduced
-        // to those steps.
+        // GSV can only add to the sky view and end the sentence: of `complete(_:_:)` it needs no
+        // more than that.
         guard epochHasTime else {
             add(gsv, emit) { $0.processGSV($1, &$2) }
             return
         }
-        let key = gsvKindKey(gsv)
+        let more = Self.hasMoreParts(gsv)
         sky.add(gsv)
         lastGSATalker = nil
-        sentenceCount += 1
-        guard !Self.hasMoreParts(gsv) else { return }
-        if lastTimedTag.map({ enders.contains($0) }) ?? false { epochLastReportKind = key }
-        if key == endKind, endKindConfirmations >= 2, !epochEmitted, epochHasData { emitCurrent(emit) }
+        endSentence(kindKey: gsvKindKey(gsv), isReportPoint: !more && followsEnder, more: more, emit)
     }
 
     mutating func add(_ vtg: VTG, _ emit: (Fix) -> Void) { add(vtg, emit) { $0.processVTG($1, &$2) } }
@@ -224,7 +221,7 @@ public struct FixAssembler: Sendable {
             isReportPoint = step.tag.map { enders.contains($0) } ?? false
             lastTimedTag = step.tag
         } else {
-            isReportPoint = !step.gsxMore && lastTimedTag.map { enders.contains($0) } ?? false
+            isReportPoint = !step.gsxMore && followsEnder
         }
 
         // Do not downgrade a held 3D fix (RMC and GLL do not say 2D or 3D).
@@ -254,17 +251,23 @@ public struct FixAssembler: Sendable {
         if !step.mask.isEmpty || step.new.setsUnmaskedValues {
             if merge(&step) || step.mask.contains(.clear) { applyErrorModel() }
         }
-        sentenceCount += 1
         if !step.mask.isDisjoint(with: .fixData) { epochHasData = true }
+        endSentence(kindKey: step.kindKey, isReportPoint: isReportPoint, more: step.gsxMore, emit)
+    }
 
-        // The epoch is complete when the sentence at which the previous one was last reported
-        // arrives.
-        if let key = step.kindKey {
-            if isReportPoint { epochLastReportKind = key }
-            if key == endKind, endKindConfirmations >= 2, !step.gsxMore, !epochEmitted, epochHasData {
-                emitCurrent(emit)
-            }
-        }
+    /// Whether an untimed sentence stands where gpsd reports: after a timed sentence of a type
+    /// that ends epochs.
+    private var followsEnder: Bool { lastTimedTag.map { enders.contains($0) } ?? false }
+
+    /// The end of every sentence: counts it and, when it is the kind at which the previous epoch
+    /// was last reported (and not a part with more to come), hands out the epoch.
+    private mutating func endSentence(
+        kindKey key: UInt32?, isReportPoint: Bool, more: Bool, _ emit: (Fix) -> Void
+    ) {
+        sentenceCount += 1
+        guard let key else { return }
+        if isReportPoint { epochLastReportKind = key }
+        if key == endKind, endKindConfirmations >= 2, !more, !epochEmitted, epochHasData { emitCurrent(emit) }
     }
 
     /// Ends the input: hands out the epoch in progress, if it was not handed out already.
@@ -378,7 +381,8 @@ public struct FixAssembler: Sendable {
 
     // MARK: - Merge and error model
 
-    /// Merges what the sentence brings into the fix; `true` when that changed it.
+    /// Merges what the sentence brings into the fix; `true` when that changed it. The step is
+    /// `inout` although only read: passed `borrowing`, it was copied for every sentence.
     private mutating func merge(_ step: inout Step) -> Bool {
         let mask = step.mask
         var changed = false

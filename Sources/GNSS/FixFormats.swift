@@ -250,16 +250,11 @@ public enum JSONText {
     /// `text` as a JSON string literal, quotes included.
     public static func quoted(_ text: String) -> String {
         var bytes: [UInt8] = []
-        appendQuoted(text, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Appends `text` as a JSON string literal, quotes included.
-    public static func appendQuoted(_ text: String, to output: inout [UInt8]) {
-        ByteCursor.append(to: &output, estimate: maximumQuotedCount(text)) { cursor in
+        ByteCursor.append(to: &bytes, estimate: maximumQuotedCount(text)) { cursor in
             guard cursor.hasRoom(for: maximumQuotedCount(text)) else { return }
             writeQuoted(text, to: &cursor)
         }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The most bytes `text` takes as a literal: each byte may become `\u00XX`.
@@ -483,16 +478,11 @@ private let powersOfTen: [Double] = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 
 /// for all but exact binary ties).
 public func formatFixed(_ value: Double, _ decimals: Int) -> String {
     var bytes: [UInt8] = []
-    appendFixed(value, decimals, to: &bytes)
-    return String(decoding: bytes, as: UTF8.self)
-}
-
-/// Appends ``formatFixed(_:_:)``'s text.
-func appendFixed(_ value: Double, _ decimals: Int, to output: inout [UInt8]) {
-    ByteCursor.append(to: &output, estimate: 32 + decimals) { cursor in
+    ByteCursor.append(to: &bytes, estimate: 32 + decimals) { cursor in
         guard cursor.hasRoom(for: 32 + decimals) else { return }
         writeFixed(value, decimals, to: &cursor)
     }
+    return String(decoding: bytes, as: UTF8.self)
 }
 
 /// Writes ``formatFixed(_:_:)``'s text; the cursor has room for 32 + `decimals` bytes.

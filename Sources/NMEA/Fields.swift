@@ -118,23 +118,6 @@ struct Fields: ~Copyable {
         return Self.wholeNumberInt16(field)
     }
 
-    /// A GSV satellite written as NMEA lays it out, `nn,ee,aaa,ss` or with no signal strength
-    /// `nn,ee,aaa,`, in the fields `index`…`index + 3`: read eight bytes at a time, with the values
-    /// ``integer(_:)`` and ``smallWholeNumber(_:)`` read (its `id` may be 0). `nil` for any other
-    /// layout, to be read field by field.
-    @inline(__always)
-    func standardSatellite(_ index: Int) -> GSVSatellite? {
-        guard index + 4 <= addressable else { return nil }
-        let start = Int(bounds[index]) &+ 1
-        guard Int(bounds[index + 1]) == start &+ 2, Int(bounds[index + 2]) == start &+ 5,
-            Int(bounds[index + 3]) == start &+ 9
-        else { return nil }
-        let snrLength = Int(bounds[index + 4]) &- start &- 10
-        guard snrLength == 0 || snrLength == 2 else { return nil }
-        // The bytes up to the azimuth's comma lie in the body, so eight of them can be loaded.
-        return GSVSatellite(standardBlock: base + start, snrDigits: snrLength)
-    }
-
     /// One to three plain digits, read without a loop: their value, -1 when they are not all
     /// digits, `nil` for an empty or longer field.
     @inline(__always)

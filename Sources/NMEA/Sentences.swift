@@ -311,8 +311,9 @@ public struct GSVSatellite: Sendable, Hashable, BitwiseCopyable {
 
 extension GSVSatellite {
     /// A satellite written `nn,ee,aaa,ss` (`snrDigits` 2) or `nn,ee,aaa,` (`snrDigits` 0) at
-    /// `field`, read eight bytes at a time; `nil` when the bytes are not digits where digits go.
-    /// The ten bytes from `field` (and the signal strength's) must be readable.
+    /// `field`, read eight bytes at a time; `nil` when the bytes are not digits where digits go
+    /// (the commas are the caller's to check). The ten bytes from `field` (and the signal
+    /// strength's) must be readable.
     @inline(__always)
     init?(standardBlock field: UnsafePointer<UInt8>, snrDigits: Int) {
         let digits = Bytes8.load(field) ^ Bytes8.repeating(48)
@@ -386,9 +387,7 @@ public struct GSV: TypedSentence {
         }
         var index = 4
         while index <= blockEnd {
-            if let satellite = fields.standardSatellite(index) {
-                if satellite.id > 0 { satellites.append(satellite) }
-            } else if let id = fields.integer(index), id > 0, id <= Int(UInt16.max) {
+            if let id = fields.integer(index), id > 0, id <= Int(UInt16.max) {
                 satellites.append(
                     GSVSatellite(
                         id: UInt16(id), elevation: fields.smallWholeNumber(index + 1),

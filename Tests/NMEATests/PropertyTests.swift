@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import NMEA
@@ -9,18 +10,6 @@ struct SatelliteSentenceCollector: NMEASentenceVisitor {
     mutating func visit(_ sentence: NMEASentence) {}
     mutating func visit(_ gsv: GSV) { self.gsv = gsv }
     mutating func visit(_ gsa: GSA) { self.gsa = gsa }
-}
-
-/// A seeded generator so property tests are reproducible.
-struct TestGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// Random typed sentences, every optional field sometimes empty.
@@ -269,10 +258,8 @@ struct PropertyTests {
         }
     }
 
-    /// GSV's elevation, azimuth and signal strength are read as decimals are, truncated to whole
-    /// numbers, and kept when they fit in 16 bits.
     /// Satellites laid out as NMEA prescribes (`nn,ee,aaa,ss`, or with an empty signal strength)
-    /// are read eight bytes at a time; with a stray sign, point or letter in a field they must
+    /// are read straight from the bytes; with a stray sign, point or letter in a field they must
     /// read exactly as field by field.
     @Test func standardSatelliteLayoutReadsAsFieldByField() throws {
         var random = TestGenerator(state: 21)
@@ -394,6 +381,8 @@ struct PropertyTests {
         }
     }
 
+    /// GSV's elevation, azimuth and signal strength are read as decimals are, truncated to whole
+    /// numbers, and kept when they fit in 16 bits.
     @Test func satelliteViewNumbersAreReadAsDecimals() throws {
         var random = TestGenerator(state: 11)
         let alphabet = Array("0123456789.-+x ")

@@ -133,12 +133,8 @@ enum NMEAParse {
         exit(1)
     }
 
-    /// `value` with three decimals, without Foundation.
+    /// `value` with three decimals.
     static func threeDecimals(_ value: Double) -> String {
-        let thousandths = Int64((value * 1000).rounded())
-        let magnitude = thousandths.magnitude
-        let fraction = String(magnitude % 1000)
-        let padding = String(repeating: "0", count: 3 - fraction.count)
-        return "\(thousandths < 0 ? "-" : "")\(magnitude / 1000).\(padding)\(fraction)"
+        NMEADecimal(mantissa: Int64((value * 1000).rounded()), scale: 3).description
     }
 }
