@@ -39,7 +39,7 @@ let package = Package(
             ]
         ),
         .target(name: "TestSupport", dependencies: ["NMEA", "GNSS"], path: "Tests/TestSupport"),
-        .testTarget(name: "NMEATests", dependencies: ["NMEA", "TestSupport"]),
+        .testTarget(name: "NMEATests", dependencies: ["NMEA", "GNSS", "TestSupport"]),
         .testTarget(name: "GNSSTests", dependencies: ["GNSS", "TestSupport"]),
         .testTarget(
             name: "GNSSSourcesTests",

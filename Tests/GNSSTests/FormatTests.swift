@@ -1,6 +1,5 @@
 import Foundation
 import NMEA
-import TestSupport
 import Testing
 
 @testable import GNSS
@@ -9,7 +8,7 @@ import Testing
 struct FormatTests {
     /// ISO 8601 times against a reference written with `String(format:)`, over four centuries.
     @Test func iso8601MatchesAReferenceFormatter() {
-        var random = TestGenerator(state: 12)
+        var random = SeededGenerator(seed: 12)
         var moments: [Int64] = [0, -1, 1, 499_999, 500_000, 999_999_999, -86_400_000_000_000, -500_001]
         for _ in 0..<5000 {
             moments.append(Int64.random(in: (Int64.min / 2)...(Int64.max / 2), using: &random))

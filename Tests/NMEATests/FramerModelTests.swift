@@ -1,3 +1,4 @@
+import GNSS
 import NMEA
 import TestSupport
 import Testing
@@ -115,7 +116,7 @@ struct FramerModelTests {
 
     /// A stream of real sentences damaged in every way the framer has a rule for.
     static func damagedStream(seed: UInt64, sentences count: Int) -> [UInt8] {
-        var random = TestGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         var bytes: [UInt8] = []
         for _ in 0..<count {
             var line = Array(sentences.randomElement(using: &random)!.utf8)
