@@ -246,6 +246,8 @@ public struct FixAssembler: Sendable {
             if !step.mask.contains(.dop) { dop = DOP() }
             current = Fix()
         }
+        // A timed sentence's HDOP belongs to its own epoch, not to the one it closed.
+        if let hdop = step.hdop { dop.hdop = hdop }
         // A sentence that changes nothing in the fix (a GSV, a GSA repeating the mode) leaves it
         // as the error model left it: running the model again would give the same.
         if !step.mask.isEmpty || step.new.setsUnmaskedValues {
@@ -582,7 +584,7 @@ public struct FixAssembler: Sendable {
         }
         step.mask.insert(.mode)
         if let hdop = gga.hdop?.doubleValue, hdop < 99 {
-            dop.hdop = hdop
+            step.hdop = hdop
             step.mask.insert(.dop)
         }
         if let age = gga.dgpsAge?.doubleValue, let station = gga.dgpsStation, age > 0.09 || station > 0 {
@@ -657,6 +659,14 @@ public struct FixAssembler: Sendable {
         default:
             step.new.mode = .noFix
             if rmc.time == nil || rmc.date == nil { date = nil }
+            // Its date is not trusted, but its time of day is as good as a no-fix GGA's: it starts
+            // a new epoch, so the no-fix state belongs to the second the receiver stamped, not to
+            // the valid fix before it.
+            if let time = rmc.time {
+                mergeTimeOfDay(time)
+                registerFracTime(time, &step)
+                if date != nil { step.mask.insert(.time) }
+            }
             step.mask.formUnion([.status, .mode])
         }
     }
@@ -723,7 +733,7 @@ public struct FixAssembler: Sendable {
             step.new.mode = .noFix
         }
         if let hdop = gns.hdop?.doubleValue {
-            dop.hdop = hdop
+            step.hdop = hdop
             step.mask.insert(.dop)
         }
         step.new.status = FixStatus(faaMode: firstMode)
@@ -957,6 +967,8 @@ private struct Step {
     var kindKey: UInt32?
     var latchFracTime = false
     var gsxMore = false
+    /// The HDOP of a timed sentence (GGA, GNS), set once the epoch it belongs to is known.
+    var hdop: Double?
 }
 
 /// The fix values a sentence can bring.

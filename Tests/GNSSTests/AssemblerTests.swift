@@ -241,6 +241,27 @@ struct AssemblerTests {
         #expect(fixes.allSatisfy { $0.fix.mode == .noFix && !$0.fix.hasPosition && $0.fix.time == nil })
     }
 
+    @Test func aVoidRMCStartsItsOwnSecondAndLeavesTheValidFixBeforeItValid() throws {
+        // The same stream twice: once the end of the epoch is learned (fixes handed out at RMC),
+        // once not yet (each fix handed out when the next epoch starts). The result is the same.
+        let lost = [
+            "GPRMC,030722.000,V,,,,,,,311214,,,N", "GPGGA,030722.000,,,,,0,00,99.9,,M,,M,,",
+            "GPGSA,A,1,,,,,,,,,,,,,,,",
+        ]
+        for valid in [epoch(19) + epoch(20) + epoch(21), epoch(21)] {
+            let fixes = assemble(valid + lost)
+            #expect(fixes.count == valid.count / 3 + 1)
+            let last = try #require(fixes.last?.fix)
+            let before = try #require(fixes.dropLast().last?.fix)
+            #expect(before.time?.iso8601 == "2014-12-31T03:07:21.000Z")
+            #expect(before.mode == .threeDimensional && before.status == .gps)
+            #expect(before.dop.hdop == 1.1, "the next epoch's HDOP stays with the next epoch")
+            #expect(last.time?.iso8601 == "2014-12-31T03:07:22.000Z")
+            #expect(last.mode == .noFix && !last.hasPosition)
+            #expect(last.dop.hdop == nil)
+        }
+    }
+
     @Test func simulatedDriveDecodesToOneFixPerEpochAtTenHertz() throws {
         var simulator = RouteSimulator(seed: 5, rate: 10)
         let log = simulator.log(epochs: 100)

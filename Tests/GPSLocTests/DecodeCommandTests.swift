@@ -67,7 +67,7 @@ struct DecodeCommandTests {
         #expect(summary.contains("bad checksum 51"))
         #expect(summary.contains("truncated 46"))
         #expect(summary.contains("invalid character 8"))
-        #expect(summary.contains("epochs: 241, with position: 200"))
+        #expect(summary.contains("epochs: 240, with position: 200"))
     }
 
     @Test func standardInputWorksAsAFile() async throws {
