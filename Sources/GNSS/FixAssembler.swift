@@ -8,9 +8,11 @@ import NMEA
 /// at the untimed sentences that follow them. The assembler remembers the kind of sentence (type,
 /// talker, and for GSV the part) at which the previous epoch was last reported and hands out the
 /// fix as soon as that sentence arrives, so a live receiver's fix is not held back until the next
-/// epoch begins. An epoch whose ending sentence never comes is handed out when the next one starts,
-/// and ``flush(_:)`` closes the last one at the end of input. Time is an input: the assembler
-/// reads no clock.
+/// epoch begins. When a sentence of an ending type still brings fix data after that hand-out (a
+/// receiver that sends RMC at 1 Hz among GGAs at 10 Hz), the assembler stops handing fixes out
+/// early for a while and lets each epoch close first, so that such data is not left out. An epoch
+/// whose ending sentence never comes is handed out when the next one starts, and ``flush(_:)``
+/// closes the last one at the end of input. Time is an input: the assembler reads no clock.
 ///
 /// The per-sentence rules (which sentence may set or keep the fix mode, when a position counts,
 /// how speed and climb are derived when the receiver gives none) follow gpsd, so that fixes agree
@@ -71,6 +73,13 @@ public struct FixAssembler: Sendable {
     private var epochLastReportKind: UInt32?
     /// How many consecutive epochs ended with `endKind`; it is trusted from two on.
     private var endKindConfirmations = 0
+    /// Whether a sentence of `endKind` has come in this epoch.
+    private var epochEndSeen = false
+    /// For how many more epochs fixes wait for the epoch to close instead of being handed out at
+    /// `endKind`: set when a sentence of an ending type brought fix data after it (a receiver
+    /// that sends RMC at 1 Hz among GGAs at 10 Hz). gpsd reports again there; an early hand-out
+    /// would have lost that data.
+    private var earlyHandOutPause = 0
 
     // gpsd's per-talker bookkeeping.
     private var lastGGATalker: Talker?
@@ -117,10 +126,11 @@ public struct FixAssembler: Sendable {
         case .proprietary(let proprietary):
             add(proprietary, emit) { assembler, proprietary, step in
                 step.kindKey = assembler.otherKindKey(proprietary.address)
-                assembler.processProprietary(proprietary, &step)
+                step.bringsData = assembler.processProprietary(proprietary, &step)
             }
         case .unknown(let unknown):
             add(unknown, emit) { assembler, unknown, step in
+                step.bringsData = false
                 // Instruments sharing a multiplexed bus (depth sounders, wind, compasses) do not
                 // delimit the receiver's epochs; only satellite-system talkers do.
                 if unknown.talker.constellation != nil || unknown.talker == .gnss {
@@ -175,11 +185,17 @@ public struct FixAssembler: Sendable {
     }
 
     mutating func add(_ txt: TXT, _ emit: (Fix) -> Void) {
-        add(txt, emit) { assembler, txt, step in step.kindKey = assembler.kindKey(.txt, txt.talker) }
+        add(txt, emit) { assembler, txt, step in
+            step.kindKey = assembler.kindKey(.txt, txt.talker)
+            step.bringsData = false
+        }
     }
 
     mutating func add(_ dtm: DTM, _ emit: (Fix) -> Void) {
-        add(dtm, emit) { assembler, dtm, step in step.kindKey = assembler.kindKey(.dtm, dtm.talker) }
+        add(dtm, emit) { assembler, dtm, step in
+            step.kindKey = assembler.kindKey(.dtm, dtm.talker)
+            step.bringsData = false
+        }
     }
 
     /// Lets `process` fill a step with what `sentence` brings, then completes it.
@@ -215,13 +231,14 @@ public struct FixAssembler: Sendable {
             if step.mask.contains(.clear), let lastTimedTag, step.tag != .gll { enders.insert(lastTimedTag) }
         }
         // Where gpsd reports: at a timed sentence of an ending type, and at the untimed sentences
-        // that follow one (GSA, GSV, VTG after the RMC).
+        // with data that follow one (GSA, GSV, VTG after the RMC; not a text or an unknown
+        // proprietary sentence, which would otherwise be learned as the end of the epoch).
         let isReportPoint: Bool
         if step.latchFracTime {
             isReportPoint = step.tag.map { enders.contains($0) } ?? false
             lastTimedTag = step.tag
         } else {
-            isReportPoint = !step.gsxMore && followsEnder
+            isReportPoint = step.bringsData && !step.gsxMore && followsEnder
         }
 
         // Do not downgrade a held 3D fix (RMC and GLL do not say 2D or 3D).
@@ -251,7 +268,11 @@ public struct FixAssembler: Sendable {
         // A sentence that changes nothing in the fix (a GSV, a GSA repeating the mode) leaves it
         // as the error model left it: running the model again would give the same.
         if !step.mask.isEmpty || step.new.setsUnmaskedValues {
-            if merge(&step) || step.mask.contains(.clear) { applyErrorModel() }
+            let changed = merge(&step)
+            if changed || step.mask.contains(.clear) { applyErrorModel() }
+            if changed, isReportPoint, epochEndSeen, !step.mask.isDisjoint(with: .fixData) {
+                earlyHandOutPause = Self.earlyHandOutPauseEpochs
+            }
         }
         if !step.mask.isDisjoint(with: .fixData) { epochHasData = true }
         endSentence(kindKey: step.kindKey, isReportPoint: isReportPoint, more: step.gsxMore, emit)
@@ -269,8 +290,16 @@ public struct FixAssembler: Sendable {
         sentenceCount += 1
         guard let key else { return }
         if isReportPoint { epochLastReportKind = key }
-        if key == endKind, endKindConfirmations >= 2, !more, !epochEmitted, epochHasData { emitCurrent(emit) }
+        guard key == endKind, !more else { return }
+        epochEndSeen = true
+        if endKindConfirmations >= 2, earlyHandOutPause == 0, !epochEmitted, epochHasData {
+            emitCurrent(emit)
+        }
     }
+
+    /// How long fixes wait for the close of their epoch after fix data came late: long enough
+    /// to span a 10 Hz receiver's 1 Hz sentences many times over.
+    static let earlyHandOutPauseEpochs = 64
 
     /// Ends the input: hands out the epoch in progress, if it was not handed out already.
     public mutating func flush(_ emit: (Fix) -> Void) {
@@ -292,6 +321,8 @@ public struct FixAssembler: Sendable {
             }
         }
         epochLastReportKind = nil
+        epochEndSeen = false
+        if earlyHandOutPause > 0 { earlyHandOutPause -= 1 }
         epochHasData = false
         epochHasTime = false
         epochEmitted = false
@@ -856,12 +887,14 @@ public struct FixAssembler: Sendable {
         receiverErrors = errors
     }
 
-    private mutating func processProprietary(_ sentence: ProprietarySentence, _ step: inout Step) {
+    /// Reads the proprietary sentences that carry fix data; `false` for the others.
+    private mutating func processProprietary(_ sentence: ProprietarySentence, _ step: inout Step) -> Bool {
         switch sentence.address {
         case "PGRME": processPGRME(sentence)
         case "PGRMZ": processPGRMZ(sentence, &step)
-        default: break
+        default: return false
         }
+        return true
     }
 
     /// `$PGRMZ,93,f,3` — Garmin's altitude (feet or metres) and fix dimension.
@@ -969,6 +1002,8 @@ private struct Step {
     var gsxMore = false
     /// The HDOP of a timed sentence (GGA, GNS), set once the epoch it belongs to is known.
     var hdop: Double?
+    /// Whether the sentence can carry fix data (a text or an unknown sentence cannot).
+    var bringsData = true
 }
 
 /// The fix values a sentence can bring.

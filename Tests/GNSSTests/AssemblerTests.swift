@@ -241,6 +241,28 @@ struct AssemblerTests {
         #expect(fixes.allSatisfy { $0.fix.mode == .noFix && !$0.fix.hasPosition && $0.fix.time == nil })
     }
 
+    @Test func aReceiverThatSendsRMCOnceASecondAmongTenHertzGGAsLosesNoCourse() throws {
+        // GGA every 100 ms; once a second an RMC with speed and course comes after it, where the
+        // 10 Hz epochs have taught the assembler to hand the fix out already.
+        var lines: [String] = []
+        for second in 20..<24 {
+            for tenth in 0..<10 {
+                let time = "0307\(second).\(tenth)0"
+                lines.append("GPGGA,\(time),3747.0873,S,17518.8938,E,1,08,1.1,59.9,M,23.7,M,,0000")
+                if tenth == 0 { lines.append("GPRMC,\(time),A,3747.0873,S,17518.8938,E,9.4,41.9,311214,,,A") }
+            }
+        }
+        let fixes = assemble(lines)
+        #expect(fixes.count == 40, "one fix per epoch, the late RMC included")
+        let whole = fixes.filter { $0.fix.time!.nanosecondsSinceEpoch % 1_000_000_000 == 0 }
+        #expect(whole.count == 4)
+        // Second 20 comes before the end is learned, so it closes with the next GGA. At second 21
+        // the fix is handed out at its GGA and the RMC after it can only be noticed; from then
+        // on fixes wait for their epoch to close and carry the receiver's course and speed.
+        let carried = whole.map { $0.fix.course == 41.9 && $0.fix.speedIsDerived == false }
+        #expect(carried == [true, false, true, true])
+    }
+
     @Test func aVoidRMCStartsItsOwnSecondAndLeavesTheValidFixBeforeItValid() throws {
         // The same stream twice: once the end of the epoch is learned (fixes handed out at RMC),
         // once not yet (each fix handed out when the next epoch starts). The result is the same.
@@ -260,6 +282,24 @@ struct AssemblerTests {
             #expect(last.mode == .noFix && !last.hasPosition)
             #expect(last.dop.hdop == nil)
         }
+    }
+
+    @Test func textAndUnknownProprietarySentencesAfterTheFixDoNotBecomeItsEnd() {
+        // A receiver that sends status sentences after RMC and again at the start of the next
+        // epoch: learning them as the end would hand the fix out before its GSA and RMC.
+        var lines: [String] = []
+        for second in 10..<16 {
+            let sentences = epoch(second)
+            lines += [
+                sentences[0], "PGLOR,1,STA,ok", sentences[1], sentences[2], "PGLOR,1,STA,ok",
+                "GPTXT,01,01,02,ok",
+            ]
+        }
+        let fixes = assemble(lines)
+        #expect(fixes.count == 6)
+        #expect(fixes.allSatisfy { $0.fix.course == 181.39 && $0.fix.dop.pdop == 1.8 })
+        // Handed out at each epoch's RMC once learned, not at the next GGA.
+        #expect(fixes.dropFirst(3).map(\.after) == [21, 27, 33])
     }
 
     @Test func simulatedDriveDecodesToOneFixPerEpochAtTenHertz() throws {
