@@ -94,17 +94,28 @@ struct LiveCommandTests {
             throw Daemons.Missing(program: "socat", package: "socat")
         }
 
-        let port = Daemons.freePort()
-        let server = try RunningProcess(
-            ["-u", "OPEN:\(log)", "TCP-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork"],
-            executable: URL(fileURLWithPath: socat))
-        #expect(await Daemons.waitUntilListening(port: port))
+        // The port is free when picked, but a daemon of a test running alongside may take it
+        // first; then socat cannot listen and exits, and the listener found is not ours.
+        var server: RunningProcess?
+        var port = 0
+        for _ in 0..<5 where server == nil {
+            port = Daemons.freePort()
+            let candidate = try RunningProcess(
+                ["-u", "OPEN:\(log)", "TCP-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork"],
+                executable: URL(fileURLWithPath: socat))
+            if await Daemons.waitUntilListening(port: port), candidate.isRunning {
+                server = candidate
+            } else {
+                await candidate.stop()
+            }
+        }
+        let tcpServer = try #require(server, "socat could not listen on any of five free ports")
         let tcp = try watch("tcp://127.0.0.1:\(port)", setup)
         #expect(await tcp.waitForOutput { Self.located($0) >= 3 }, "\(tcp.errors)")
         await tcp.stop()
-        await server.stop()
+        await tcpServer.stop()
 
-        let udpPort = Daemons.freePort()
+        let udpPort = Daemons.freePort(datagram: true)
         let udp = try watch("udp://:\(udpPort)", setup)
         // Datagrams sent before the listener is up are lost, as on a real network: send until seen.
         for _ in 0..<100 where Self.located(udp.output) < 3 {
