@@ -71,8 +71,11 @@ public struct FixAssembler: Sendable {
     private var lastTimedTag: Tag?
     /// The kind of the last sentence in this epoch at which gpsd would report.
     private var epochLastReportKind: UInt32?
-    /// How many consecutive epochs ended with `endKind`; it is trusted from two on.
+    /// How many consecutive epochs ended with `endKind`; it is trusted from two on, once it has
+    /// held for a second of the receiver's time.
     private var endKindConfirmations = 0
+    /// The time of day of the first epoch that ended with `endKind`.
+    private var endKindSince: NMEATime?
     /// Whether a sentence of `endKind` has come in this epoch.
     private var epochEndSeen = false
     /// For how many more epochs fixes wait for the epoch to close instead of being handed out at
@@ -292,9 +295,20 @@ public struct FixAssembler: Sendable {
         if isReportPoint { epochLastReportKind = key }
         guard key == endKind, !more else { return }
         epochEndSeen = true
-        if endKindConfirmations >= 2, earlyHandOutPause == 0, !epochEmitted, epochHasData {
+        if endKindConfirmations >= 2, earlyHandOutPause == 0, !epochEmitted, epochHasData, endKindHeldASecond
+        {
             emitCurrent(emit)
         }
+    }
+
+    /// Whether `endKind` has ended every epoch for at least a second (or no time is known to
+    /// tell). A receiver's pattern of sentences repeats every second at most: at 10 Hz, the RMC
+    /// it sends once a second must have had its chance to come after the learned end.
+    private var endKindHeldASecond: Bool {
+        guard let since = endKindSince, let now = thisFracTime else { return true }
+        var span = now.nanosecondsOfDay - since.nanosecondsOfDay
+        if span < 0 { span += 86_400_000_000_000 }
+        return span >= 1_000_000_000
     }
 
     /// How long fixes wait for the close of their epoch after fix data came late: long enough
@@ -318,6 +332,7 @@ public struct FixAssembler: Sendable {
             } else {
                 endKind = epochLastReportKind
                 endKindConfirmations = 1
+                endKindSince = lastFracTime
             }
         }
         epochLastReportKind = nil

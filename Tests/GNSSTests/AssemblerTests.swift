@@ -256,11 +256,18 @@ struct AssemblerTests {
         #expect(fixes.count == 40, "one fix per epoch, the late RMC included")
         let whole = fixes.filter { $0.fix.time!.nanosecondsSinceEpoch % 1_000_000_000 == 0 }
         #expect(whole.count == 4)
-        // Second 20 comes before the end is learned, so it closes with the next GGA. At second 21
-        // the fix is handed out at its GGA and the RMC after it can only be noticed; from then
-        // on fixes wait for their epoch to close and carry the receiver's course and speed.
+        // GGA is learned as the end within 0.2 s, but fixes are not handed out at it before it
+        // has held for a whole second; by then the RMC has come after it, and from there on the
+        // fixes wait for their epoch to close and carry the receiver's course and speed.
         let carried = whole.map { $0.fix.course == 41.9 && $0.fix.speedIsDerived == false }
-        #expect(carried == [true, false, true, true])
+        #expect(carried == [true, true, true, true])
+
+        // Without the RMC, fixes are handed out at their own GGA from the time GGA has ended
+        // epochs for a second (learned at 20.1, so from 21.1 on); before, at the next one.
+        let plain = assemble(lines.filter { $0.hasPrefix("GPGGA") })
+        #expect(plain.count == 40)
+        #expect(plain.prefix(11).enumerated().allSatisfy { $0.element.after == $0.offset + 1 })
+        #expect(plain.dropFirst(11).enumerated().allSatisfy { $0.element.after == $0.offset + 11 })
     }
 
     @Test func aVoidRMCStartsItsOwnSecondAndLeavesTheValidFixBeforeItValid() throws {
