@@ -705,14 +705,11 @@ public struct FixAssembler: Sendable {
         default:
             step.new.mode = .noFix
             if rmc.time == nil || rmc.date == nil { date = nil }
-            // Its date is not trusted, but its time of day is as good as a no-fix GGA's: it starts
-            // a new epoch, so the no-fix state belongs to the second the receiver stamped, not to
-            // the valid fix before it.
-            if let time = rmc.time {
-                mergeTimeOfDay(time)
-                registerFracTime(time, &step)
-                if date != nil { step.mask.insert(.time) }
-            }
+            // A new time of day starts a new epoch, so the no-fix state belongs to the second the
+            // receiver stamped, not to the valid fix before it. Neither its time nor its date
+            // moves the running clock: after a restart they come from an unset real-time clock
+            // (23:59:48 of a day in 2006) and would roll the date over.
+            if let time = rmc.time { registerFracTime(time, &step) }
             step.mask.formUnion([.status, .mode])
         }
     }

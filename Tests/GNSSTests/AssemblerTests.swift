@@ -271,13 +271,22 @@ struct AssemblerTests {
     }
 
     @Test func aVoidRMCStartsItsOwnSecondAndLeavesTheValidFixBeforeItValid() throws {
-        // The same stream twice: once the end of the epoch is learned (fixes handed out at RMC),
-        // once not yet (each fix handed out when the next epoch starts). The result is the same.
+        // A receiver that starts each second with RMC (u-blox's order) loses its fix at 03:07:22.
+        func second(_ second: Int) -> [String] {
+            let time = "0307\(second).00"
+            return [
+                "GPRMC,\(time),A,3747.0873,S,17518.8938,E,0.69,181.39,311214,,,A",
+                "GPGGA,\(time),3747.0873,S,17518.8938,E,1,08,1.1,59.9,M,23.7,M,,0000",
+                "GPGSA,A,3,17,28,06,01,30,20,26,13,,,,,1.8,1.1,1.5",
+            ]
+        }
         let lost = [
-            "GPRMC,030722.000,V,,,,,,,311214,,,N", "GPGGA,030722.000,,,,,0,00,99.9,,M,,M,,",
+            "GPRMC,030722.00,V,,,,,,,311214,,,N", "GPGGA,030722.00,,,,,0,00,25.0,,M,,M,,",
             "GPGSA,A,1,,,,,,,,,,,,,,,",
         ]
-        for valid in [epoch(19) + epoch(20) + epoch(21), epoch(21)] {
+        // The same stream twice: once the end of the epoch is learned (fixes handed out at GSA),
+        // once not yet (each fix handed out when the next epoch starts). The result is the same.
+        for valid in [second(18) + second(19) + second(20) + second(21), second(21)] {
             let fixes = assemble(valid + lost)
             #expect(fixes.count == valid.count / 3 + 1)
             let last = try #require(fixes.last?.fix)
@@ -287,8 +296,26 @@ struct AssemblerTests {
             #expect(before.dop.hdop == 1.1, "the next epoch's HDOP stays with the next epoch")
             #expect(last.time?.iso8601 == "2014-12-31T03:07:22.000Z")
             #expect(last.mode == .noFix && !last.hasPosition)
-            #expect(last.dop.hdop == nil)
+            #expect(last.dop.hdop == 25)
         }
+    }
+
+    @Test func voidRMCsFromAnUnsetClockAfterARestartDoNotMoveTheDate() throws {
+        // As gp-320fw's cold boot: a fix at 00:03:45, a restart, void RMCs stamped from an unset
+        // real-time clock (23:59:48 on 2006-12-16), then the receiver's time again.
+        let lines = [
+            "GPRMC,000344.03,A,4808.9993,N,01135.0798,E,000.1,000.0,070419,003.0,E,A",
+            "GPRMC,000345.03,A,4808.9993,N,01135.0798,E,000.1,000.0,070419,003.0,E,A",
+            "GPRMC,235948.00,V,0000.0000,N,00000.0000,E,,,161206,,,N",
+            "GPRMC,235949.00,V,0000.0000,N,00000.0000,E,,,161206,,,N",
+            "GPGGA,000410.00,0000.0000,N,00000.0000,E,0,00,0.0,,M,,M,,",
+        ]
+        let fixes = assemble(lines, referenceDate: nil)
+        #expect(fixes.count == 5)
+        #expect(fixes[1].fix.time?.iso8601 == "2019-04-07T00:03:45.030Z")
+        #expect(fixes[1].fix.mode == .twoDimensional)
+        #expect(fixes[2].fix.mode == .noFix && fixes[2].fix.time == nil)
+        #expect(fixes[4].fix.time?.iso8601 == "2019-04-07T00:04:10.000Z")
     }
 
     @Test func textAndUnknownProprietarySentencesAfterTheFixDoNotBecomeItsEnd() {
