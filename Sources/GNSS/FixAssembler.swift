@@ -266,8 +266,9 @@ public struct FixAssembler: Sendable {
             if !step.mask.contains(.dop) { dop = DOP() }
             current = Fix()
         }
-        // A timed sentence's HDOP belongs to its own epoch, not to the one it closed.
-        if let hdop = step.hdop { dop.hdop = hdop }
+        // A sentence's DOPs belong to its own epoch, not to the one it closed. They are taken
+        // whatever the mask says: a GSA whose mask is emptied still gives its DOPs.
+        step.dop.apply(to: &dop)
         // A sentence that changes nothing in the fix (a GSV, a GSA repeating the mode) leaves it
         // as the error model left it: running the model again would give the same.
         if !step.mask.isEmpty || step.new.setsUnmaskedValues {
@@ -630,7 +631,7 @@ public struct FixAssembler: Sendable {
         }
         step.mask.insert(.mode)
         if let hdop = gga.hdop?.doubleValue, hdop < 99 {
-            step.hdop = hdop
+            step.dop.hdop = hdop
             step.mask.insert(.dop)
         }
         if let age = gga.dgpsAge?.doubleValue, let station = gga.dgpsStation, age > 0.09 || station > 0 {
@@ -776,7 +777,7 @@ public struct FixAssembler: Sendable {
             step.new.mode = .noFix
         }
         if let hdop = gns.hdop?.doubleValue {
-            step.hdop = hdop
+            step.dop.hdop = hdop
             step.mask.insert(.dop)
         }
         step.new.status = FixStatus(faaMode: firstMode)
@@ -798,15 +799,15 @@ public struct FixAssembler: Sendable {
             step.mask.insert(.mode)
             if fieldCount <= 19 {
                 if let pdop = gsa.pdop?.doubleValue, pdop < 99 {
-                    dop.pdop = pdop
+                    step.dop.pdop = pdop
                     step.mask.insert(.dop)
                 }
                 if let hdop = gsa.hdop?.doubleValue, hdop < 99 {
-                    dop.hdop = hdop
+                    step.dop.hdop = hdop
                     step.mask.insert(.dop)
                 }
                 if let vdop = gsa.vdop?.doubleValue, vdop < 99 {
-                    dop.vdop = vdop
+                    step.dop.vdop = vdop
                     step.mask.insert(.dop)
                 }
             }
@@ -1012,8 +1013,8 @@ private struct Step {
     var kindKey: UInt32?
     var latchFracTime = false
     var gsxMore = false
-    /// The HDOP of a timed sentence (GGA, GNS), set once the epoch it belongs to is known.
-    var hdop: Double?
+    /// The DOPs the sentence gives, set once the epoch it belongs to is known.
+    var dop = ReportedDOP()
     /// Whether the sentence can carry fix data (a text or an unknown sentence cannot).
     var bringsData = true
 }
@@ -1040,6 +1041,19 @@ private struct Contribution {
     var setsUnmaskedValues: Bool {
         timeOfDay != nil || geoidSeparation != nil || heading != nil || dgpsAge != nil || dgpsStation != nil
             || satellitesUsed != nil
+    }
+}
+
+/// The dilutions one sentence reports (GGA and GNS: HDOP; GSA: PDOP, HDOP, VDOP).
+private struct ReportedDOP {
+    var pdop: Double?
+    var hdop: Double?
+    var vdop: Double?
+
+    func apply(to dop: inout DOP) {
+        if let pdop { dop.pdop = pdop }
+        if let hdop { dop.hdop = hdop }
+        if let vdop { dop.vdop = vdop }
     }
 }
 
