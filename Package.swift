@@ -46,7 +46,8 @@ let package = Package(
             dependencies: [
                 "GNSSSources", "NMEA", "TestSupport", .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "OpenCoreLocationTests", dependencies: ["OpenCoreLocation", "TestSupport"]),
+        .testTarget(
+            name: "OpenCoreLocationTests", dependencies: ["OpenCoreLocation", "GNSSSources", "TestSupport"]),
         .testTarget(name: "GPSLocTests", dependencies: ["gpsloc", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

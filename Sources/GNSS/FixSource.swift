@@ -14,6 +14,11 @@ public protocol FixSource: Sendable {
     var origin: FixOrigin { get }
     /// A short human-readable name for messages, such as `file:drive.nmea`.
     var name: String { get }
+    /// Whether fixes come at the pace of time itself: a receiver, or a log replayed by its own
+    /// times. Such a source never waits for its consumers; a consumer that falls behind loses its
+    /// oldest locations. A source with no pace of its own (a log replayed as fast as it can be
+    /// read) is instead paced by its slowest consumer, so that none of its fixes is lost.
+    var isRealTime: Bool { get }
     func run(_ deliver: @escaping @Sendable (Fix) async -> Void) async throws
     /// As `run(_:)`, also calling `connected` with a short description (such as
     /// `serial:/dev/ttyUSB0 at 9600 baud`) once the device or peer has been reached.
@@ -23,6 +28,8 @@ public protocol FixSource: Sendable {
 }
 
 extension FixSource {
+    public var isRealTime: Bool { true }
+
     /// Sources that have nothing to reach are connected as soon as they run.
     public func run(
         _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void

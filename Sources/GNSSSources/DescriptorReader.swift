@@ -1,5 +1,6 @@
 import Foundation
 import GNSS
+import Logging
 import NMEA
 import Synchronization
 
@@ -139,22 +140,43 @@ final class DescriptorReader: Sendable {
     }
 }
 
+/// How many fixes a reading thread keeps for a consumer that has fallen behind.
+let readerBacklog = 4096
+
 /// Runs `produce` on a thread of its own and delivers the fixes it yields, in order, to an async
 /// consumer, so that blocking reads never hold one of the few threads Swift's concurrency runs on.
 ///
-/// Cancelling the awaiting task calls `stop`, which must make `produce` return soon. This returns
-/// only once `produce` has returned, and throws what it threw.
+/// When the consumer falls more than ``readerBacklog`` fixes behind, the oldest are dropped:
+/// counted, and logged with the count (the first drop, then at every power of two, and the total
+/// when the thread ends). Cancelling the awaiting task calls `stop`, which must make `produce`
+/// return soon. This returns only once `produce` has returned, and throws what it threw.
 func deliverFromThread(
     named name: String, stop: @escaping @Sendable () -> Void,
     deliver: @escaping @Sendable (Fix) async -> Void,
+    logger: Logger = Logger(label: "OpenCoreLocation.reader"),
     produce: @escaping @Sendable (_ yield: (Fix) -> Void) throws -> Void
 ) async throws {
     let (stream, continuation) = AsyncThrowingStream<Fix, any Error>.makeStream(
-        bufferingPolicy: .bufferingNewest(4096))
+        bufferingPolicy: .bufferingNewest(readerBacklog))
     let finished = Finished()
     let thread = Thread {
+        var dropped = 0
+        defer {
+            if dropped > 0 {
+                logger.warning("\(name): \(dropped) fixes were dropped in all: the consumer fell behind")
+            }
+        }
+        let yield = { (fix: Fix) in
+            guard case .dropped = continuation.yield(fix) else { return }
+            dropped += 1
+            if dropped & (dropped - 1) == 0 {
+                logger.warning(
+                    "\(name): the consumer fell more than \(readerBacklog) fixes behind; \(dropped) dropped so far"
+                )
+            }
+        }
         do {
-            try produce { continuation.yield($0) }
+            try produce(yield)
             continuation.finish()
         } catch {
             continuation.finish(throwing: error)

@@ -156,6 +156,9 @@ struct Pacer<C: Clock> where C.Duration == Duration {
 }
 
 extension ReplaySource: FixSource {
+    /// A replay at maximum speed has no pace of its own: its consumers set it.
+    public var isRealTime: Bool { speed != .maximum }
+
     public var origin: FixOrigin { .replay }
     public var name: String { path.map { $0 == "-" ? "stdin" : "file:\($0)" } ?? "stdin" }
 

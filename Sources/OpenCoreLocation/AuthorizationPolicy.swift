@@ -31,6 +31,14 @@ struct AuthorizationFlags: Sendable, Hashable {
     var accuracyLimited = false
 }
 
+/// The authorization's verdict on updates: whether they flow at all, whether they are precise,
+/// and the flags they carry.
+struct UpdateGate: Sendable, Hashable {
+    var deliver: Bool
+    var full: Bool
+    var flags: AuthorizationFlags
+}
+
 /// What a prompt decision leads to: a question for the user, or a request refused without one.
 enum PromptDecision: Sendable, Hashable {
     case ask(PromptRequest)
@@ -159,15 +167,15 @@ struct AuthorizationState: Sendable {
     }
 
     /// Whether updates flow to a subscriber, and whether they are precise.
-    var updateGate: (deliver: Bool, full: Bool, flags: AuthorizationFlags) {
+    var updateGate: UpdateGate {
         var flags = baseFlags
         let blocked =
             flags.authorizationDenied || flags.authorizationRestricted || flags.insufficientlyInUse
             || flags.serviceSessionRequired || !isAuthorized
-        if blocked { return (false, false, flags) }
+        if blocked { return UpdateGate(deliver: false, full: false, flags: flags) }
         let full = accuracy == .fullAccuracy
         flags.accuracyLimited = !full
-        return (true, full, flags)
+        return UpdateGate(deliver: true, full: full, flags: flags)
     }
 
     /// What to ask next, if anything: prompts are shown only to an app in use, with location

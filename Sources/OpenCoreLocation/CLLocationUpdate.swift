@@ -87,20 +87,20 @@ public struct CLLocationUpdate: Sendable {
         let configuration: LiveConfiguration
 
         public func makeAsyncIterator() -> Iterator {
-            Iterator(lease: ChannelLease(context.subscribeUpdates(configuration: configuration)))
+            Iterator(lease: MailboxLease(context.subscribeUpdates(configuration: configuration)))
         }
 
         public struct Iterator: AsyncIteratorProtocol {
-            let lease: ChannelLease<CLLocationUpdate>
+            let lease: MailboxLease<CLLocationUpdate>
 
             public mutating func next() async throws -> CLLocationUpdate? {
-                await lease.channel.next()
+                await lease.mailbox.next()
             }
 
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error)
                 -> CLLocationUpdate?
             {
-                await lease.channel.next()
+                await lease.mailbox.next()
             }
         }
     }

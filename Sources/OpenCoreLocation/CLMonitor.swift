@@ -229,15 +229,15 @@ public actor CLMonitor {
         let core: MonitorCore
 
         public func makeAsyncIterator() -> Iterator {
-            Iterator(core: core, lease: ChannelLease(core.subscribe()))
+            Iterator(core: core, lease: MailboxLease(core.subscribe()))
         }
 
         public struct Iterator: AsyncIteratorProtocol {
             let core: MonitorCore
-            let lease: ChannelLease<Event>
+            let lease: MailboxLease<Event>
 
             public mutating func next() async throws -> Event? {
-                guard let event = await lease.channel.next() else { return nil }
+                guard let event = await lease.mailbox.next() else { return nil }
                 core.consumed(event)
                 return event
             }
@@ -245,7 +245,7 @@ public actor CLMonitor {
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error)
                 -> Event?
             {
-                guard let event = await lease.channel.next() else { return nil }
+                guard let event = await lease.mailbox.next() else { return nil }
                 core.consumed(event)
                 return event
             }

@@ -95,15 +95,15 @@ public struct SessionDiagnostics<Element: Sendable>: AsyncSequence, Sendable {
 
     public struct Iterator: AsyncIteratorProtocol {
         let session: any AnyObject & Sendable
-        let lease: ChannelLease<AuthorizationFlags>
+        let lease: MailboxLease<AuthorizationFlags>
         let convert: @Sendable (AuthorizationFlags) -> Element
 
         public mutating func next() async -> Element? {
-            await lease.channel.next().map(convert)
+            await lease.mailbox.next().map(convert)
         }
 
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
-            await lease.channel.next().map(convert)
+            await lease.mailbox.next().map(convert)
         }
     }
 }
@@ -130,12 +130,12 @@ final class SessionHandle: Sendable {
     }
 
     /// The session's diagnostic flags, or an empty stream once it has ended.
-    func diagnostics() -> ChannelLease<AuthorizationFlags> {
+    func diagnostics() -> MailboxLease<AuthorizationFlags> {
         guard let id = id.withLock({ $0 }) else {
-            let channel = Channel<AuthorizationFlags>()
+            let channel = Mailbox<AuthorizationFlags>(capacity: 1)
             channel.finish()
-            return ChannelLease(channel)
+            return MailboxLease(channel)
         }
-        return ChannelLease(context.subscribeDiagnostics(session: id))
+        return MailboxLease(context.subscribeDiagnostics(session: id))
     }
 }

@@ -12,7 +12,7 @@ final class MonitorCore: Sendable {
 
     private struct State {
         var engine = MonitorEngine()
-        var subscribers: [Int: Channel<CLMonitor.Event>] = [:]
+        var subscribers: [Int: Mailbox<CLMonitor.Event>] = [:]
         /// Events that arrived while nobody iterated `events`, for the next subscriber.
         var pending: [CLMonitor.Event] = []
         var nextID = 0
@@ -114,9 +114,9 @@ final class MonitorCore: Sendable {
 
     /// A new subscriber to the events; the first one starts the feed of fixes, which holds an
     /// implicit when-in-use session, and the last one to leave stops it.
-    func subscribe() -> Channel<CLMonitor.Event> {
+    func subscribe() -> Mailbox<CLMonitor.Event> {
         let box = Mutex<Int?>(nil)
-        let channel = Channel<CLMonitor.Event>(highWater: .max) { [weak self] in
+        let channel = Mailbox<CLMonitor.Event>(capacity: 1) { [weak self] in
             guard let id = box.withLock({ $0 }) else { return }
             self?.unsubscribe(id)
         }
@@ -129,8 +129,8 @@ final class MonitorCore: Sendable {
             guard state.feed == nil else { return }
             let updates = context.subscribeUpdates(configuration: .default, monitoring: true)
             state.feed = Task { [weak self] in
-                let lease = ChannelLease(updates)
-                while let update = await lease.channel.next() {
+                let lease = MailboxLease(updates)
+                while let update = await lease.mailbox.next() {
                     guard let self else { return }
                     self.receive(update)
                 }
@@ -291,4 +291,10 @@ extension String {
     fileprivate func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
+}
+
+extension CLMonitor.Event: Deliverable {
+    /// Every event is a change of a condition: none is ever dropped.
+    var isReplaceable: Bool { false }
+    func repeats(_ other: CLMonitor.Event) -> Bool { false }
 }

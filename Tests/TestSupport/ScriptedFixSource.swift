@@ -23,11 +23,15 @@ public final class ScriptedFixSource: FixSource {
 
     public let origin: FixOrigin
     public let name: String
+    /// Whether the source stands for a receiver that never waits for its consumers; by default it
+    /// waits for them, so that a test receives every fix it sends.
+    public let isRealTime: Bool
     private let state = Mutex(State())
 
-    public init(origin: FixOrigin = .receiver, name: String = "scripted receiver") {
+    public init(origin: FixOrigin = .receiver, name: String = "scripted receiver", isRealTime: Bool = false) {
         self.origin = origin
         self.name = name
+        self.isRealTime = isRealTime
     }
 
     /// How many runs are active now (0 once the receiver is released).

@@ -1,53 +1,55 @@
 import Synchronization
 
-/// A single-consumer queue between the location service and one `for try await` loop.
+/// Where one subscriber's elements wait for its `for try await` loop: a ``DeliveryBuffer`` (the
+/// back-pressure policy) behind a lock, with the loop's continuation.
 ///
-/// Fix-driven elements are sent with ``send(_:)``, which waits while the consumer is more than
-/// ``highWater`` elements behind, so a log replayed at full speed is paced by its slowest reader
-/// instead of filling memory. State changes (authorization, diagnostics) use ``post(_:)``, which
-/// never waits. When the consumer goes away (the loop ends or its task is cancelled) the queue
-/// closes, waiting senders are released and `onTermination` runs once.
-final class Channel<Element: Sendable>: Sendable {
-    let highWater: Int
-
+/// ``post(_:)`` never waits, so a slow loop never delays the receiver or any other subscriber:
+/// when it falls behind, its oldest locations are dropped and counted. A source with no time of
+/// its own (a log replayed at maximum speed) instead waits with ``waitForRoom()`` before its next
+/// fix, so that nothing of it is lost. When the loop goes away (it ends, breaks or its task is
+/// cancelled) the mailbox closes, waiting senders are released and `onTermination` runs once.
+final class Mailbox<Element: Deliverable>: Sendable {
     private struct State {
-        var buffer: [Element] = []
-        var head = 0
+        var buffer: DeliveryBuffer<Element>
         var finished = false
         var closed = false
         var consumer: CheckedContinuation<Element?, Never>?
         var senders: [CheckedContinuation<Void, Never>] = []
         var onTermination: (@Sendable () -> Void)?
-        var count: Int { buffer.count - head }
     }
 
     private let state: Mutex<State>
 
-    init(highWater: Int = 256, onTermination: (@Sendable () -> Void)? = nil) {
-        self.highWater = highWater
-        state = Mutex(State(onTermination: onTermination))
+    /// - Parameter capacity: how many locations may wait before the oldest is dropped.
+    init(capacity: Int, onTermination: (@Sendable () -> Void)? = nil) {
+        state = Mutex(State(buffer: DeliveryBuffer(capacity: capacity), onTermination: onTermination))
     }
 
-    /// Appends without waiting.
-    func post(_ element: Element) {
+    /// Locations dropped because the consumer fell behind.
+    var dropped: Int { state.withLock { $0.buffer.dropped } }
+
+    /// Appends without waiting; returns whether an older location was dropped for it.
+    @discardableResult
+    func post(_ element: Element) -> Bool {
+        var droppedOne = false
         let consumer = state.withLock { state -> CheckedContinuation<Element?, Never>? in
             guard !state.finished, !state.closed else { return nil }
             if let consumer = state.consumer {
                 state.consumer = nil
                 return consumer
             }
-            state.buffer.append(element)
+            droppedOne = state.buffer.append(element)
             return nil
         }
         consumer?.resume(returning: element)
+        return droppedOne
     }
 
-    /// Appends, then waits while the consumer is far behind.
-    func send(_ element: Element) async {
-        post(element)
+    /// Waits until a location can be posted without dropping one (or the consumer is gone).
+    func waitForRoom() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let wait = state.withLock { state -> Bool in
-                guard state.count > highWater, !state.closed, !state.finished else { return false }
+                guard !state.buffer.hasRoom, !state.closed, !state.finished else { return false }
                 state.senders.append(continuation)
                 return true
             }
@@ -55,14 +57,18 @@ final class Channel<Element: Sendable>: Sendable {
         }
     }
 
-    /// No more elements: the consumer sees the end after the buffered ones.
+    /// No more elements: the consumer sees the end after the waiting ones.
     func finish() {
-        let consumer = state.withLock { state -> CheckedContinuation<Element?, Never>? in
+        let (consumer, senders) = state.withLock { state in
             state.finished = true
-            defer { state.consumer = nil }
-            return state.count == 0 ? state.consumer : nil
+            defer {
+                state.consumer = nil
+                state.senders = []
+            }
+            return (state.buffer.isEmpty ? state.consumer : nil, state.senders)
         }
         consumer?.resume(returning: nil)
+        for sender in senders { sender.resume() }
     }
 
     /// The consumer has gone: drop everything and release the senders.
@@ -72,8 +78,7 @@ final class Channel<Element: Sendable>: Sendable {
             state.closed = true
             state.consumer = nil
             state.senders = []
-            state.buffer = []
-            state.head = 0
+            state.buffer.removeAll()
             state.onTermination = nil
             return result
         }
@@ -88,15 +93,9 @@ final class Channel<Element: Sendable>: Sendable {
                 let (value, ready, senders) = state.withLock {
                     state -> (Element?, Bool, [CheckedContinuation<Void, Never>]) in
                     if state.closed { return (nil, true, []) }
-                    if state.count > 0 {
-                        let value = state.buffer[state.head]
-                        state.head += 1
-                        if state.head > 64 && state.head * 2 > state.buffer.count {
-                            state.buffer.removeFirst(state.head)
-                            state.head = 0
-                        }
+                    if let value = state.buffer.popFirst() {
                         var released: [CheckedContinuation<Void, Never>] = []
-                        if state.count <= highWater / 2 {
+                        if state.buffer.hasRoom {
                             released = state.senders
                             state.senders = []
                         }
@@ -115,9 +114,9 @@ final class Channel<Element: Sendable>: Sendable {
     }
 }
 
-/// Closes its channel when the last iterator holding it goes away (a loop that ended by `break`).
-final class ChannelLease<Element: Sendable>: Sendable {
-    let channel: Channel<Element>
-    init(_ channel: Channel<Element>) { self.channel = channel }
-    deinit { channel.close() }
+/// Closes its mailbox when the last iterator holding it goes away (a loop that ended by `break`).
+final class MailboxLease<Element: Deliverable>: Sendable {
+    let mailbox: Mailbox<Element>
+    init(_ mailbox: Mailbox<Element>) { self.mailbox = mailbox }
+    deinit { mailbox.close() }
 }

@@ -1,0 +1,101 @@
+/// An element a subscriber is sent, as far as its buffer needs to know.
+protocol Deliverable: Sendable {
+    /// A newer element of the same kind makes this one worthless (a location): when the
+    /// subscriber falls behind, the oldest such element is dropped. Everything else is a
+    /// transition (authorization, availability, stationary) and is never dropped.
+    var isReplaceable: Bool { get }
+    /// Whether this transition says the same as `other`, so that one after the other says
+    /// nothing new (they become neighbours when the location between them is dropped).
+    func repeats(_ other: Self) -> Bool
+}
+
+/// The back-pressure policy of one subscriber, as a value: a bounded number of locations, the
+/// newest winning, and every transition kept.
+///
+/// - At most ``capacity`` replaceable elements wait; one more drops the oldest of them, and the
+///   drop is counted in ``dropped``.
+/// - Transitions are never dropped. They come only on change, and a transition that merely
+///   repeats its neighbour once the location between them is dropped is merged into it, so they
+///   stay bounded by the number of distinct states however long the subscriber sleeps.
+struct DeliveryBuffer<Element: Deliverable>: Sendable {
+    let capacity: Int
+    private var elements: [Element] = []
+    private var head = 0
+    /// Replaceable elements waiting.
+    private(set) var replaceable = 0
+    /// Replaceable elements dropped since the buffer was made.
+    private(set) var dropped = 0
+
+    init(capacity: Int) {
+        precondition(capacity > 0, "a subscriber's buffer holds at least one location")
+        self.capacity = capacity
+    }
+
+    var count: Int { elements.count - head }
+    var isEmpty: Bool { count == 0 }
+    /// Whether a replaceable element can be added without dropping one.
+    var hasRoom: Bool { replaceable < capacity }
+
+    /// Adds `element`; returns whether an older location was dropped to make room.
+    @discardableResult
+    mutating func append(_ element: Element) -> Bool {
+        var droppedOne = false
+        if element.isReplaceable {
+            if replaceable >= capacity, let index = elements[head...].firstIndex(where: \.isReplaceable) {
+                elements.remove(at: index)
+                replaceable -= 1
+                dropped += 1
+                droppedOne = true
+                // Its neighbours may now say the same thing twice.
+                if index > head, index < elements.count,
+                    !elements[index].isReplaceable, !elements[index - 1].isReplaceable,
+                    elements[index].repeats(elements[index - 1])
+                {
+                    elements.remove(at: index)
+                }
+            }
+            replaceable += 1
+        }
+        elements.append(element)
+        return droppedOne
+    }
+
+    /// Takes the oldest element.
+    mutating func popFirst() -> Element? {
+        guard head < elements.count else { return nil }
+        let element = elements[head]
+        head += 1
+        if element.isReplaceable { replaceable -= 1 }
+        if head == elements.count {
+            elements.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 64 && head * 2 > elements.count {
+            elements.removeFirst(head)
+            head = 0
+        }
+        return element
+    }
+
+    /// Forgets everything waiting.
+    mutating func removeAll() {
+        elements = []
+        head = 0
+        replaceable = 0
+    }
+}
+
+extension CLLocationUpdate: Deliverable {
+    /// A location is replaceable by a newer one; a stationary update is a transition.
+    var isReplaceable: Bool { location != nil && !isStationary }
+
+    func repeats(_ other: CLLocationUpdate) -> Bool {
+        location == nil && other.location == nil && isStationary == other.isStationary
+            && Status(flags: flags, unavailable: locationUnavailable)
+                == Status(flags: other.flags, unavailable: other.locationUnavailable)
+    }
+}
+
+extension AuthorizationFlags: Deliverable {
+    var isReplaceable: Bool { false }
+    func repeats(_ other: AuthorizationFlags) -> Bool { false }
+}

@@ -1,0 +1,418 @@
+import GNSS
+
+/// What one app may know and is told, as a pure state machine: its authorization, the sessions it
+/// holds, its update and diagnostics subscriptions, and the receiver's state as the app sees it.
+///
+/// The core holds no task, channel, file or clock. Every input is a `mutating` method that returns
+/// the ``Action``s a shell performs: deliver an update to subscription 3, show a prompt, save the
+/// decision, start the receiver. ``LocationContext`` is that shell for an app in its own process;
+/// the daemon runs the same core for each of its remote clients. Privacy is applied in one place,
+/// ``UpdateSubscriber/pipeline(_:gate:)``, for every subscription, monitors' feeds included.
+struct LocationCore: Sendable {
+    /// Names a session or subscription within one core.
+    typealias ID = Int
+
+    /// Work the core decided on, for the shell to perform in order.
+    enum Action: Sendable {
+        /// Give an update to the update subscription `ID`.
+        case deliver(ID, CLLocationUpdate)
+        /// Give flags to the diagnostics subscription `ID`.
+        case diagnose(ID, AuthorizationFlags)
+        /// End the stream of subscription `ID` (its session ended, or the receiver did).
+        case finish(ID)
+        /// Show this question to the user; it replaces any question still showing.
+        case ask(PromptRequest)
+        /// Take back the question showing: it was answered elsewhere or nobody wants it now.
+        case withdrawPrompt
+        /// Store the app's decisions.
+        case persist(ClientAuthorization)
+        case log(String)
+        /// The first subscription arrived: start receiving from the receiver.
+        case startReceiver
+        /// The last subscription left: release the receiver.
+        case stopReceiver
+        /// The authorization status or accuracy changed: tell the observers (delegates).
+        case authorizationChanged
+        /// Answer the precise-location request `ID`: granted (`nil`) or refused with an error.
+        case completeAccuracyRequest(ID, CLError?)
+    }
+
+    /// What the receiver says, as the service hands it on.
+    enum ReceiverEvent: Sendable {
+        case fix(Fix)
+        /// No position can be had now; the text says why.
+        case unavailable(String)
+        /// The receiver ended for good (a replayed log reached its end).
+        case ended
+    }
+
+    private(set) var auth: AuthorizationState
+    private var updates: [ID: UpdateSubscriber] = [:]
+    private var diagnostics: [ID: DiagnosticSubscriber] = [:]
+    /// Precise-location requests of `CLLocationManager`, in the order they were made.
+    private var accuracyRequests: [(id: ID, purposeKey: String)] = []
+    /// Whether there is a receiver at all; without one, updates say `locationUnavailable`.
+    let hasReceiver: Bool
+    /// Whether the receiver runs for this app now.
+    private(set) var receiverRunning = false
+    /// Why no position can be had now, while that lasts.
+    private var unavailable: String?
+    /// The newest fix time, for fixes that come without a date.
+    private var lastFixTime: Date?
+    /// Seeds each subscription's reduced-accuracy cadence; random when `nil`.
+    let reducerSeed: UInt64?
+    private var nextID = 0
+
+    init(
+        client: String, manifest: Manifest, snapshot: AuthorizationSnapshot, inUse: Bool,
+        hasReceiver: Bool, reducerSeed: UInt64? = nil
+    ) {
+        auth = AuthorizationState(client: client, manifest: manifest, snapshot: snapshot, inUse: inUse)
+        self.hasReceiver = hasReceiver
+        self.reducerSeed = reducerSeed
+    }
+
+    var client: String { auth.client }
+    var subscriptionCount: Int { updates.count }
+
+    private mutating func makeID() -> ID {
+        nextID += 1
+        return nextID
+    }
+
+    /// Runs a change, then brings everything that depends on it up to date.
+    private mutating func transact(_ body: (inout Self, inout [Action]) -> Void) -> [Action] {
+        var actions: [Action] = []
+        let before = (auth.status, auth.accuracy)
+        body(&self, &actions)
+        settle(&actions)
+        if (auth.status, auth.accuracy) != before { actions.append(.authorizationChanged) }
+        return actions
+    }
+
+    // MARK: Sessions
+
+    /// An explicit `CLServiceSession`.
+    mutating func addSession(_ requirement: SessionRequirement) -> (ID, [Action]) {
+        var id = 0
+        let actions = transact { core, _ in
+            id = core.makeID()
+            core.auth.sessions[id] = requirement
+        }
+        return (id, actions)
+    }
+
+    /// A background activity session: it keeps the app in use only if it starts in use.
+    mutating func addBackgroundActivitySession() -> (ID, [Action]) {
+        var id = 0
+        let actions = transact { core, actions in
+            id = core.makeID()
+            let keepsInUse = core.auth.effectivelyInUse
+            core.auth.sessions[id] = SessionRequirement(level: .none, explicit: false, keepsInUse: keepsInUse)
+            if !keepsInUse {
+                actions.append(
+                    .log(
+                        "\(core.client) started a background activity session while not in use; it keeps "
+                            + "nothing in use: start it while the app is in the foreground"))
+            }
+        }
+        return (id, actions)
+    }
+
+    mutating func removeSession(_ id: ID) -> [Action] {
+        transact { core, actions in
+            guard core.auth.sessions.removeValue(forKey: id) != nil else { return }
+            for (key, subscriber) in core.diagnostics.sorted(by: { $0.key < $1.key })
+            where subscriber.session == id {
+                core.diagnostics.removeValue(forKey: key)
+                actions.append(.finish(key))
+            }
+            core.withdrawPromptIfMoot(&actions)
+        }
+    }
+
+    /// The diagnostics of session `session`: the current flags at once, then every change. `nil`
+    /// when the session has ended (the stream is over before it starts).
+    mutating func subscribeDiagnostics(session: ID) -> (ID?, [Action]) {
+        var id: ID?
+        let actions = transact { core, actions in
+            guard let requirement = core.auth.sessions[session] else { return }
+            let new = core.makeID()
+            let flags = core.auth.diagnostic(for: requirement)
+            core.diagnostics[new] = DiagnosticSubscriber(session: session, last: flags)
+            actions.append(.diagnose(new, flags))
+            id = new
+        }
+        return (id, actions)
+    }
+
+    /// The consumer of diagnostics subscription `id` went away.
+    mutating func unsubscribeDiagnostics(_ id: ID) {
+        diagnostics.removeValue(forKey: id)
+    }
+
+    /// A prompt nobody wants any more (its session ended) is withdrawn.
+    private mutating func withdrawPromptIfMoot(_ actions: inout [Action]) {
+        guard let prompt = auth.prompt else { return }
+        let wanted: Bool
+        switch prompt.kind {
+        case .whenInUse: wanted = auth.requestedLevel >= .whenInUse
+        case .always: wanted = auth.requestedLevel == .always
+        case .temporaryFullAccuracy:
+            wanted =
+                auth.effectiveSessions.contains { $0.purposeKey == prompt.purposeKey }
+                || accuracyRequests.contains { $0.purposeKey == prompt.purposeKey }
+        }
+        guard !wanted else { return }
+        auth.prompt = nil
+        actions.append(.withdrawPrompt)
+    }
+
+    // MARK: Updates
+
+    /// A subscription to updates; it holds an implicit when-in-use session while it lasts. A
+    /// monitor's feed (`monitoring`) gets every precise fix, without stationary pauses, and no
+    /// location at all under reduced accuracy.
+    mutating func subscribeUpdates(
+        configuration live: CLLocationUpdate.LiveConfiguration, monitoring: Bool = false
+    ) -> (ID, [Action]) {
+        var id = 0
+        let actions = transact { core, actions in
+            id = core.makeID()
+            core.auth.sessions[id] = SessionRequirement(level: .whenInUse, explicit: false)
+            var subscriber = UpdateSubscriber(
+                stationary: StationaryDetector(tuning: live.stationaryTuning),
+                reducer: AccuracyReducer(seed: core.reducerSeed.map { $0 &+ UInt64(id) }),
+                monitoring: monitoring)
+            let gate = core.auth.updateGate
+            if !core.hasReceiver {
+                let message =
+                    "no receiver is configured for \(core.client): bootstrap a LocationContext with a "
+                    + "LocationService (see README)"
+                if core.auth.reported.insert(message).inserted { actions.append(.log(message)) }
+                if let update = subscriber.status(gate.flags, unavailable: gate.deliver) {
+                    actions.append(.deliver(id, update))
+                }
+            } else if core.unavailable != nil, gate.deliver {
+                if let update = subscriber.status(gate.flags, unavailable: true) {
+                    actions.append(.deliver(id, update))
+                }
+            }
+            core.updates[id] = subscriber
+            if core.hasReceiver && !core.receiverRunning {
+                core.receiverRunning = true
+                actions.append(.startReceiver)
+            }
+        }
+        return (id, actions)
+    }
+
+    /// The consumer of update subscription `id` went away.
+    mutating func unsubscribeUpdates(_ id: ID) -> [Action] {
+        transact { core, actions in
+            guard core.updates.removeValue(forKey: id) != nil else { return }
+            core.auth.sessions.removeValue(forKey: id)
+            if core.updates.isEmpty, core.receiverRunning {
+                core.receiverRunning = false
+                core.unavailable = nil
+                actions.append(.stopReceiver)
+            }
+            core.withdrawPromptIfMoot(&actions)
+        }
+    }
+
+    /// What the receiver said, turned into each subscriber's update.
+    mutating func receive(_ event: ReceiverEvent, origin: FixOrigin) -> [Action] {
+        transact { core, actions in
+            let gate = core.auth.updateGate
+            let ids = core.updates.keys.sorted()
+            switch event {
+            case .ended:
+                for id in ids { actions.append(.finish(id)) }
+            case .unavailable(let reason):
+                core.unavailable = reason
+                guard gate.deliver else { return }
+                for id in ids {
+                    if let update = core.updates[id]!.lost(gate) { actions.append(.deliver(id, update)) }
+                }
+            case .fix(let fix):
+                core.unavailable = nil
+                guard gate.deliver else { return }
+                let fallback = core.lastFixTime ?? Date(timeIntervalSince1970: 0)
+                guard let location = CLLocation(fix: fix, origin: origin, fallbackTime: fallback) else {
+                    // An epoch without a position: unavailable, without forgetting where the
+                    // device stood still.
+                    for id in ids {
+                        if let update = core.updates[id]!.status(gate.flags, unavailable: true) {
+                            actions.append(.deliver(id, update))
+                        }
+                    }
+                    return
+                }
+                core.lastFixTime = location.timestamp
+                for id in ids {
+                    if let update = core.updates[id]!.pipeline(location, gate: gate) {
+                        actions.append(.deliver(id, update))
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Authorization
+
+    /// The stored decisions changed elsewhere (`gpsloc auth`, another process).
+    mutating func storeChanged(_ snapshot: AuthorizationSnapshot) -> [Action] {
+        transact { core, actions in
+            let client = core.client
+            let before = core.auth.record
+            core.auth.snapshot = snapshot
+            let after = core.auth.record
+            // A prompt answered elsewhere (`gpsloc auth grant|deny`) is over.
+            guard let prompt = core.auth.prompt,
+                before.decision != after.decision || before.precise != after.precise
+            else { return }
+            core.auth.prompt = nil
+            actions.append(.withdrawPrompt)
+            if prompt.kind == .always { core.auth.snapshot[client].alwaysPrompted = true }
+            if core.auth.isAuthorized { core.auth.managerRequest = nil }
+            if after.pendingRequest != nil || core.auth.record != after {
+                core.auth.snapshot[client].pendingRequest = nil
+                actions.append(.persist(core.auth.record))
+            }
+        }
+    }
+
+    /// The app came into use or left it.
+    mutating func activityChanged(inUse: Bool) -> [Action] {
+        transact { core, _ in core.auth.inUse = inUse }
+    }
+
+    /// The user answered `request` (`nil`: the prompt went away unanswered).
+    mutating func promptAnswered(_ request: PromptRequest, _ answer: PromptAnswer?) -> [Action] {
+        transact { core, actions in
+            guard core.auth.prompt == request else { return }
+            if core.auth.answer(answer, to: request) { actions.append(.persist(core.auth.record)) }
+        }
+    }
+
+    /// `requestWhenInUseAuthorization()` or `requestAlwaysAuthorization()`.
+    mutating func requestAuthorization(_ level: SessionLevel) -> [Action] {
+        transact { core, actions in
+            let record = core.auth.record
+            switch level {
+            case .whenInUse:
+                guard record.decision == .notDetermined else { return }
+            case .always:
+                // One upgrade chance; ignored after Allow Once.
+                guard
+                    record.decision == .notDetermined
+                        || (record.decision == .whenInUse && !record.once && !record.alwaysPrompted)
+                else { return }
+            case .none:
+                return
+            }
+            core.auth.managerRequest = max(core.auth.managerRequest ?? .none, level)
+            if !core.auth.inUse {
+                actions.append(
+                    .log(
+                        "\(core.client) asked for authorization while not in use; it will be asked when in use"
+                    ))
+            }
+        }
+    }
+
+    /// `requestTemporaryFullAccuracyAuthorization(withPurposeKey:)`; its answer comes as
+    /// ``Action/completeAccuracyRequest(_:_:)`` with the returned id.
+    mutating func requestTemporaryFullAccuracy(purposeKey: String) -> (ID, [Action]) {
+        var id = 0
+        let actions = transact { core, actions in
+            id = core.makeID()
+            let auth = core.auth
+            let refusal: CLError?
+            if auth.manifest.temporaryUsageDescriptions[purposeKey] == nil {
+                refusal = CLError(
+                    .denied,
+                    "the purpose key \"\(purposeKey)\" is not in NSLocationTemporaryUsageDescriptionDictionary"
+                )
+            } else if auth.accuracy == .fullAccuracy {
+                actions.append(.completeAccuracyRequest(id, nil))
+                return
+            } else if !auth.isAuthorized {
+                refusal = CLError(.denied, "\(core.client) is not authorized to use location")
+            } else if !auth.inUse {
+                refusal = CLError(.denied, "precise location can only be requested while in use")
+            } else {
+                refusal = nil
+            }
+            if let refusal {
+                actions.append(.completeAccuracyRequest(id, refusal))
+                return
+            }
+            core.auth.declinedPurposes.remove(purposeKey)
+            core.accuracyRequests.append((id, purposeKey))
+        }
+        return (id, actions)
+    }
+
+    // MARK: Settling
+
+    /// After any change: answer precise-location requests that became moot, start the next
+    /// prompt, and tell every subscriber what changed.
+    private mutating func settle(_ actions: inout [Action]) {
+        if auth.reconcileUse() { actions.append(.persist(auth.record)) }
+        accuracyRequests.removeAll { request in
+            if auth.temporaryFullAccuracy.contains(request.purposeKey) {
+                actions.append(.completeAccuracyRequest(request.id, nil))
+                return true
+            }
+            if auth.declinedPurposes.contains(request.purposeKey) {
+                actions.append(
+                    .completeAccuracyRequest(
+                        request.id,
+                        CLError(
+                            .promptDeclined, "precise location for \"\(request.purposeKey)\" was declined")))
+                return true
+            }
+            return false
+        }
+        if auth.prompt == nil, auth.inUse, auth.isAuthorized, let request = accuracyRequests.first,
+            let reason = auth.manifest.temporaryUsageDescriptions[request.purposeKey]
+        {
+            let prompt = PromptRequest(
+                kind: .temporaryFullAccuracy, client: client, reason: reason, purposeKey: request.purposeKey)
+            auth.prompt = prompt
+            actions.append(.ask(prompt))
+        }
+        if auth.prompt == nil, let decision = auth.nextPrompt() {
+            switch decision {
+            case .ask(let request):
+                auth.prompt = request
+                actions.append(.ask(request))
+            case .refuse(let reason):
+                if auth.reported.insert(reason).inserted { actions.append(.log(reason)) }
+            }
+        }
+        // Subscribers that are blocked hear about every change of the reason.
+        let gate = auth.updateGate
+        if !gate.deliver {
+            for id in updates.keys.sorted() {
+                if let update = updates[id]!.status(gate.flags) { actions.append(.deliver(id, update)) }
+            }
+        }
+        for id in diagnostics.keys.sorted() {
+            guard let session = auth.sessions[diagnostics[id]!.session] else { continue }
+            let flags = auth.diagnostic(for: session)
+            if flags != diagnostics[id]!.last {
+                diagnostics[id]!.last = flags
+                actions.append(.diagnose(id, flags))
+            }
+        }
+    }
+}
+
+/// A diagnostics subscription: the session it reports on and the flags it last said.
+struct DiagnosticSubscriber: Sendable {
+    var session: LocationCore.ID
+    var last: AuthorizationFlags?
+}
