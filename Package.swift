@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "NMEA", targets: ["NMEA"]),
         .library(name: "GNSS", targets: ["GNSS"]),
+        .library(name: "GNSSSimulation", targets: ["GNSSSimulation"]),
         .library(name: "GNSSSources", targets: ["GNSSSources"]),
         .library(name: "OpenCoreLocation", targets: ["OpenCoreLocation"]),
         .executable(name: "gpsloc", targets: ["gpsloc"]),
@@ -22,6 +23,7 @@ let package = Package(
     targets: [
         .target(name: "NMEA"),
         .target(name: "GNSS", dependencies: ["NMEA"]),
+        .target(name: "GNSSSimulation", dependencies: ["GNSS", "NMEA"]),
         .target(
             name: "GNSSSources",
             dependencies: [
@@ -33,14 +35,14 @@ let package = Package(
         .executableTarget(
             name: "gpsloc",
             dependencies: [
-                "GNSS", "GNSSSources", "OpenCoreLocation",
+                "GNSS", "GNSSSimulation", "GNSSSources", "OpenCoreLocation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "TestSupport", dependencies: ["NMEA", "GNSS"], path: "Tests/TestSupport"),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "GNSS", "TestSupport"]),
-        .testTarget(name: "GNSSTests", dependencies: ["GNSS", "TestSupport"]),
+        .testTarget(name: "GNSSTests", dependencies: ["GNSS", "GNSSSimulation", "TestSupport"]),
         .testTarget(
             name: "GNSSSourcesTests",
             dependencies: [

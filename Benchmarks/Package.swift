@@ -17,6 +17,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "NMEA", package: "OpenCoreLocation"),
                 .product(name: "GNSS", package: "OpenCoreLocation"),
+                .product(name: "GNSSSimulation", package: "OpenCoreLocation"),
             ],
             path: "Benchmarks/NMEABenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -565,8 +565,8 @@ public struct FixAssembler: Sendable {
             day = (referenceDate?.correcting(date) ?? date).daysSinceEpoch
             correctedDay = day
         }
-        return UTCTimestamp(
-            nanosecondsSinceEpoch: Int64(day) * 86_400_000_000_000 + timeOfDay.nanosecondsOfDay)
+        // A year beyond what the timestamp holds (a corrupt or hostile date) gives no time.
+        return UTCTimestamp(daysSinceEpoch: day, nanosecondsOfDay: timeOfDay.nanosecondsOfDay)
     }
 
     // MARK: - Sentences

@@ -68,8 +68,19 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
 
     public init(nanosecondsSinceEpoch: Int64) { self.nanosecondsSinceEpoch = nanosecondsSinceEpoch }
 
-    public init(date: CivilDate, nanosecondsOfDay: Int64) {
-        nanosecondsSinceEpoch = Int64(date.daysSinceEpoch) * 86_400_000_000_000 + nanosecondsOfDay
+    /// The instant `nanosecondsOfDay` into `date`, or `nil` when it lies outside what 64-bit
+    /// nanoseconds hold (about 1678 to 2262): data from outside may name any year.
+    public init?(date: CivilDate, nanosecondsOfDay: Int64) {
+        self.init(daysSinceEpoch: date.daysSinceEpoch, nanosecondsOfDay: nanosecondsOfDay)
+    }
+
+    /// The instant `nanosecondsOfDay` into the day `daysSinceEpoch`, or `nil` when it does not fit.
+    public init?(daysSinceEpoch: Int, nanosecondsOfDay: Int64) {
+        let (dayStart, overflow) = Int64(daysSinceEpoch).multipliedReportingOverflow(by: 86_400_000_000_000)
+        guard !overflow else { return nil }
+        let (total, overflowed) = dayStart.addingReportingOverflow(nanosecondsOfDay)
+        guard !overflowed else { return nil }
+        nanosecondsSinceEpoch = total
     }
 
     /// Seconds since 1970 as a `Double`.
@@ -158,7 +169,8 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
             for _ in 0..<(10 - fraction.count) { nanoseconds *= 10 }
         }
         let ofDay = Int64((hours * 60 + minutes) * 60 + seconds) * 1_000_000_000 + nanoseconds
-        self.init(date: date, nanosecondsOfDay: ofDay)
+        guard let instant = UTCTimestamp(date: date, nanosecondsOfDay: ofDay) else { return nil }
+        self = instant
     }
 }
 

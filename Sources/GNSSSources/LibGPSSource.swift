@@ -141,10 +141,13 @@
             func known(_ value: Double) -> Double? { value.isFinite ? value : nil }
             let source = data.fix
             var fix = Fix()
-            if source.time.tv_sec != 0 || source.time.tv_nsec != 0 {
-                let time = UTCTimestamp(
-                    nanosecondsSinceEpoch: Int64(source.time.tv_sec) * 1_000_000_000
-                        + Int64(source.time.tv_nsec))
+            let (seconds, overflow) = Int64(source.time.tv_sec).multipliedReportingOverflow(by: 1_000_000_000)
+            if source.time.tv_sec != 0 || source.time.tv_nsec != 0, !overflow,
+                case let (nanoseconds, overflowed) = seconds.addingReportingOverflow(
+                    Int64(source.time.tv_nsec)),
+                !overflowed
+            {
+                let time = UTCTimestamp(nanosecondsSinceEpoch: nanoseconds)
                 fix.time = time
                 fix.timeOfDay = NMEATime(millisecondsOf: time)
             }

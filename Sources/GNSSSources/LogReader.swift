@@ -1,5 +1,11 @@
 import GNSS
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Why a log could not be read.
 public struct SourceError: Error, Sendable, CustomStringConvertible {
     public var description: String

@@ -1,6 +1,12 @@
 import GNSS
 import Logging
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// NMEA from a TCP server, such as a marine multiplexer or a receiver's network port:
 /// `tcp://host:port`. Each run connects (giving up after ``connectTimeout``) and reads until the
 /// server closes the connection or it fails, which is reported by throwing ``DisconnectError``;

@@ -1,5 +1,11 @@
 import GNSS
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// A source named by a URL-like string, the same in the API and on the command line:
 /// `file:PATH` (replay; `?speed=N` or `?speed=max`, default real time by the log's own times),
 /// `-` (standard input), `serial:/dev/ttyUSB0?baud=9600`, `gpsd://host:port[/device]`, `gpsd+libgps://host:port[/device]`

@@ -367,12 +367,15 @@ public struct NMEACoordinate: Sendable, Hashable {
     /// Signed decimal degrees (south and west negative), or `nil` when the minutes are 60 or more
     /// or the hemisphere letter is not one of `NSEW`.
     public var degrees: Double? {
-        let unit = NMEADecimal.integerPowersOfTen[Int(value.scale)]
+        let unit = UInt64(NMEADecimal.integerPowersOfTen[Int(value.scale)])
         let magnitude = value.mantissa.magnitude
-        let wholeDegrees = magnitude / UInt64(100 * unit)
-        let minuteMantissa = magnitude - wholeDegrees * UInt64(100 * unit)
-        guard minuteMantissa < UInt64(60 * unit) else { return nil }
-        var result = Double(wholeDegrees) + Double(minuteMantissa) / Double(unit) / 60
+        // `dddmm.mmmm` as whole minutes (with the degrees above them) and a fraction of one.
+        let wholeMinutes = magnitude / unit
+        let wholeDegrees = wholeMinutes / 100
+        let minutes = wholeMinutes % 100
+        guard minutes < 60 else { return nil }
+        // Never overflows: the minutes' mantissa is at most the whole magnitude.
+        var result = Double(wholeDegrees) + Double(minutes * unit + magnitude % unit) / Double(unit) / 60
         if value.mantissa < 0 { result = -result }
         switch hemisphere {
         case UInt8(ascii: "N"), UInt8(ascii: "E"): return result

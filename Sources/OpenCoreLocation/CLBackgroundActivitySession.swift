@@ -6,24 +6,9 @@
 /// `insufficientlyInUse`. The session ends with ``invalidate()`` or when it is released, and
 /// cannot be revived.
 public final class CLBackgroundActivitySession: Sendable {
-    /// The state of the session: why it cannot keep the app in use.
-    public struct Diagnostic: Sendable, Hashable {
-        public let authorizationDenied: Bool
-        public let authorizationDeniedGlobally: Bool
-        public let authorizationRestricted: Bool
-        public let insufficientlyInUse: Bool
-        public let serviceSessionRequired: Bool
-        public let authorizationRequestInProgress: Bool
-
-        init(_ flags: AuthorizationFlags) {
-            authorizationDenied = flags.authorizationDenied
-            authorizationDeniedGlobally = flags.authorizationDeniedGlobally
-            authorizationRestricted = flags.authorizationRestricted
-            insufficientlyInUse = flags.insufficientlyInUse
-            serviceSessionRequired = flags.serviceSessionRequired
-            authorizationRequestInProgress = flags.authorizationRequestInProgress
-        }
-    }
+    /// The state of the session: why it cannot keep the app in use. The same type as a service
+    /// session's diagnostic; the flags about accuracy and Always never apply to this session.
+    public typealias Diagnostic = CLServiceSession.Diagnostic
 
     let handle: SessionHandle
 

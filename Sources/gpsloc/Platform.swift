@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-    @_exported import Glibc
+    import Glibc
 #elseif canImport(Musl)
-    @_exported import Musl
+    import Musl
 #elseif canImport(Darwin)
-    @_exported import Darwin
+    import Darwin
 #endif
 
 /// Writes all of `bytes` to `descriptor` with `write(2)`, retrying after interruptions.

@@ -1,5 +1,12 @@
 import ArgumentParser
 import GNSS
+import GNSSSimulation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 struct Simulate: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,4 +1,5 @@
 import GNSS
+import GNSSSimulation
 import NMEA
 import TestSupport
 import Testing

@@ -5,6 +5,7 @@
 // the figures are the decoder's alone, without I/O.
 import Benchmark
 import GNSS
+import GNSSSimulation
 import NMEA
 
 /// The simulated log, and what it holds.

@@ -1,3 +1,4 @@
+import GNSS
 import NMEA
 
 #if canImport(Glibc)
@@ -7,22 +8,6 @@ import NMEA
 #elseif canImport(Darwin)
     import Darwin
 #endif
-
-/// A small, fast, seedable random number generator (SplitMix64), so simulated logs are the same
-/// on every machine.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Simulates a vehicle driving a route with stops, turns and climbs, and writes what a modern
 /// multi-constellation receiver (NMEA 4.10) would send for it: RMC, VTG, GGA, one GSA per system,
@@ -97,7 +82,7 @@ public struct RouteSimulator: Sendable {
     public init(
         seed: UInt64 = 1,
         start: UTCTimestamp = UTCTimestamp(
-            date: CivilDate(year: 2026, month: 3, day: 14), nanosecondsOfDay: 8 * 3_600_000_000_000),
+            date: CivilDate(year: 2026, month: 3, day: 14), nanosecondsOfDay: 8 * 3_600_000_000_000)!,
         latitude: Double = 52.3731, longitude: Double = 4.8926, altitude: Double = 12, rate: Int = 1,
         faults: Faults = Faults()
     ) {

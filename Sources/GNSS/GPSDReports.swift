@@ -1,0 +1,127 @@
+import NMEA
+
+/// Text encodings of fixes: gpsd's `TPV`/`SKY` reports (this file), this library's JSON record
+/// and CSV (`FixRecords.swift`).
+public enum FixFormat {
+    /// gpsd's TPV report for a fix (`{"class":"TPV",…}`), with gpsd's field names, units and
+    /// number formats, so that it can be compared with gpsd's output line by line.
+    public static func gpsdTPV(_ fix: Fix) -> String {
+        var bytes: [UInt8] = []
+        appendGPSDTPV(fix, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends gpsd's reports for a fix to `output`, one per line: the TPV, then the SKY when
+    /// the fix has DOPs or satellites (as `gpsloc decode --format gpsd` prints them).
+    public static func appendGPSDReports(_ fix: Fix, to output: inout [UInt8]) {
+        appendGPSDTPV(fix, to: &output)
+        output.append(10)
+        if fix.dop.hdop != nil || fix.dop.pdop != nil || !fix.satellites.isEmpty {
+            appendGPSDSKY(fix, to: &output)
+            output.append(10)
+        }
+    }
+
+    static func appendGPSDTPV(_ fix: Fix, to output: inout [UInt8]) {
+        JSONObjectWriter.append(to: &output, estimate: 1024) { json in writeGPSDTPV(fix, &json) }
+    }
+
+    private static func writeGPSDTPV(_ fix: Fix, _ json: inout JSONObjectWriter) {
+        json.add("class", string: "TPV")
+        if fix.status.rawValue >= 2 { json.add("status", integer: fix.status.rawValue) }
+        json.add("mode", integer: fix.mode.rawValue)
+        if let time = fix.time {
+            json.add("time", time: time)
+            if let ept = fix.errors.time { json.add("ept", ept, decimals: 3) }
+        }
+        if fix.mode >= .twoDimensional {
+            json.add("lat", fix.latitude, decimals: 9)
+            json.add("lon", fix.longitude, decimals: 9)
+            json.add("altHAE", fix.altitudeHAE, decimals: 4)
+            json.add("altMSL", fix.altitudeMSL, decimals: 4)
+            json.add("alt", fix.altitudeMSL, decimals: 4)
+            json.add("epx", fix.errors.longitude, decimals: 3)
+            json.add("epy", fix.errors.latitude, decimals: 3)
+            json.add("epv", fix.errors.vertical, decimals: 3)
+            json.add("track", fix.course, decimals: 4)
+        }
+        json.add("magvar", fix.magneticVariation, decimals: 1)
+        if fix.mode >= .twoDimensional {
+            json.add("speed", fix.speed, decimals: 3)
+        }
+        if fix.mode == .threeDimensional {
+            json.add("climb", fix.climb, decimals: 3)
+        }
+        if fix.mode >= .twoDimensional {
+            json.add("eps", fix.errors.speed, decimals: 2)
+        }
+        if fix.mode == .threeDimensional {
+            json.add("epc", fix.errors.climb, decimals: 2)
+            json.add("geoidSep", fix.geoidSeparation, decimals: 3)
+        }
+        if fix.mode >= .twoDimensional {
+            json.add("eph", fix.errors.horizontal, decimals: 3)
+            json.add("sep", fix.errors.spherical, decimals: 3)
+        }
+    }
+
+    /// gpsd's SKY report: DOPs and the satellites in view.
+    public static func gpsdSKY(_ fix: Fix) -> String {
+        var bytes: [UInt8] = []
+        appendGPSDSKY(fix, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func appendGPSDSKY(_ fix: Fix, to output: inout [UInt8]) {
+        JSONObjectWriter.append(to: &output, estimate: 640 + 320 * fix.satellites.count) { json in
+            writeGPSDSKY(fix, &json)
+        }
+    }
+
+    private static func writeGPSDSKY(_ fix: Fix, _ json: inout JSONObjectWriter) {
+        json.add("class", string: "SKY")
+        if let time = fix.time { json.add("time", time: time) }
+        json.add("gdop", fix.dop.gdop, decimals: 2)
+        json.add("hdop", fix.dop.hdop, decimals: 2)
+        json.add("pdop", fix.dop.pdop, decimals: 2)
+        json.add("tdop", fix.dop.tdop, decimals: 2)
+        json.add("xdop", fix.dop.xdop, decimals: 2)
+        json.add("ydop", fix.dop.ydop, decimals: 2)
+        json.add("vdop", fix.dop.vdop, decimals: 2)
+        if !fix.satellites.isEmpty { json.add("nSat", integer: fix.satellites.count) }
+        if let used = fix.satellitesUsed { json.add("uSat", integer: used) }
+        if !fix.satellites.isEmpty {
+            json.openArray("satellites")
+            for satellite in fix.satellites { gpsdSatellite(satellite, &json) }
+            json.closeArray()
+        }
+    }
+
+    private static func gpsdSatellite(_ satellite: Satellite, _ json: inout JSONObjectWriter) {
+        json.openObject()
+        defer { json.closeObject() }
+        json.add("PRN", integer: satellite.nmeaID)
+        if let constellation = satellite.constellation {
+            json.add("gnssid", integer: gpsdGNSSID(constellation))
+        }
+        json.add("svid", integer: satellite.svid)
+        if let signal = satellite.signal { json.add("sigid", integer: signal) }
+        json.add("az", satellite.azimuth, decimals: 1)
+        json.add("el", satellite.elevation, decimals: 1)
+        json.add("ss", satellite.snr, decimals: 1)
+        json.add("used", bool: satellite.used)
+    }
+
+    /// u-blox GNSS identifiers, as gpsd reports them.
+    private static func gpsdGNSSID(_ constellation: Constellation) -> Int {
+        switch constellation {
+        case .gps: 0
+        case .sbas: 1
+        case .galileo: 2
+        case .beidou: 3
+        case .qzss: 5
+        case .glonass: 6
+        case .navic: 7
+        }
+    }
+}

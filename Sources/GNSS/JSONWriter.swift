@@ -1,0 +1,148 @@
+import NMEA
+
+/// JSON string literals.
+public enum JSONText {
+    /// `text` as a JSON string literal, quotes included.
+    public static func quoted(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        ByteCursor.append(to: &bytes, estimate: maximumQuotedCount(text)) { cursor in
+            guard cursor.hasRoom(for: maximumQuotedCount(text)) else { return }
+            writeQuoted(text, to: &cursor)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The most bytes `text` takes as a literal: each byte may become `\u00XX`.
+    static func maximumQuotedCount(_ text: String) -> Int { 2 + 6 * text.utf8.count }
+
+    /// Writes `text` as a literal; the cursor has room for ``maximumQuotedCount(_:)`` bytes.
+    static func writeQuoted(_ text: String, to cursor: inout ByteCursor) {
+        cursor.put(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                cursor.put(UInt8(ascii: "\\"))
+                cursor.put(byte)
+            case UInt8(ascii: "\n"):
+                cursor.put(UInt8(ascii: "\\"))
+                cursor.put(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"):
+                cursor.put(UInt8(ascii: "\\"))
+                cursor.put(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"):
+                cursor.put(UInt8(ascii: "\\"))
+                cursor.put(UInt8(ascii: "t"))
+            case 0..<0x20:
+                cursor.put("\\u00")
+                cursor.put(lowercaseHexDigit(byte >> 4))
+                cursor.put(lowercaseHexDigit(byte & 15))
+            default: cursor.put(byte)
+            }
+        }
+        cursor.put(UInt8(ascii: "\""))
+    }
+
+    private static func lowercaseHexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? nibble + 48 : nibble + 87
+    }
+}
+
+/// Builds a JSON object in place at the end of a byte array, skipping `nil` values; objects and
+/// arrays nest. Each value first makes sure of room for its largest form.
+struct JSONObjectWriter {
+    private var cursor: ByteCursor
+    /// Whether nothing has been written yet at the current level.
+    private var first = true
+
+    /// Appends the object `body` writes to `output`; `estimate` is the room to start with.
+    static func append(to output: inout [UInt8], estimate: Int, _ body: (inout JSONObjectWriter) -> Void) {
+        ByteCursor.append(to: &output, estimate: estimate) { cursor in
+            var json = JSONObjectWriter(cursor: cursor)
+            json.open(UInt8(ascii: "{"))
+            body(&json)
+            json.close(UInt8(ascii: "}"))
+            cursor = json.cursor
+        }
+    }
+
+    private init(cursor: ByteCursor) { self.cursor = cursor }
+
+    /// The longest value ``add(_:_:decimals:)`` writes.
+    private static let maximumNumberCount = 32
+
+    /// Writes the key, with room after it for `valueCount` bytes; `false` when there is none.
+    @inline(__always)
+    private mutating func key(_ name: StaticString, room valueCount: Int) -> Bool {
+        guard cursor.hasRoom(for: name.utf8CodeUnitCount + 4 + valueCount) else { return false }
+        if !first { cursor.put(UInt8(ascii: ",")) }
+        first = false
+        cursor.put(UInt8(ascii: "\""))
+        cursor.put(name)
+        cursor.put(UInt8(ascii: "\""))
+        cursor.put(UInt8(ascii: ":"))
+        return true
+    }
+
+    mutating func add(_ name: StaticString, string value: String?) {
+        guard let value, key(name, room: JSONText.maximumQuotedCount(value)) else { return }
+        JSONText.writeQuoted(value, to: &cursor)
+    }
+
+    /// A timestamp as ``UTCTimestamp/iso8601``, quoted.
+    mutating func add(_ name: StaticString, time value: UTCTimestamp) {
+        guard key(name, room: UTCTimestamp.maximumISO8601Count + 2) else { return }
+        cursor.put(UInt8(ascii: "\""))
+        value.writeISO8601(to: &cursor)
+        cursor.put(UInt8(ascii: "\""))
+    }
+
+    mutating func add(_ name: StaticString, integer value: Int?) {
+        guard let value, key(name, room: NMEADecimal.maximumASCIICount) else { return }
+        cursor.put(NMEADecimal(value))
+    }
+
+    mutating func add(_ name: StaticString, bool value: Bool) {
+        guard key(name, room: 5) else { return }
+        cursor.put(value ? "true" : "false")
+    }
+
+    mutating func add(_ name: StaticString, _ value: Double?, decimals: Int) {
+        guard let value, value.isFinite, key(name, room: Self.maximumNumberCount + decimals) else { return }
+        writeFixed(value, decimals, to: &cursor)
+    }
+
+    /// Opens an object as the value of `name`; ``closeObject()`` ends it.
+    mutating func openObject(_ name: StaticString) {
+        guard key(name, room: 1) else { return }
+        open(UInt8(ascii: "{"))
+    }
+
+    /// Opens an object as the next element of an array.
+    mutating func openObject() {
+        guard cursor.hasRoom(for: 2) else { return }
+        if !first { cursor.put(UInt8(ascii: ",")) }
+        open(UInt8(ascii: "{"))
+    }
+
+    mutating func closeObject() { close(UInt8(ascii: "}")) }
+
+    /// Opens an array as the value of `name`; ``closeArray()`` ends it.
+    mutating func openArray(_ name: StaticString) {
+        guard key(name, room: 1) else { return }
+        open(UInt8(ascii: "["))
+    }
+
+    mutating func closeArray() { close(UInt8(ascii: "]")) }
+
+    private mutating func open(_ bracket: UInt8) {
+        guard cursor.hasRoom(for: 1) else { return }
+        cursor.put(bracket)
+        first = true
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        guard cursor.hasRoom(for: 1) else { return }
+        cursor.put(bracket)
+        first = false
+    }
+}
