@@ -71,10 +71,12 @@ public struct FixAssembler: Sendable {
         case .gst(let gst): add(gst, emit)
         case .gbs(let gbs): add(gbs, emit)
         case .hdt(let hdt): add(hdt, emit)
+        case .pgrme(let pgrme): add(pgrme, emit)
+        case .pgrmz(let pgrmz): add(pgrmz, emit)
         case .proprietary(let proprietary):
-            add(proprietary, emit) { assembler, proprietary, step in
+            add(proprietary, emit) { _, proprietary, step in
                 step.kindKey = GPSDSentenceRules.otherKindKey(proprietary.address)
-                step.bringsData = assembler.rules.proprietary(proprietary, &step, &assembler.receiverErrors)
+                step.bringsData = false
             }
         case .unknown(let unknown):
             add(unknown, emit) { assembler, unknown, step in
@@ -170,6 +172,12 @@ public struct FixAssembler: Sendable {
             step.bringsData = false
         }
     }
+
+    mutating func add(_ pgrme: PGRME, _ emit: (Fix) -> Void) {
+        add(pgrme, emit) { $0.rules.pgrme($1, &$2, &$0.receiverErrors) }
+    }
+
+    mutating func add(_ pgrmz: PGRMZ, _ emit: (Fix) -> Void) { add(pgrmz, emit) { $0.rules.pgrmz($1, &$2) } }
 
     /// Lets `process` fill a step with what `sentence` brings, then completes it.
     @inline(__always)

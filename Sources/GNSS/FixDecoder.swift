@@ -15,45 +15,28 @@ public struct DecodeStatistics: Sendable, Hashable {
     public var bytesRead: Int?
     /// `#` comment lines a log source removed.
     public var commentLines = 0
-    private var typed: InlineArray<13, Int> = .init(repeating: 0)
+    /// Sentences of each type of the catalogue, by its raw value.
+    private var typed = [Int](repeating: 0, count: NMEASentenceType.allCases.count)
     private var others: [String: Int] = [:]
 
     public init() {}
 
     mutating func count(_ sentence: NMEASentence) {
         switch sentence {
-        case .rmc: count(.rmc)
-        case .gga: count(.gga)
-        case .gsa: count(.gsa)
-        case .gsv: count(.gsv)
-        case .vtg: count(.vtg)
-        case .gll: count(.gll)
-        case .gns: count(.gns)
-        case .gst: count(.gst)
-        case .zda: count(.zda)
-        case .gbs: count(.gbs)
-        case .hdt: count(.hdt)
-        case .txt: count(.txt)
-        case .dtm: count(.dtm)
         case .proprietary(let sentence): others[sentence.address, default: 0] += 1
         case .unknown(let sentence): others[sentence.type, default: 0] += 1
+        default: if let type = sentence.sentenceType { count(type) }
         }
     }
 
-    /// The standard sentence types, each with its slot in `typed`; the name is the case's, in
-    /// capitals.
-    enum Typed: Int, CaseIterable {
-        case rmc, gga, gsa, gsv, vtg, gll, gns, gst, zda, gbs, hdt, txt, dtm
-    }
-
-    mutating func count(_ type: Typed) { typed[type.rawValue] += 1 }
+    mutating func count(_ type: NMEASentenceType) { typed[Int(type.rawValue)] += 1 }
 
     /// Sentences by type (`"GGA"`, or the address of proprietary ones such as `"PGRME"`), most
     /// frequent first.
     public var sentencesByType: [(type: String, count: Int)] {
         var result: [(type: String, count: Int)] = []
-        for type in Typed.allCases where typed[type.rawValue] > 0 {
-            result.append(("\(type)".uppercased(), typed[type.rawValue]))
+        for type in NMEASentenceType.allCases where typed[Int(type.rawValue)] > 0 {
+            result.append((type.name, typed[Int(type.rawValue)]))
         }
         for (type, count) in others { result.append((type, count)) }
         return result.sorted { $0.count != $1.count ? $0.count > $1.count : $0.type < $1.type }
@@ -176,6 +159,16 @@ public struct FixDecoder: Sendable {
         func visit(_ dtm: DTM) {
             core.pointee.counts.count(.dtm)
             core.pointee.assembler.add(dtm, emit)
+        }
+
+        func visit(_ pgrme: PGRME) {
+            core.pointee.counts.count(.pgrme)
+            core.pointee.assembler.add(pgrme, emit)
+        }
+
+        func visit(_ pgrmz: PGRMZ) {
+            core.pointee.counts.count(.pgrmz)
+            core.pointee.assembler.add(pgrmz, emit)
         }
 
         func flush() { core.pointee.assembler.flush(emit) }

@@ -28,6 +28,9 @@ public enum NMEASentence: Sendable, Hashable {
     case hdt(HDT)
     case txt(TXT)
     case dtm(DTM)
+    case pgrme(PGRME)
+    case pgrmz(PGRMZ)
+    /// A proprietary sentence this library does not read into a type of its own.
     case proprietary(ProprietarySentence)
     case unknown(UnknownSentence)
 
@@ -78,33 +81,24 @@ public enum NMEASentence: Sendable, Hashable {
         }
         let first = address[0]
         if first == UInt8(ascii: "P") && start == UInt8(ascii: "$") && !isQuectelTalker(address) {
-            visitor.visit(
-                .proprietary(
-                    ProprietarySentence(
-                        address: String(decoding: address, as: UTF8.self), fields: rawFields(fields))))
+            if let type = NMEASentenceType.proprietary(address: address) {
+                type.read(fields, talker: .proprietary, into: &visitor)
+            } else {
+                visitor.visit(
+                    .proprietary(
+                        ProprietarySentence(
+                            address: String(decoding: address, as: UTF8.self), fields: rawFields(fields))))
+            }
             return true
         }
         guard address.count >= 3 else { return false }
         let talker = Talker(address[0], address[1])
         if address.count == 5 && start == UInt8(ascii: "$") {
             let code = UInt32(address[2]) << 16 | UInt32(address[3]) << 8 | UInt32(address[4])
-            switch code {
-            case sentenceCode("RMC"): visitor.visit(RMC(talker: talker, fields: fields))
-            case sentenceCode("GGA"): visitor.visit(GGA(talker: talker, fields: fields))
-            case sentenceCode("GSA"): visitor.visit(GSA(talker: talker, fields: fields))
-            case sentenceCode("GSV"): visitor.visit(GSV(talker: talker, fields: fields))
-            case sentenceCode("VTG"): visitor.visit(VTG(talker: talker, fields: fields))
-            case sentenceCode("GLL"): visitor.visit(GLL(talker: talker, fields: fields))
-            case sentenceCode("GNS"): visitor.visit(GNS(talker: talker, fields: fields))
-            case sentenceCode("GST"): visitor.visit(GST(talker: talker, fields: fields))
-            case sentenceCode("ZDA"): visitor.visit(ZDA(talker: talker, fields: fields))
-            case sentenceCode("GBS"): visitor.visit(GBS(talker: talker, fields: fields))
-            case sentenceCode("HDT"): visitor.visit(HDT(talker: talker, fields: fields))
-            case sentenceCode("TXT"): visitor.visit(TXT(talker: talker, fields: fields))
-            case sentenceCode("DTM"): visitor.visit(DTM(talker: talker, fields: fields))
-            default: visitor.visit(.unknown(unknownSentence(fields, start: start, talker: talker)))
+            if let type = NMEASentenceType.standard(code: code) {
+                type.read(fields, talker: talker, into: &visitor)
+                return true
             }
-            return true
         }
         visitor.visit(.unknown(unknownSentence(fields, start: start, talker: talker)))
         return true
@@ -142,64 +136,52 @@ public enum NMEASentence: Sendable, Hashable {
         return try result.get()
     }
 
+    /// The typed value of a sentence the catalogue lists; `nil` for proprietary and unknown ones.
+    public var typed: (any TypedSentence)? {
+        switch self {
+        case .rmc(let s): s
+        case .gga(let s): s
+        case .gsa(let s): s
+        case .gsv(let s): s
+        case .vtg(let s): s
+        case .gll(let s): s
+        case .gns(let s): s
+        case .gst(let s): s
+        case .zda(let s): s
+        case .gbs(let s): s
+        case .hdt(let s): s
+        case .txt(let s): s
+        case .dtm(let s): s
+        case .pgrme(let s): s
+        case .pgrmz(let s): s
+        case .proprietary, .unknown: nil
+        }
+    }
+
+    /// The sentence's entry in the catalogue; `nil` for proprietary and unknown ones it lacks.
+    public var sentenceType: NMEASentenceType? { typed.map { Swift.type(of: $0).sentenceType } }
+
     /// The three-letter type (`"GGA"`), or the whole address for proprietary sentences.
     public var type: String {
         switch self {
-        case .rmc: RMC.type
-        case .gga: GGA.type
-        case .gsa: GSA.type
-        case .gsv: GSV.type
-        case .vtg: VTG.type
-        case .gll: GLL.type
-        case .gns: GNS.type
-        case .gst: GST.type
-        case .zda: ZDA.type
-        case .gbs: GBS.type
-        case .hdt: HDT.type
-        case .txt: TXT.type
-        case .dtm: DTM.type
         case .proprietary(let sentence): sentence.address
         case .unknown(let sentence): sentence.type
+        default: sentenceType!.name
         }
     }
 
     /// The talker; ``Talker/proprietary`` for `$P…` sentences.
     public var talker: Talker {
         switch self {
-        case .rmc(let s): s.talker
-        case .gga(let s): s.talker
-        case .gsa(let s): s.talker
-        case .gsv(let s): s.talker
-        case .vtg(let s): s.talker
-        case .gll(let s): s.talker
-        case .gns(let s): s.talker
-        case .gst(let s): s.talker
-        case .zda(let s): s.talker
-        case .gbs(let s): s.talker
-        case .hdt(let s): s.talker
-        case .txt(let s): s.talker
-        case .dtm(let s): s.talker
         case .proprietary: .proprietary
         case .unknown(let s): s.talker
+        default: typed!.talker
         }
     }
 
     /// The sentence as bytes, `$` to `\r\n`, with a correct checksum.
     public func encoded() -> [UInt8] {
         switch self {
-        case .rmc(let s): return s.encoded()
-        case .gga(let s): return s.encoded()
-        case .gsa(let s): return s.encoded()
-        case .gsv(let s): return s.encoded()
-        case .vtg(let s): return s.encoded()
-        case .gll(let s): return s.encoded()
-        case .gns(let s): return s.encoded()
-        case .gst(let s): return s.encoded()
-        case .zda(let s): return s.encoded()
-        case .gbs(let s): return s.encoded()
-        case .hdt(let s): return s.encoded()
-        case .txt(let s): return s.encoded()
-        case .dtm(let s): return s.encoded()
         case .proprietary(let s):
             var writer = NMEAWriter(talker: .proprietary, type: String(s.address.dropFirst()))
             for field in s.fields { writer.field(field) }
@@ -208,6 +190,8 @@ public enum NMEASentence: Sendable, Hashable {
             var writer = NMEAWriter(start: s.start, talker: s.talker, type: s.type)
             for field in s.fields { writer.field(field) }
             return writer.finish()
+        default:
+            return typed!.encoded()
         }
     }
 }
@@ -265,6 +249,8 @@ public protocol NMEASentenceVisitor {
     mutating func visit(_ hdt: HDT)
     mutating func visit(_ txt: TXT)
     mutating func visit(_ dtm: DTM)
+    mutating func visit(_ pgrme: PGRME)
+    mutating func visit(_ pgrmz: PGRMZ)
 }
 
 extension NMEASentenceVisitor {
@@ -281,4 +267,6 @@ extension NMEASentenceVisitor {
     public mutating func visit(_ hdt: HDT) { visit(NMEASentence.hdt(hdt)) }
     public mutating func visit(_ txt: TXT) { visit(NMEASentence.txt(txt)) }
     public mutating func visit(_ dtm: DTM) { visit(NMEASentence.dtm(dtm)) }
+    public mutating func visit(_ pgrme: PGRME) { visit(NMEASentence.pgrme(pgrme)) }
+    public mutating func visit(_ pgrmz: PGRMZ) { visit(NMEASentence.pgrmz(pgrmz)) }
 }

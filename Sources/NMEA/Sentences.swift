@@ -1,27 +1,8 @@
-/// A sentence type with a fixed field layout that can be parsed and encoded.
-public protocol TypedSentence: Sendable, Hashable {
-    /// The three-letter type, e.g. `"GGA"`.
-    static var type: String { get }
-    /// Who sent it (`GP`, `GN`, …).
-    var talker: Talker { get }
-    /// Writes the fields after the address.
-    func writeFields(to writer: inout NMEAWriter)
-}
-
-extension TypedSentence {
-    /// The sentence as bytes, `$` to `\r\n`, with a correct checksum.
-    public func encoded() -> [UInt8] {
-        var writer = NMEAWriter(talker: talker, type: Self.type)
-        writeFields(to: &writer)
-        return writer.finish()
-    }
-}
-
 /// `$GPRMC,225446.33,A,4916.45,N,12311.12,W,000.5,054.7,191194,020.3,E,A,V*68` — recommended
 /// minimum data: time, status, position, speed and course over ground, date, magnetic variation,
 /// and in NMEA 2.3+ the FAA mode, in 4.10+ the navigational status.
 public struct RMC: TypedSentence {
-    public static let type = "RMC"
+    public static let sentenceType = NMEASentenceType.rmc
     public var talker: Talker
     public var time: NMEATime?
     /// `A` valid, `V` warning.
@@ -89,7 +70,7 @@ public struct RMC: TypedSentence {
 /// position, quality, satellites used, HDOP, altitude above mean sea level, geoid separation,
 /// age of differential corrections and reference station.
 public struct GGA: TypedSentence {
-    public static let type = "GGA"
+    public static let sentenceType = NMEASentenceType.gga
     public var talker: Talker
     public var time: NMEATime?
     public var latitude: NMEACoordinate?
@@ -158,7 +139,7 @@ public struct GGA: TypedSentence {
 /// `$GNGSA,A,3,13,12,22,19,08,21,,,,,,,1.05,0.64,0.83,4*0B` — DOP and satellites used; NMEA 4.10
 /// adds the GNSS system ID. Up to 24 satellite fields are read (some receivers send more than 12).
 public struct GSA: TypedSentence {
-    public static let type = "GSA"
+    public static let sentenceType = NMEASentenceType.gsa
     public var talker: Talker
     /// `A` automatic, `M` manual.
     public var selectionMode: NMEALetter?
@@ -192,64 +173,6 @@ public struct GSA: TypedSentence {
         self.hdop = hdop
         self.vdop = vdop
         self.systemID = systemID
-    }
-
-    /// A GSA body as receivers write it, read straight from its bytes without splitting it into
-    /// fields: an upper-case talker other than `P…`, a one-character selection mode, a one-digit
-    /// fix type, twelve satellite slots of up to three digits, the three DOPs and, from NMEA 4.10,
-    /// an optional one-digit system ID. Hands the sentence to `visitor` and returns `true` when
-    /// the body is laid out so; anything else is read field by field, to the same value.
-    static func visitStandardLayout(
-        _ body: UnsafeBufferPointer<UInt8>, _ visitor: inout some NMEASentenceVisitor
-    ) -> Bool {
-        let end = body.count
-        // The shortest such body is `ttGSA,m,f,` with twelve empty slots and three empty DOPs.
-        guard end >= 24, let p = body.baseAddress else { return false }
-        let comma = UInt8(ascii: ",")
-        guard hasStandardAddress(p, "GSA"), p[6] != comma, p[7] == comma, p[9] == comma else { return false }
-        let fixType = p[8] &- 48
-        guard fixType < 10 else { return false }
-        var gsa = GSA(
-            talker: Talker(p[0], p[1]), selectionMode: NMEALetter(rawValue: p[6]), fixType: Int(fixType))
-        var index = 10
-        for _ in 0..<12 {
-            // Up to three digits, then a comma.
-            var id = 0
-            var digits = 0
-            while index < end && p[index] != comma {
-                let digit = p[index] &- 48
-                guard digit < 10, digits < 3 else { return false }
-                id = id &* 10 &+ Int(digit)
-                digits &+= 1
-                index &+= 1
-            }
-            guard index < end else { return false }
-            if id > 0 { gsa.satellites.append(UInt16(id)) }
-            index &+= 1
-        }
-        /// The decimal up to the next comma or the end; `index` is left on that comma or the end.
-        func decimal() -> NMEADecimal? {
-            let start = index
-            while index < end && p[index] != comma { index &+= 1 }
-            return NMEADecimal.parse(UnsafeBufferPointer(start: p + start, count: index &- start))
-        }
-        gsa.pdop = decimal()
-        guard index < end else { return false }
-        index &+= 1
-        gsa.hdop = decimal()
-        guard index < end else { return false }
-        index &+= 1
-        gsa.vdop = decimal()
-        if index &+ 2 == end {
-            // `,d`: the system ID.
-            let systemID = p[index &+ 1] &- 48
-            guard systemID < 10 else { return false }
-            gsa.systemID = Int(systemID)
-        } else if index != end && index &+ 1 != end {
-            return false
-        }
-        visitor.visit(gsa)
-        return true
     }
 
     init(talker: Talker, fields: borrowing Fields) {
@@ -309,46 +232,10 @@ public struct GSVSatellite: Sendable, Hashable, BitwiseCopyable {
     }
 }
 
-extension GSVSatellite {
-    /// A satellite written `nn,ee,aaa,ss` (`snrDigits` 2) or `nn,ee,aaa,` (`snrDigits` 0) at
-    /// `field`, read eight bytes at a time; `nil` when the bytes are not digits where digits go
-    /// (the commas are the caller's to check). The ten bytes from `field` (and the signal
-    /// strength's) must be readable.
-    @inline(__always)
-    init?(standardBlock field: UnsafePointer<UInt8>, snrDigits: Int) {
-        let digits = Bytes8.load(field) ^ Bytes8.repeating(48)
-        // Bytes 0, 1, 3, 4, 6 and 7 must be digits (0…9 once '0' is taken away); 2 and 5 are commas.
-        let notDigits = (((digits & Bytes8.low7) &+ Bytes8.repeating(0x76)) | digits) & 0x8080_0080_8000_8080
-        let lastAzimuthDigit = field[8] &- 48
-        guard notDigits == 0, lastAzimuthDigit < 10 else { return nil }
-        func digit(_ byte: Int) -> Int16 { Int16(truncatingIfNeeded: digits &>> UInt64(byte &* 8) & 0xFF) }
-        var snr: Int16?
-        if snrDigits == 2 {
-            let tens = field[10] &- 48
-            let units = field[11] &- 48
-            guard max(tens, units) < 10 else { return nil }
-            snr = Int16(tens) &* 10 &+ Int16(units)
-        }
-        self.init(
-            id: UInt16(digit(0) &* 10 &+ digit(1)), elevation: digit(3) &* 10 &+ digit(4),
-            azimuth: digit(6) &* 100 &+ digit(7) &* 10 &+ Int16(lastAzimuthDigit), snr: snr)
-    }
-}
-
-/// Whether a body begins with an upper-case talker, the three letters of `type` and a comma, as
-/// the sentences read straight from their bytes require. A talker beginning with `P` is left to
-/// field-by-field reading, which tells proprietary addresses from Quectel's `PQ` talker.
-@inline(__always)
-private func hasStandardAddress(_ p: UnsafePointer<UInt8>, _ type: StaticString) -> Bool {
-    let letters = type.utf8Start
-    return p[0] &- UInt8(ascii: "A") < 26 && p[1] &- UInt8(ascii: "A") < 26 && p[0] != UInt8(ascii: "P")
-        && p[2] == letters[0] && p[3] == letters[1] && p[4] == letters[2] && p[5] == UInt8(ascii: ",")
-}
-
 /// `$GPGSV,3,1,11,03,03,111,00,04,15,270,00,06,01,010,00,13,06,292,00*74` — satellites in view,
 /// up to four per sentence, in a numbered series; NMEA 4.10 adds the signal ID after them.
 public struct GSV: TypedSentence {
-    public static let type = "GSV"
+    public static let sentenceType = NMEASentenceType.gsv
     public var talker: Talker
     public var messageCount: Int?
     public var messageNumber: Int?
@@ -398,74 +285,6 @@ public struct GSV: TypedSentence {
         }
     }
 
-    /// A GSV body as receivers write it, read straight from its bytes without splitting it into
-    /// fields: an upper-case talker other than `P…`, one-digit message count and number, one or two
-    /// digits of satellites in view, one to four satellites `nn,ee,aaa,ss` (or `nn,ee,aaa,`) and,
-    /// from NMEA 4.10, a one-character signal ID. Hands the sentence to `visitor` and returns
-    /// `true` when the body is laid out so; anything else is read field by field, to the same value.
-    static func visitStandardLayout(
-        _ body: UnsafeBufferPointer<UInt8>, _ visitor: inout some NMEASentenceVisitor
-    ) -> Bool {
-        let end = body.count
-        // The shortest such body is `ttGSV,c,n,v,nn,ee,aaa,`.
-        guard end >= 22, let p = body.baseAddress else { return false }
-        guard hasStandardAddress(p, "GSV"), p[7] == UInt8(ascii: ","), p[9] == UInt8(ascii: ",") else {
-            return false
-        }
-        let count = p[6] &- 48
-        let number = p[8] &- 48
-        let inView = p[10] &- 48
-        guard count < 10, number < 10, inView < 10 else { return false }
-        var index = 11
-        var satellitesInView = Int(inView)
-        if p[11] != UInt8(ascii: ",") {
-            let units = p[11] &- 48
-            guard units < 10, p[12] == UInt8(ascii: ",") else { return false }
-            satellitesInView = satellitesInView &* 10 &+ Int(units)
-            index = 12
-        }
-        index += 1
-        var gsv = GSV(
-            talker: Talker(p[0], p[1]), messageCount: Int(count), messageNumber: Int(number),
-            satellitesInView: satellitesInView)
-        var blocks = 0
-        while true {
-            // `nn,ee,aaa,` and then the signal strength: none, or two digits.
-            guard index &+ 10 <= end, p[index &+ 2] == UInt8(ascii: ","), p[index &+ 5] == UInt8(ascii: ","),
-                p[index &+ 9] == UInt8(ascii: ",")
-            else { return false }
-            let snrDigits: Int
-            let next: Int
-            if index &+ 10 == end {
-                snrDigits = 0
-                next = end
-            } else if p[index &+ 10] == UInt8(ascii: ",") {
-                snrDigits = 0
-                next = index &+ 11
-            } else if index &+ 12 == end {
-                snrDigits = 2
-                next = end
-            } else if index &+ 12 < end && p[index &+ 12] == UInt8(ascii: ",") {
-                snrDigits = 2
-                next = index &+ 13
-            } else {
-                return false
-            }
-            guard let satellite = GSVSatellite(standardBlock: p + index, snrDigits: snrDigits) else {
-                return false
-            }
-            if satellite.id > 0 { gsv.satellites.append(satellite) }
-            blocks &+= 1
-            if next &+ 1 == end { gsv.signalID = hexValue(p[next]).map(Int.init) }
-            if next &+ 1 >= end {
-                visitor.visit(gsv)
-                return true
-            }
-            guard blocks < 4 else { return false }
-            index = next
-        }
-    }
-
     public func writeFields(to writer: inout NMEAWriter) {
         writer.field(messageCount)
         writer.field(messageNumber)
@@ -485,7 +304,7 @@ public struct GSV: TypedSentence {
 /// `$GPVTG,054.7,T,034.4,M,005.5,N,010.2,K,A*25` — course and speed over ground. The NMEA 2.0
 /// layout without unit letters (`$GPVTG,054.7,034.4,005.5,010.2`) is read too.
 public struct VTG: TypedSentence {
-    public static let type = "VTG"
+    public static let sentenceType = NMEASentenceType.vtg
     public var talker: Talker
     public var courseTrue: NMEADecimal?
     public var courseMagnetic: NMEADecimal?
@@ -534,7 +353,7 @@ public struct VTG: TypedSentence {
 
 /// `$GPGLL,4916.45,N,12311.12,W,225444,A,A*5C` — position, time, status and FAA mode.
 public struct GLL: TypedSentence {
-    public static let type = "GLL"
+    public static let sentenceType = NMEASentenceType.gll
     public var talker: Talker
     public var latitude: NMEACoordinate?
     public var longitude: NMEACoordinate?
@@ -574,7 +393,7 @@ public struct GLL: TypedSentence {
 /// data with one mode letter per system (GPS, GLONASS, Galileo, BeiDou, QZSS, NavIC) and in NMEA
 /// 4.10 the navigational status.
 public struct GNS: TypedSentence {
-    public static let type = "GNS"
+    public static let sentenceType = NMEASentenceType.gns
     public var talker: Talker
     public var time: NMEATime?
     public var latitude: NMEACoordinate?
@@ -640,7 +459,7 @@ public struct GNS: TypedSentence {
 /// RMS, error ellipse (semi-major, semi-minor, orientation) and 1σ latitude, longitude, altitude
 /// errors in metres.
 public struct GST: TypedSentence {
-    public static let type = "GST"
+    public static let sentenceType = NMEASentenceType.gst
     public var talker: Talker
     public var time: NMEATime?
     public var rms: NMEADecimal?
@@ -685,7 +504,7 @@ public struct GST: TypedSentence {
 /// `$GPZDA,201530.00,04,07,2002,00,00*60` — UTC time and date with a four-digit year, and the
 /// local zone offset.
 public struct ZDA: TypedSentence {
-    public static let type = "ZDA"
+    public static let sentenceType = NMEASentenceType.zda
     public var talker: Talker
     public var time: NMEATime?
     public var day: Int?
@@ -727,7 +546,7 @@ public struct ZDA: TypedSentence {
 /// latitude, longitude and altitude (metres), the most likely failed satellite, and in NMEA 4.10
 /// its system and signal.
 public struct GBS: TypedSentence {
-    public static let type = "GBS"
+    public static let sentenceType = NMEASentenceType.gbs
     public var talker: Talker
     public var time: NMEATime?
     public var latitudeError: NMEADecimal?
@@ -799,7 +618,7 @@ public struct GBS: TypedSentence {
 
 /// `$HEHDT,274.07,T*03` — true heading.
 public struct HDT: TypedSentence {
-    public static let type = "HDT"
+    public static let sentenceType = NMEASentenceType.hdt
     public var talker: Talker
     public var heading: NMEADecimal?
 
@@ -818,7 +637,7 @@ public struct HDT: TypedSentence {
 
 /// `$GPTXT,01,01,02,ANTSTATUS=OK*3B` — text from the receiver, in a numbered series.
 public struct TXT: TypedSentence {
-    public static let type = "TXT"
+    public static let sentenceType = NMEASentenceType.txt
     public var talker: Talker
     public var messageCount: Int?
     public var messageNumber: Int?
@@ -860,7 +679,7 @@ public struct TXT: TypedSentence {
 /// `$GPDTM,W84,,0.0,N,0.0,E,0.0,W84*6F` — the datum of the positions that follow and its offsets
 /// (minutes of latitude and longitude, metres of altitude) from the reference datum.
 public struct DTM: TypedSentence {
-    public static let type = "DTM"
+    public static let sentenceType = NMEASentenceType.dtm
     public var talker: Talker
     /// `W84`, `W72`, `S85`, `P90`, `999` (user defined), …
     public var datum: String
@@ -910,10 +729,10 @@ public struct DTM: TypedSentence {
     }
 }
 
-/// A proprietary sentence (`$PGRME,15.0,M,45.0,M,25.0,M*1C`, `$PUBX,00,…`, `$PMTK001,…`), kept as
+/// A proprietary sentence the catalogue lacks (`$PUBX,00,…`, `$PMTK001,…`), kept as
 /// its address and raw fields.
 public struct ProprietarySentence: Sendable, Hashable {
-    /// The address after `$`, e.g. `"PGRME"`, `"PUBX"`, `"PMTK001"`.
+    /// The address after `$`, e.g. `"PUBX"`, `"PMTK001"`.
     public var address: String
     public var fields: [String]
 

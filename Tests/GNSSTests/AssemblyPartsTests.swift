@@ -55,7 +55,7 @@ struct AssemblyPartsTests {
 
     // MARK: Epoch detector
 
-    static func step(_ tag: SentenceTag, at time: NMEATime? = nil, key: UInt32? = nil) -> Step {
+    static func step(_ tag: NMEASentenceType, at time: NMEATime? = nil, key: UInt32? = nil) -> Step {
         var step = Step()
         step.tag = tag
         step.kindKey = key ?? UInt32(tag.rawValue)
@@ -94,7 +94,7 @@ struct AssemblyPartsTests {
         var handedOutAt: [Int] = []
         for second in 0..<4 {
             let time = Self.time(8, 0, UInt8(second))
-            for tag in [SentenceTag.gga, .rmc] {
+            for tag in [NMEASentenceType.gga, .rmc] {
                 let step = Self.step(tag, at: time)
                 let (newTime, isReportPoint) = epochs.place(step)
                 if newTime && second > 0 { epochs.close() }

@@ -1,24 +1,19 @@
 import NMEA
 
-/// The sentence types that take part in epoch detection.
-enum SentenceTag: UInt8, Hashable, Sendable {
-    case gga = 1, rmc, gll, gns, gsa, gsv, vtg, zda, gst, gbs, hdt, txt, dtm
-}
-
-/// A set of sentence tags in one word.
+/// A set of sentence types in one word.
 struct TagSet: Sendable {
     private var bits: UInt32 = 0
 
-    func contains(_ tag: SentenceTag) -> Bool { bits & 1 << tag.rawValue != 0 }
+    func contains(_ tag: NMEASentenceType) -> Bool { bits & 1 << tag.rawValue != 0 }
 
-    mutating func insert(_ tag: SentenceTag) { bits |= 1 << tag.rawValue }
+    mutating func insert(_ tag: NMEASentenceType) { bits |= 1 << tag.rawValue }
 }
 
 /// What one sentence contributes, in gpsd's terms: new values and which of them to merge.
 struct Step {
     var new = Contribution()
     var mask: Mask = []
-    var tag: SentenceTag?
+    var tag: NMEASentenceType?
     /// What kind of sentence this is for epoch detection: type, talker and, for GSV and GSA,
     /// the part; `nil` for sentences that never delimit epochs.
     var kindKey: UInt32?

@@ -33,7 +33,7 @@ struct EpochDetector: Sendable {
     private var thisStamp: NMEATime?
     private var lastStamp: NMEATime?
     private var enders = TagSet()
-    private var lastStampedTag: SentenceTag?
+    private var lastStampedTag: NMEASentenceType?
     private var endKind: UInt32?
     private var endKindConfirmations = 0
     private var endKindSince: NMEATime?
@@ -63,7 +63,7 @@ struct EpochDetector: Sendable {
     /// Where a sentence stands: whether its time starts a new epoch (learning the stamped type
     /// before it as an ender), and whether gpsd would report at it.
     mutating func place(
-        stamp: NMEATime?, tag: SentenceTag?, bringsData: Bool, more: Bool
+        stamp: NMEATime?, tag: NMEASentenceType?, bringsData: Bool, more: Bool
     ) -> (newTime: Bool, isReportPoint: Bool) {
         var newTime = false
         if let stamp {

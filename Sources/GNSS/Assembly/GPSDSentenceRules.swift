@@ -18,7 +18,7 @@ struct GPSDSentenceRules: Sendable {
     private(set) var gsaUsedCount = 0
 
     /// Any sentence but a GSA ends a group of GSAs.
-    mutating func noteSentence(_ tag: SentenceTag?) {
+    mutating func noteSentence(_ tag: NMEASentenceType?) {
         if tag != .gsa { lastGSATalker = nil }
     }
 
@@ -359,52 +359,38 @@ struct GPSDSentenceRules: Sendable {
         receiverErrors = errors
     }
 
-    /// Reads the proprietary sentences that carry fix data; `false` for the others.
-    func proprietary(
-        _ sentence: ProprietarySentence, _ step: inout Step, _ receiverErrors: inout ErrorEstimates?
-    ) -> Bool {
-        switch sentence.address {
-        case "PGRME": pgrme(sentence, &receiverErrors)
-        case "PGRMZ": pgrmz(sentence, &step)
-        default: return false
-        }
-        return true
-    }
-
     /// `$PGRMZ,93,f,3` — Garmin's altitude (feet or metres) and fix dimension.
-    private func pgrmz(_ sentence: ProprietarySentence, _ step: inout Step) {
-        guard sentence.fields.count >= 2, let value = Double(sentence.fields[0]) else { return }
-        let metres: Double
-        switch sentence.fields[1] {
-        case "f", "F": metres = value * 0.3048
-        case "m", "M": metres = value
-        default: return
-        }
+    func pgrmz(_ pgrmz: PGRMZ, _ step: inout Step) {
+        step.kindKey = GPSDSentenceRules.otherKindKey(PGRMZ.type)
+        guard let metres = pgrmz.altitudeMetres else { return }
         step.new.altitudeMSL = metres
         step.mask.insert(.altitude)
-        if sentence.fields.count >= 3, let dimension = Int(sentence.fields[2]), (2...3).contains(dimension) {
+        if let dimension = pgrmz.dimension, (2...3).contains(dimension) {
             step.new.mode = dimension == 3 ? .threeDimensional : .twoDimensional
             step.mask.insert(.mode)
         }
     }
 
     /// `$PGRME,15.0,M,45.0,M,25.0,M` — Garmin's estimated position errors (CEP50, scaled to 95%).
-    private func pgrme(_ sentence: ProprietarySentence, _ receiverErrors: inout ErrorEstimates?) {
-        guard sentence.fields.count >= 5 else { return }
+    func pgrme(_ pgrme: PGRME, _ step: inout Step, _ receiverErrors: inout ErrorEstimates?) {
+        step.kindKey = GPSDSentenceRules.otherKindKey(PGRME.type)
         let scale = 2.45 / 1.18
         var errors = receiverErrors ?? ErrorEstimates()
-        if let hpe = Double(sentence.fields[0]) {
+        if let hpe = pgrme.horizontalError?.doubleValue {
             errors.longitude = hpe / 2.0.squareRoot() * scale
             errors.latitude = errors.longitude
         }
-        if let vpe = Double(sentence.fields[2]) { errors.vertical = vpe * scale }
-        if let epe = Double(sentence.fields[4]) { errors.spherical = epe * scale }
+        if let vpe = pgrme.verticalError?.doubleValue { errors.vertical = vpe * scale }
+        if let epe = pgrme.sphericalError?.doubleValue { errors.spherical = epe * scale }
         errors.source = .receiverPGRME
         receiverErrors = errors
     }
 
-    static func kindKey(_ tag: SentenceTag, _ talker: Talker, extra: UInt32 = 0) -> UInt32 {
-        UInt32(tag.rawValue) << 28 ^ UInt32(talker.rawValue) << 12 ^ extra
+    /// The kind of a sentence of type `type` from `talker`, for epoch detection; `extra` tells
+    /// apart the parts of a series. The type's number takes the top four bits (1 to 14), which
+    /// keeps tagged kinds apart from ``otherKindKey(_:)``'s.
+    static func kindKey(_ type: NMEASentenceType, _ talker: Talker, extra: UInt32 = 0) -> UInt32 {
+        (UInt32(type.rawValue) &+ 1) << 28 ^ UInt32(talker.rawValue) << 12 ^ extra
     }
 
     /// A kind key for sentences without a tag: FNV-1a of the type, kept apart from tagged kinds.
