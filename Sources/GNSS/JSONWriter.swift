@@ -48,14 +48,18 @@ public enum JSONText {
 }
 
 /// Builds a JSON object in place at the end of a byte array, skipping `nil` values; objects and
-/// arrays nest. Each value first makes sure of room for its largest form.
-struct JSONObjectWriter {
+/// arrays nest. Each value first makes sure of room for its largest form. Every JSON object this
+/// package prints is written with it: the decoder's records and gpsd's reports, and the command
+/// line's updates and monitor events.
+package struct JSONObjectWriter {
     private var cursor: ByteCursor
     /// Whether nothing has been written yet at the current level.
     private var first = true
 
     /// Appends the object `body` writes to `output`; `estimate` is the room to start with.
-    static func append(to output: inout [UInt8], estimate: Int, _ body: (inout JSONObjectWriter) -> Void) {
+    package static func append(
+        to output: inout [UInt8], estimate: Int, _ body: (inout JSONObjectWriter) -> Void
+    ) {
         ByteCursor.append(to: &output, estimate: estimate) { cursor in
             var json = JSONObjectWriter(cursor: cursor)
             json.open(UInt8(ascii: "{"))
@@ -63,6 +67,13 @@ struct JSONObjectWriter {
             json.close(UInt8(ascii: "}"))
             cursor = json.cursor
         }
+    }
+
+    /// The object `body` writes, as text.
+    package static func object(estimate: Int = 512, _ body: (inout JSONObjectWriter) -> Void) -> String {
+        var bytes: [UInt8] = []
+        append(to: &bytes, estimate: estimate, body)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private init(cursor: ByteCursor) { self.cursor = cursor }
@@ -83,56 +94,62 @@ struct JSONObjectWriter {
         return true
     }
 
-    mutating func add(_ name: StaticString, string value: String?) {
+    package mutating func add(_ name: StaticString, string value: String?) {
         guard let value, key(name, room: JSONText.maximumQuotedCount(value)) else { return }
         JSONText.writeQuoted(value, to: &cursor)
     }
 
     /// A timestamp as ``UTCTimestamp/iso8601``, quoted.
-    mutating func add(_ name: StaticString, time value: UTCTimestamp) {
+    package mutating func add(_ name: StaticString, time value: UTCTimestamp) {
         guard key(name, room: UTCTimestamp.maximumISO8601Count + 2) else { return }
         cursor.put(UInt8(ascii: "\""))
         value.writeISO8601(to: &cursor)
         cursor.put(UInt8(ascii: "\""))
     }
 
-    mutating func add(_ name: StaticString, integer value: Int?) {
+    package mutating func add(_ name: StaticString, integer value: Int?) {
         guard let value, key(name, room: NMEADecimal.maximumASCIICount) else { return }
         cursor.put(NMEADecimal(value))
     }
 
-    mutating func add(_ name: StaticString, bool value: Bool) {
+    /// `"name":null`.
+    package mutating func addNull(_ name: StaticString) {
+        guard key(name, room: 4) else { return }
+        cursor.put("null")
+    }
+
+    package mutating func add(_ name: StaticString, bool value: Bool) {
         guard key(name, room: 5) else { return }
         cursor.put(value ? "true" : "false")
     }
 
-    mutating func add(_ name: StaticString, _ value: Double?, decimals: Int) {
+    package mutating func add(_ name: StaticString, _ value: Double?, decimals: Int) {
         guard let value, value.isFinite, key(name, room: Self.maximumNumberCount + decimals) else { return }
         writeFixed(value, decimals, to: &cursor)
     }
 
     /// Opens an object as the value of `name`; ``closeObject()`` ends it.
-    mutating func openObject(_ name: StaticString) {
+    package mutating func openObject(_ name: StaticString) {
         guard key(name, room: 1) else { return }
         open(UInt8(ascii: "{"))
     }
 
     /// Opens an object as the next element of an array.
-    mutating func openObject() {
+    package mutating func openObject() {
         guard cursor.hasRoom(for: 2) else { return }
         if !first { cursor.put(UInt8(ascii: ",")) }
         open(UInt8(ascii: "{"))
     }
 
-    mutating func closeObject() { close(UInt8(ascii: "}")) }
+    package mutating func closeObject() { close(UInt8(ascii: "}")) }
 
     /// Opens an array as the value of `name`; ``closeArray()`` ends it.
-    mutating func openArray(_ name: StaticString) {
+    package mutating func openArray(_ name: StaticString) {
         guard key(name, room: 1) else { return }
         open(UInt8(ascii: "["))
     }
 
-    mutating func closeArray() { close(UInt8(ascii: "]")) }
+    package mutating func closeArray() { close(UInt8(ascii: "]")) }
 
     private mutating func open(_ bracket: UInt8) {
         guard cursor.hasRoom(for: 1) else { return }

@@ -103,10 +103,15 @@ struct AppOptions: ParsableArguments {
     }
 
     /// A date as printed by `watch` and `monitor`: ISO 8601 in UTC.
-    static func timestamp(_ date: Date) -> String {
-        let seconds = date.timeIntervalSince1970
-        let stamp = UTCTimestamp(nanosecondsSinceEpoch: Int64((seconds * 1e9).rounded()))
-        return stamp.iso8601
+    static func timestamp(_ date: Date) -> String { utcTimestamp(date).iso8601 }
+
+    /// A date as a timestamp; a date beyond what a timestamp holds is clamped to its range.
+    static func utcTimestamp(_ date: Date) -> UTCTimestamp {
+        let nanoseconds = (date.timeIntervalSince1970 * 1e9).rounded()
+        guard nanoseconds.isFinite else { return UTCTimestamp(nanosecondsSinceEpoch: 0) }
+        return UTCTimestamp(
+            nanosecondsSinceEpoch: nanoseconds >= 0x1p63
+                ? .max : nanoseconds < -0x1p63 ? .min : Int64(nanoseconds))
     }
 }
 

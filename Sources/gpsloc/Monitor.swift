@@ -90,7 +90,7 @@ struct Monitor: AsyncParsableCommand {
         }
     }
 
-    static func flags(_ event: CLMonitor.Event) -> [(String, Bool)] {
+    static func flags(_ event: CLMonitor.Event) -> [(StaticString, Bool)] {
         [
             ("authorizationDenied", event.authorizationDenied),
             ("authorizationDeniedGlobally", event.authorizationDeniedGlobally),
@@ -107,19 +107,18 @@ struct Monitor: AsyncParsableCommand {
 
     static func text(_ event: CLMonitor.Event) -> String {
         var line = "\(AppOptions.timestamp(event.date))  \(event.identifier)  \(event.state)"
-        let set = flags(event).filter(\.1).map(\.0)
+        let set = flags(event).filter(\.1).map { "\($0.0)" }
         if !set.isEmpty { line += "  [" + set.joined(separator: " ") + "]" }
         return line
     }
 
     static func json(_ event: CLMonitor.Event) -> String {
-        var fields = [
-            "\"time\":\"\(AppOptions.timestamp(event.date))\"",
-            "\"identifier\":\(JSONText.quoted(event.identifier))",
-            "\"state\":\"\(event.state)\"",
-        ]
-        for (name, value) in flags(event) { fields.append("\"\(name)\":\(value)") }
-        return "{" + fields.joined(separator: ",") + "}"
+        JSONObjectWriter.object { json in
+            json.add("time", time: AppOptions.utcTimestamp(event.date))
+            json.add("identifier", string: event.identifier)
+            json.add("state", string: "\(event.state)")
+            for (name, value) in flags(event) { json.add(name, bool: value) }
+        }
     }
 
 }

@@ -49,7 +49,7 @@ struct Watch: AsyncParsableCommand {
         }
     }
 
-    static func flags(_ update: CLLocationUpdate) -> [(String, Bool)] {
+    static func flags(_ update: CLLocationUpdate) -> [(StaticString, Bool)] {
         [
             ("stationary", update.stationary), ("authorizationDenied", update.authorizationDenied),
             ("authorizationDeniedGlobally", update.authorizationDeniedGlobally),
@@ -79,39 +79,32 @@ struct Watch: AsyncParsableCommand {
         } else {
             parts.append("no location")
         }
-        let set = flags(update).filter(\.1).map(\.0)
+        let set = flags(update).filter(\.1).map { "\($0.0)" }
         if !set.isEmpty { parts.append("[" + set.joined(separator: " ") + "]") }
         return parts.joined(separator: "  ")
     }
 
     static func json(_ update: CLLocationUpdate) -> String {
-        var fields: [String] = []
-        if let location = update.location {
-            fields.append("\"time\":\"\(AppOptions.timestamp(location.timestamp))\"")
-            fields.append(
-                String(
-                    format: "\"latitude\":%.9f,\"longitude\":%.9f", location.coordinate.latitude,
-                    location.coordinate.longitude))
-            fields.append(String(format: "\"horizontalAccuracy\":%.2f", location.horizontalAccuracy))
-            fields.append(
-                String(
-                    format: "\"altitude\":%.3f,\"ellipsoidalAltitude\":%.3f", location.altitude,
-                    location.ellipsoidalAltitude))
-            fields.append(String(format: "\"verticalAccuracy\":%.2f", location.verticalAccuracy))
-            fields.append(
-                String(
-                    format: "\"speed\":%.3f,\"speedAccuracy\":%.3f", location.speed, location.speedAccuracy))
-            fields.append(
-                String(
-                    format: "\"course\":%.2f,\"courseAccuracy\":%.2f", location.course,
-                    location.courseAccuracy))
-            let info = location.sourceInformation
-            fields.append("\"isSimulatedBySoftware\":\(info?.isSimulatedBySoftware ?? false)")
-            fields.append("\"isProducedByAccessory\":\(info?.isProducedByAccessory ?? false)")
-        } else {
-            fields.append("\"location\":null")
+        JSONObjectWriter.object { json in
+            if let location = update.location {
+                json.add("time", time: AppOptions.utcTimestamp(location.timestamp))
+                json.add("latitude", location.coordinate.latitude, decimals: 9)
+                json.add("longitude", location.coordinate.longitude, decimals: 9)
+                json.add("horizontalAccuracy", location.horizontalAccuracy, decimals: 2)
+                json.add("altitude", location.altitude, decimals: 3)
+                json.add("ellipsoidalAltitude", location.ellipsoidalAltitude, decimals: 3)
+                json.add("verticalAccuracy", location.verticalAccuracy, decimals: 2)
+                json.add("speed", location.speed, decimals: 3)
+                json.add("speedAccuracy", location.speedAccuracy, decimals: 3)
+                json.add("course", location.course, decimals: 2)
+                json.add("courseAccuracy", location.courseAccuracy, decimals: 2)
+                let info = location.sourceInformation
+                json.add("isSimulatedBySoftware", bool: info?.isSimulatedBySoftware ?? false)
+                json.add("isProducedByAccessory", bool: info?.isProducedByAccessory ?? false)
+            } else {
+                json.addNull("location")
+            }
+            for (name, value) in flags(update) { json.add(name, bool: value) }
         }
-        for (name, value) in flags(update) { fields.append("\"\(name)\":\(value)") }
-        return "{" + fields.joined(separator: ",") + "}"
     }
 }
