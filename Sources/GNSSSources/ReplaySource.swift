@@ -150,7 +150,10 @@ struct Pacer<C: Clock> where C.Duration == Duration {
         }
         let elapsed = time.seconds(since: origin.time) / factor
         guard elapsed > 0 else { return }
-        let deadline = origin.instant.advanced(by: .nanoseconds(Int64(elapsed * 1e9)))
+        // A very slow factor puts the deadline beyond what a Duration's nanoseconds hold: wait
+        // at most a century, which no replay outlives.
+        let nanoseconds = min(elapsed * 1e9, 100 * 365.25 * 86_400 * 1e9)
+        let deadline = origin.instant.advanced(by: .nanoseconds(Int64(nanoseconds)))
         if clock.now < deadline { try await clock.sleep(until: deadline, tolerance: nil) }
     }
 }

@@ -48,8 +48,9 @@ public enum SourceAddress: Sendable, Hashable {
         func speed() throws(ParseError) -> ReplaySpeed {
             guard let value = query["speed"] else { return .realTime }
             if value == "max" { return .maximum }
-            guard let factor = Double(value), factor > 0, factor.isFinite else {
-                throw fail("speed must be a positive number or 'max', not '\(value)'")
+            guard let factor = Double(value), factor >= 0.001, factor <= 1_000_000 else {
+                throw fail(
+                    "speed must be 'max' or a factor from 0.001 to 1000000 (1 is real time), not '\(value)'")
             }
             return .factor(factor)
         }

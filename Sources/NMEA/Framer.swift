@@ -115,8 +115,13 @@ public struct NMEAFramer: Sendable {
         /// receivers exceed it, so the default is generous.
         public var maximumLength: Int
 
+        /// The largest ``maximumLength`` a framer takes: far beyond any sentence, small enough
+        /// that a sentence's buffer can never exhaust memory.
+        public static let maximumLengthLimit = 1 << 20
+
         public init(checksumPolicy: ChecksumPolicy = .required, maximumLength: Int = 1024) {
-            precondition(maximumLength >= 8, "maximumLength must be at least 8")
+            precondition(
+                (8...Self.maximumLengthLimit).contains(maximumLength), "maximumLength must be 8…1048576")
             self.checksumPolicy = checksumPolicy
             self.maximumLength = maximumLength
         }
@@ -140,7 +145,7 @@ public struct NMEAFramer: Sendable {
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        pending.reserveCapacity(configuration.maximumLength + 1)
+        pending.reserveCapacity(min(configuration.maximumLength + 1, 4096))
     }
 
     /// Feeds `chunk` and calls `body` for each complete sentence in it.

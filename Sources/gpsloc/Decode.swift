@@ -43,9 +43,10 @@ struct Decode: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        guard maximumLength >= 16 else {
+        guard (16...NMEAFramer.Configuration.maximumLengthLimit).contains(maximumLength) else {
             throw ValidationError(
-                "--max-length must be at least 16 (NMEA sentences are up to 82 bytes; try 1024)")
+                "--max-length must be from 16 to \(NMEAFramer.Configuration.maximumLengthLimit) "
+                    + "(NMEA sentences are up to 82 bytes; try 1024)")
         }
     }
 

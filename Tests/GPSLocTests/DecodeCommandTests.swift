@@ -106,7 +106,7 @@ struct DecodeCommandTests {
         #expect(date.standardError.contains("--reference-date"))
         let length = try await Runner.run(["decode", log, "--max-length", "4"])
         #expect(length.status != 0)
-        #expect(length.standardError.contains("--max-length must be at least 16"))
+        #expect(length.standardError.contains("--max-length must be from 16 to 1048576"))
     }
 
     @Test func referenceDateOverridesTheHeader() async throws {

@@ -96,7 +96,7 @@ struct WatchAuthCommandTests {
         let badSource = try await Runner.run(["watch", "--source", "file:\(log)?speed=fast", "--app", app])
         #expect(badSource.status == 64)
         #expect(badSource.standardError.contains("--source"))
-        #expect(badSource.standardError.contains("speed must be a positive number or 'max'"))
+        #expect(badSource.standardError.contains("speed must be 'max' or a factor from 0.001 to 1000000"))
 
         let missing = try await Runner.run([
             "watch", "--source", "file:/no/such.nmea", "--app", app, "--store", store,
