@@ -231,3 +231,10 @@ public struct FixDecoder: Sendable {
         Self.finish(&framer, &core, emit)
     }
 }
+
+extension FixDecoder: IncrementalDecoder {
+    /// Feeds a chunk of bytes; the same as ``decode(_:_:)-(UnsafeRawBufferPointer,_)``.
+    public mutating func append(_ chunk: UnsafeRawBufferPointer, _ output: (Fix) -> Void) {
+        decode(chunk, output)
+    }
+}

@@ -13,7 +13,7 @@ import NMEA
 /// Bytes arrive in chunks of any size; reports are lines. A line that is not JSON, or longer than
 /// ``maximumLineLength``, is counted and skipped. `VERSION`, `DEVICES` and `ERROR` reports are
 /// passed to `notice` as text for the log.
-public struct GPSDDecoder: Sendable {
+public struct GPSDDecoder: IncrementalDecoder, Sendable {
     /// Counts of what was read.
     public struct Statistics: Sendable, Hashable {
         public var reports = 0
@@ -40,7 +40,29 @@ public struct GPSDDecoder: Sendable {
         self.device = device
     }
 
-    /// Feeds a chunk; `emit` gets each completed fix, `notice` each message worth logging.
+    /// What a chunk of gpsd's reports gives.
+    public enum Output: Sendable {
+        case fix(Fix)
+        /// A message worth logging (gpsd's version, its devices, an error it reported).
+        case notice(String)
+    }
+
+    /// Feeds a chunk; `output` gets each completed fix and each message worth logging.
+    public mutating func append(_ chunk: UnsafeRawBufferPointer, _ output: (Output) -> Void) {
+        decode(chunk, notice: { output(.notice($0)) }) { output(.fix($0)) }
+    }
+
+    /// Ends the input: a last report without its line end is read.
+    public mutating func finish(_ output: (Output) -> Void) {
+        if !discarding && !line.isEmpty {
+            report(line, notice: { output(.notice($0)) }) { output(.fix($0)) }
+        }
+        line.removeAll(keepingCapacity: true)
+        discarding = false
+    }
+
+    /// Feeds a chunk, with fixes and messages apart: `emit` gets each completed fix, `notice` each
+    /// message worth logging.
     public mutating func decode(
         _ chunk: UnsafeRawBufferPointer, notice: (String) -> Void = { _ in }, _ emit: (Fix) -> Void
     ) {

@@ -1,4 +1,5 @@
 import GNSS
+import NMEA
 
 #if canImport(Glibc)
     import Glibc
@@ -15,7 +16,13 @@ public struct SourceError: Error, Sendable, CustomStringConvertible {
 
 /// Removes `#` comment lines from a log as it streams by, and reads the `# Date: YYYY-MM-DD`
 /// header that names the day the log was recorded.
-public struct CommentFilter: Sendable {
+public struct CommentFilter: IncrementalDecoder, Sendable {
+    /// A run of bytes outside comments, with the header date known so far.
+    public struct Segment {
+        public let bytes: UnsafeRawBufferPointer
+        public let headerDate: CivilDate?
+    }
+
     private var atLineStart = true
     private var inComment = false
     private var comment: [UInt8] = []
@@ -26,11 +33,12 @@ public struct CommentFilter: Sendable {
 
     public init() {}
 
-    /// Calls `segment` for each run of non-comment bytes in `chunk`, with the header date known
+    /// Calls `output` for each run of non-comment bytes in `chunk`, with the header date known
     /// so far.
-    public mutating func filter(
-        _ chunk: UnsafeRawBufferPointer, _ segment: (UnsafeRawBufferPointer, CivilDate?) -> Void
-    ) {
+    public mutating func append(_ chunk: UnsafeRawBufferPointer, _ output: (Segment) -> Void) {
+        func segment(_ bytes: UnsafeRawBufferPointer, _ date: CivilDate?) {
+            output(Segment(bytes: bytes, headerDate: date))
+        }
         let bytes = chunk.assumingMemoryBound(to: UInt8.self)
         guard let base = bytes.baseAddress else { return }
         let count = bytes.count
@@ -69,6 +77,14 @@ public struct CommentFilter: Sendable {
         if !inComment && runStart < count {
             segment(UnsafeRawBufferPointer(rebasing: chunk[runStart..<count]), headerDate)
         }
+    }
+
+    /// Ends the input: a last comment without its line end still counts (and may be the header).
+    public mutating func finish(_ output: (Segment) -> Void) {
+        guard inComment else { return }
+        inComment = false
+        atLineStart = true
+        endComment()
     }
 
     private mutating func endComment() {

@@ -48,7 +48,7 @@ public struct ReplaySource: Sendable {
         var state = DecodingState(framing: framing, referenceDate: referenceDate)
         var failure: (any Error)?
         while try reader.next({ chunk in
-            state.decode(chunk) { fix in
+            state.append(chunk) { fix in
                 guard failure == nil else { return }
                 do { try body(fix) } catch { failure = error }
             }
@@ -73,7 +73,7 @@ public struct ReplaySource: Sendable {
         var state = DecodingState(framing: framing, referenceDate: referenceDate)
         var pacer = Pacer<C>(speed: speed)
         var batch: [Fix] = []
-        while try reader.next({ chunk in state.decode(chunk) { batch.append($0) } }) != nil {
+        while try reader.next({ chunk in state.append(chunk) { batch.append($0) } }) != nil {
             for fix in batch {
                 try await pacer.wait(for: fix, on: clock)
                 try await body(fix)
@@ -89,8 +89,8 @@ public struct ReplaySource: Sendable {
     }
 }
 
-/// The comment filter and decoder together.
-struct DecodingState {
+/// The comment filter and decoder together: a log's bytes in, fixes out.
+struct DecodingState: IncrementalDecoder {
     var filter = CommentFilter()
     var decoder: FixDecoder
     /// Whether the reference date is settled: given by the caller, or read from a header.
@@ -112,7 +112,7 @@ struct DecodingState {
         return result
     }
 
-    mutating func decode(_ chunk: UnsafeRawBufferPointer, _ emit: (Fix) -> Void) {
+    mutating func append(_ chunk: UnsafeRawBufferPointer, _ emit: (Fix) -> Void) {
         bytesRead += chunk.count
         Self.decode(&filter, &decoder, &referenceSettled, chunk, emit)
     }
@@ -121,16 +121,17 @@ struct DecodingState {
         _ filter: inout CommentFilter, _ decoder: inout FixDecoder, _ referenceSettled: inout Bool,
         _ chunk: UnsafeRawBufferPointer, _ emit: (Fix) -> Void
     ) {
-        filter.filter(chunk) { segment, headerDate in
-            if !referenceSettled, let header = headerDate {
+        filter.append(chunk) { segment in
+            if !referenceSettled, let header = segment.headerDate {
                 decoder.assembler.referenceDate = .recordedOn(header)
                 referenceSettled = true
             }
-            decoder.decode(segment, emit)
+            decoder.decode(segment.bytes, emit)
         }
     }
 
     mutating func finish(_ emit: (Fix) -> Void) {
+        filter.finish { _ in }
         decoder.finish(emit)
     }
 }

@@ -150,8 +150,8 @@ public struct NMEAFramer: Sendable {
 
     /// Feeds `chunk` and calls `body` for each complete sentence in it.
     public mutating func append(
-        _ chunk: UnsafeRawBufferPointer, _ body: (FramedSentence) throws -> Void
-    ) rethrows {
+        _ chunk: UnsafeRawBufferPointer, _ body: (FramedSentence) -> Void
+    ) {
         guard let base = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         let count = chunk.count
         statistics.bytes += count
@@ -195,11 +195,11 @@ public struct NMEAFramer: Sendable {
                     state = .idle
                     if pending.isEmpty {
                         // The whole sentence, start character included, is in this chunk.
-                        try deliver(UnsafeBufferPointer(start: base + index - length, count: length), body)
+                        deliver(UnsafeBufferPointer(start: base + index - length, count: length), body)
                     } else {
                         pending.append(
                             contentsOf: UnsafeBufferPointer(start: base + runStart, count: index - runStart))
-                        try pending.withUnsafeBufferPointer { try deliver($0, body) }
+                        pending.withUnsafeBufferPointer { deliver($0, body) }
                         pending.removeAll(keepingCapacity: true)
                     }
                     index += 1
@@ -227,15 +227,15 @@ public struct NMEAFramer: Sendable {
 
     /// Feeds the bytes of `chunk` (an array, a string's UTF-8, …).
     public mutating func append(
-        contentsOf chunk: some Sequence<UInt8>, _ body: (FramedSentence) throws -> Void
-    ) rethrows {
+        contentsOf chunk: some Sequence<UInt8>, _ body: (FramedSentence) -> Void
+    ) {
         let array = Array(chunk)
-        try array.withUnsafeBytes { try append($0, body) }
+        array.withUnsafeBytes { append($0, body) }
     }
 
     /// Ends the input: a last sentence without a line end is delivered if its checksum is valid,
     /// otherwise counted as truncated.
-    public mutating func finish(_ body: (FramedSentence) throws -> Void) rethrows {
+    public mutating func finish(_ body: (FramedSentence) -> Void) {
         defer {
             pending.removeAll(keepingCapacity: true)
             state = .idle
@@ -247,7 +247,7 @@ public struct NMEAFramer: Sendable {
             if length > 1 { statistics[.truncated] += 1 }
             return
         }
-        try line.withUnsafeBufferPointer { try deliver($0, body) }
+        line.withUnsafeBufferPointer { deliver($0, body) }
     }
 
     /// A start character: the current sentence, if any, is abandoned and a new one begins.
@@ -261,8 +261,8 @@ public struct NMEAFramer: Sendable {
     /// Checks the checksum of a complete sentence `line` (start character included, line end not)
     /// whose bytes after the start character XOR to `checksum`, and hands it on.
     private mutating func deliver(
-        _ line: UnsafeBufferPointer<UInt8>, _ body: (FramedSentence) throws -> Void
-    ) rethrows {
+        _ line: UnsafeBufferPointer<UInt8>, _ body: (FramedSentence) -> Void
+    ) {
         var end = line.count
         var sum = checksum
         while end > 1 && line[end - 1] == UInt8(ascii: " ") {
@@ -281,7 +281,7 @@ public struct NMEAFramer: Sendable {
                 return
             }
             statistics.sentences += 1
-            try body(
+            body(
                 FramedSentence(
                     start: start, body: UnsafeBufferPointer(rebasing: line[1..<(end - 3)]),
                     line: UnsafeBufferPointer(rebasing: line[0..<end]), hasChecksum: true))
@@ -300,7 +300,7 @@ public struct NMEAFramer: Sendable {
         }
         guard end > 1 else { return }
         statistics.sentences += 1
-        try body(
+        body(
             FramedSentence(
                 start: start, body: UnsafeBufferPointer(rebasing: line[1..<end]),
                 line: UnsafeBufferPointer(rebasing: line[0..<end]), hasChecksum: false))

@@ -30,24 +30,27 @@ struct ReplaySourceTests {
         let text =
             "# Name: x\n# Date: 2019-3-14\n$GPGGA,1*00\r\n#not a header $GPRMC,2*00\n$GPTXT,a#b*00\n#\n$GPVTG,3*00\n"
         let bytes = Array(text.utf8)
-        for size in [1, 2, 3, 7, 100] {
-            var filter = CommentFilter()
+        struct Filtered: Equatable {
             var kept: [UInt8] = []
             var header: CivilDate?
-            for chunk in SentenceBuilder.chunks(bytes, sizes: [size]) {
-                chunk.withUnsafeBytes { raw in
-                    filter.filter(raw) { segment, date in
-                        kept += segment
-                        header = date
-                    }
-                }
-            }
-            #expect(
-                String(decoding: kept, as: UTF8.self) == "$GPGGA,1*00\r\n$GPTXT,a#b*00\n$GPVTG,3*00\n",
-                "chunk size \(size)")
-            #expect(header == CivilDate(year: 2019, month: 3, day: 14))
-            #expect(filter.commentLines == 4)
         }
+        let filtered = verifyDripFeed(bytes, make: { CommentFilter() }, into: Filtered()) { result, segment in
+            result.kept += segment.bytes
+            result.header = segment.headerDate
+        }
+        #expect(
+            String(decoding: filtered.kept, as: UTF8.self) == "$GPGGA,1*00\r\n$GPTXT,a#b*00\n$GPVTG,3*00\n")
+        #expect(filtered.header == CivilDate(year: 2019, month: 3, day: 14))
+        var filter = CommentFilter()
+        bytes.withUnsafeBytes { filter.append($0) { _ in } }
+        #expect(filter.commentLines == 4)
+        // A last comment without its line end still counts.
+        filter.finish { _ in }
+        #expect(filter.commentLines == 4)
+        var trailing = CommentFilter()
+        Array("$GPGGA,1*00\n# Date: 2020-01-02".utf8).withUnsafeBytes { trailing.append($0) { _ in } }
+        trailing.finish { _ in }
+        #expect(trailing.commentLines == 1 && trailing.headerDate == CivilDate(year: 2020, month: 1, day: 2))
     }
 
     @Test func theLogHeaderDatesTheReplay() throws {

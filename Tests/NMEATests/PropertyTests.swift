@@ -164,8 +164,11 @@ struct PropertyTests {
             let bytes = sentence.encoded()
             // The encoding frames with a valid checksum and parses back to the same value.
             var framer = NMEAFramer()
-            var parsed: [NMEASentence] = []
-            try framer.append(contentsOf: bytes) { parsed.append(try $0.parse()) }
+            var framed: [Result<NMEASentence, NMEAParseError>] = []
+            framer.append(contentsOf: bytes) { sentence in
+                framed.append(Result { () throws(NMEAParseError) in try sentence.parse() })
+            }
+            let parsed = try framed.map { try $0.get() }
             #expect(parsed == [sentence], "\(String(decoding: bytes, as: UTF8.self))")
             // And encoding the parsed value again gives the same bytes.
             #expect(parsed.first?.encoded() == bytes)
