@@ -7,13 +7,6 @@ import NMEA
     import Musl
 #endif
 
-/// Why a log could not be read.
-public struct SourceError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-
-    public init(_ description: String) { self.description = description }
-}
-
 /// Removes `#` comment lines from a log as it streams by, and reads the `# Date: YYYY-MM-DD`
 /// header that names the day the log was recorded.
 public struct CommentFilter: IncrementalDecoder, Sendable {
@@ -95,60 +88,5 @@ public struct CommentFilter: IncrementalDecoder, Sendable {
         guard text.hasPrefix(prefix) else { return }
         let value = text.dropFirst(prefix.count).drop(while: { $0 == " " })
         headerDate = CivilDate(parsing: value.prefix(while: { !$0.isWhitespace }))
-    }
-}
-
-/// Reads a file or standard input in large chunks with `read(2)`.
-public struct ChunkReader: ~Copyable {
-    private let descriptor: Int32
-    private let ownsDescriptor: Bool
-    private var buffer: UnsafeMutableRawBufferPointer
-    /// What is being read, for messages.
-    public let name: String
-
-    /// Opens `path`, or standard input when `path` is `nil` or `"-"`.
-    public init(path: String?, chunkSize: Int = 1 << 18) throws(SourceError) {
-        if let path, path != "-" {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                let code = errno
-                var message = "cannot open '\(path)': \(errnoDescription(code))"
-                if code == ENOENT { message += " (check the path; use '-' to read standard input)" }
-                throw SourceError(message)
-            }
-            var info = stat()
-            if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
-                close(fd)
-                throw SourceError("cannot read '\(path)': it is a directory, not a log file")
-            }
-            descriptor = fd
-            ownsDescriptor = true
-            name = path
-        } else {
-            descriptor = 0
-            ownsDescriptor = false
-            name = "standard input"
-        }
-        // Page-aligned: the kernel copies file pages into a buffer that starts on a page several
-        // times faster than into one that starts 16 bytes in (decoding a 100 MB log from the page
-        // cache took a fifth longer that way).
-        buffer = .allocate(byteCount: chunkSize, alignment: 4096)
-    }
-
-    deinit {
-        buffer.deallocate()
-        if ownsDescriptor { close(descriptor) }
-    }
-
-    /// Reads the next chunk; `nil` at end of input.
-    public mutating func next<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
-        while true {
-            let count = read(descriptor, buffer.baseAddress, buffer.count)
-            if count > 0 { return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
-            if count == 0 { return nil }
-            let code = errno
-            if code == EINTR || code == EAGAIN { continue }
-            throw SourceError("cannot read \(name): \(errnoDescription(code))")
-        }
     }
 }
