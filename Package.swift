@@ -19,19 +19,25 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     ],
     targets: [
         .target(name: "NMEA"),
         .target(name: "GNSS", dependencies: ["NMEA"]),
         .target(name: "GNSSSimulation", dependencies: ["GNSS", "NMEA"]),
         .target(
+            name: "DescriptorIO", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+        .target(
             name: "GNSSSources",
             dependencies: [
-                "GNSS", .product(name: "Logging", package: "swift-log"),
+                "GNSS", "DescriptorIO", .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .target(name: "CGPS", condition: .when(traits: ["LibGPS"])),
             ]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
-        .target(name: "OpenCoreLocation", dependencies: ["GNSS"]),
+        .target(
+            name: "OpenCoreLocation",
+            dependencies: ["GNSS", "DescriptorIO", .product(name: "SystemPackage", package: "swift-system")]),
         .executableTarget(
             name: "gpsloc",
             dependencies: [

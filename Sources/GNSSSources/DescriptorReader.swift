@@ -1,8 +1,10 @@
+import DescriptorIO
 import Foundation
 import GNSS
 import Logging
 import NMEA
 import Synchronization
+import SystemPackage
 
 /// Why a live source stopped: the device or peer went away, or could not be reached.
 public struct DisconnectError: Error, Sendable, CustomStringConvertible {
@@ -14,64 +16,51 @@ public struct DisconnectError: Error, Sendable, CustomStringConvertible {
 /// threads Swift's concurrency runs on), decodes what arrives and hands the fixes to an async
 /// consumer in order.
 ///
-/// The thread waits in `poll(2)` on the descriptor and on a wake-up pipe; cancelling the task
-/// that awaits ``run(_:deliver:)`` wakes it at once. The descriptor is closed by the thread when
-/// it stops, so it is never closed while still in use.
+/// The thread waits in a ``PollLoop`` (the one way this package waits for bytes); cancelling
+/// the task that awaits ``run(_:deliver:)`` stops the loop at once. The descriptor is closed by
+/// the thread when it stops, so it is never closed while still in use.
 final class DescriptorReader: Sendable {
-    let descriptor: Int32
+    let descriptor: FileDescriptor
     let name: String
     /// A datagram socket: an empty read is an empty datagram, not the end.
     let datagrams: Bool
     /// A serial port (or pseudo-terminal): an end of file is the device hanging up.
     let isTerminal: Bool
-    private let wake: (read: Int32, write: Int32)
-    /// Whether the wake-up pipe is still open (the thread closes it when it ends).
-    private let awake = Mutex(true)
+    private let loop: PollLoop
+    /// Whether the descriptor is still open (the thread closes it when it ends).
+    private let open = Mutex(true)
 
     /// Takes ownership of `descriptor`.
-    init(descriptor: Int32, name: String, datagrams: Bool = false) throws(DisconnectError) {
-        var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else {
-            let error = DisconnectError("\(name): cannot create a pipe (\(errnoDescription(errno)))")
-            close(descriptor)
-            throw error
-        }
-        for end in pipeEnds {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, O_NONBLOCK)
+    init(descriptor raw: Int32, name: String, datagrams: Bool = false) throws(DisconnectError) {
+        let descriptor = FileDescriptor(rawValue: raw)
+        do {
+            loop = try PollLoop()
+        } catch {
+            try? descriptor.close()
+            throw DisconnectError("\(name): cannot create a pipe (\(error))")
         }
         self.descriptor = descriptor
         self.name = name
         self.datagrams = datagrams
-        isTerminal = isatty(descriptor) == 1
-        wake = (pipeEnds[0], pipeEnds[1])
+        isTerminal = isatty(raw) == 1
     }
 
     /// Wakes the reading thread so that it stops.
-    func stop() {
-        awake.withLock { open in
-            guard open else { return }
-            var byte: UInt8 = 1
-            _ = Glibc.write(wake.write, &byte, 1)
-        }
-    }
+    func stop() { loop.stop() }
 
     /// Writes all of `bytes` to the descriptor (e.g. configuration sentences to a receiver).
     func write(_ bytes: [UInt8]) throws(DisconnectError) {
-        let failure = awake.withLock { open -> String? in
+        let failure = open.withLock { open -> String? in
             guard open else { return "the device is closed" }
             var offset = 0
             while offset < bytes.count {
-                let count = bytes.withUnsafeBytes {
-                    Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset)
-                }
-                if count > 0 {
-                    offset += count
-                } else if errno == EINTR || errno == EAGAIN {
-                    var wait = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                do {
+                    offset += try bytes[offset...].withUnsafeBytes { try descriptor.write($0) }
+                } catch Errno.wouldBlock {
+                    var wait = pollfd(fd: descriptor.rawValue, events: Int16(POLLOUT), revents: 0)
                     _ = poll(&wait, 1, 1000)
-                } else {
-                    return errnoDescription(errno)
+                } catch {
+                    return "\(error)"
                 }
             }
             return nil
@@ -88,53 +77,48 @@ final class DescriptorReader: Sendable {
     ) async throws {
         try await deliverFromThread(named: "gnss-reader", stop: { [self] in stop() }, deliver: deliver) {
             [self] yield in
-            let failure = loop { bytes in
+            let failure = readLoop { bytes in
                 for fix in chunk(bytes) { yield(fix) }
             }
-            awake.withLock { open in
+            open.withLock { open in
                 open = false
-                close(descriptor)
-                close(wake.read)
-                close(wake.write)
+                try? descriptor.close()
             }
+            loop.close()
             if let failure { throw failure }
         }
     }
 
     /// The thread's loop; returns why it ended, `nil` when asked to stop.
-    private func loop(_ received: (UnsafeRawBufferPointer) -> Void) -> DisconnectError? {
+    private func readLoop(_ received: (UnsafeRawBufferPointer) -> Void) -> DisconnectError? {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var fds = [
-            pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
-        ]
         while true {
-            fds[0].revents = 0
-            fds[1].revents = 0
-            let ready = poll(&fds, 2, -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return DisconnectError("\(name): poll failed (\(errnoDescription(errno)))")
+            let readiness: PollLoop.Readiness
+            do { readiness = try loop.wait(for: descriptor) } catch {
+                return DisconnectError("\(name): poll failed (\(error))")
             }
-            if fds[1].revents != 0 { return nil }
-            let events = Int32(fds[0].revents)
-            if events & Int32(POLLIN) != 0 {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            switch readiness {
+            case .stopped:
+                return nil
+            case .hangUp:
+                return DisconnectError("\(name): disconnected (hang-up)")
+            case .readable:
+                let count: Int
+                do {
+                    count = try buffer.withUnsafeMutableBytes { try descriptor.read(into: $0) }
+                } catch Errno.wouldBlock {
+                    continue
+                } catch {
+                    return DisconnectError("\(name): disconnected (\(error))")
+                }
                 if count > 0 {
                     buffer.withUnsafeBytes { received(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-                    continue
+                } else if !datagrams {
+                    return DisconnectError(
+                        isTerminal
+                            ? "\(name): the device hung up (unplugged?)"
+                            : "\(name): the other end closed the connection")
                 }
-                if count == 0 && datagrams { continue }
-                if count == 0 && isTerminal {
-                    return DisconnectError("\(name): the device hung up (unplugged?)")
-                }
-                if count == 0 { return DisconnectError("\(name): the other end closed the connection") }
-                let code = errno
-                if code == EINTR || code == EAGAIN { continue }
-                return DisconnectError("\(name): disconnected (\(errnoDescription(code)))")
-            }
-            if events & Int32(POLLHUP | POLLERR | POLLNVAL) != 0 {
-                return DisconnectError("\(name): disconnected (hang-up)")
             }
         }
     }

@@ -1,4 +1,6 @@
+import DescriptorIO
 import Synchronization
+import SystemPackage
 
 /// A question put to the user about an app's use of location.
 public struct PromptRequest: Sendable, Hashable {
@@ -181,33 +183,43 @@ public struct TerminalPrompter: Prompter {
         }
     }
 
+    /// Shows the question on the terminal and waits for an answer there. The wait runs on a
+    /// thread of its own (a ``PollLoop`` on the terminal), never on the concurrency pool, and ends
+    /// at once when the task is cancelled (the prompt was withdrawn).
     public func ask(_ request: PromptRequest) async -> PromptAnswer? {
         let (text, choices) = Self.question(for: request)
         let legend = choices.map { "[\($0.key)] \($0.label)" }.joined(separator: "  ")
-        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        func say(_ s: String) { _ = s.withCString { write(fd, $0, strlen($0)) } }
-        say("\n\(text)\n\(legend): ")
-        var line: [UInt8] = []
-        while !Task.isCancelled {
-            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, 200)
-            if ready < 0 && errno != EINTR { return nil }
-            guard ready > 0 else { continue }
-            var byte: UInt8 = 0
-            let n = read(fd, &byte, 1)
-            if n <= 0 { return nil }
-            if byte != UInt8(ascii: "\n") {
-                line.append(byte)
-                continue
-            }
-            let answer = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
-                .lowercased()
-            if let choice = choices.first(where: { $0.key == answer }) { return choice.answer }
-            line.removeAll()
-            say("\(legend): ")
+        let raw = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard raw >= 0, let loop = try? PollLoop() else {
+            if raw >= 0 { close(raw) }
+            return nil
         }
-        return nil
+        let terminal = FileDescriptor(rawValue: raw)
+        defer { try? terminal.close() }
+        let keys = choices.map(\.key)
+        let question = "\n" + terminalSafe(text, keepingLineBreaks: true) + "\n\(legend): "
+        let key = try? await onThread(named: "OpenCoreLocation prompt", stop: { loop.stop() }) {
+            () throws -> String? in
+            _ = try terminal.writeAll(question.utf8)
+            var line: [UInt8] = []
+            while try loop.wait(for: terminal) == .readable {
+                var byte: UInt8 = 0
+                guard try withUnsafeMutableBytes(of: &byte, { try terminal.read(into: $0) }) == 1 else {
+                    return nil
+                }
+                if byte != UInt8(ascii: "\n") {
+                    line.append(byte)
+                    continue
+                }
+                let answer = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                    .lowercased()
+                if keys.contains(answer) { return answer }
+                line.removeAll()
+                _ = try terminal.writeAll("\(legend): ".utf8)
+            }
+            return nil
+        }
+        guard let key else { return nil }
+        return choices.first { $0.key == key }?.answer
     }
 }

@@ -1,0 +1,96 @@
+import Synchronization
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Waits for a descriptor to become readable on the calling thread, and can be woken from any
+/// other thread to stop: the one way this package waits for bytes (serial ports, sockets, the
+/// authorization store's inotify descriptor, the terminal a prompt reads).
+///
+/// A wait blocks in `poll(2)` on the descriptor and on a pipe of its own; ``stop()`` writes to
+/// the pipe, so a stopped loop returns at once and never needs a timeout to notice. Interrupted
+/// calls (`EINTR`) are retried here and nowhere else.
+public final class PollLoop: Sendable {
+    /// Why a wait ended.
+    public enum Readiness: Sendable, Hashable {
+        /// There is something to read (or an end of file to read).
+        case readable
+        /// The other end hung up or the descriptor failed, with nothing left to read.
+        case hangUp
+        /// ``PollLoop/stop()`` was called.
+        case stopped
+    }
+
+    private let wakeRead: FileDescriptor
+    private let wakeWrite: FileDescriptor
+    /// Whether the pipe is still open; closed once, by ``close()``.
+    private let open = Mutex(true)
+
+    public init() throws(Errno) {
+        let ends: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
+        do { ends = try FileDescriptor.pipe() } catch { throw error as? Errno ?? .ioError }
+        for end in [ends.readEnd, ends.writeEnd] {
+            _ = fcntl(end.rawValue, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end.rawValue, F_SETFL, O_NONBLOCK)
+        }
+        wakeRead = ends.readEnd
+        wakeWrite = ends.writeEnd
+    }
+
+    deinit { close() }
+
+    /// Wakes every wait, now and later, so that it returns ``Readiness/stopped``.
+    public func stop() {
+        open.withLock { open in
+            guard open else { return }
+            // A full pipe is already a wake-up: a failed write changes nothing.
+            _ = try? wakeWrite.writeAll(CollectionOfOne(UInt8(1)))
+        }
+    }
+
+    /// Whether ``stop()`` was called.
+    public var isStopped: Bool {
+        open.withLock { open in
+            guard open else { return true }
+            var fds = [pollfd(fd: wakeRead.rawValue, events: Int16(POLLIN), revents: 0)]
+            return Glibc.poll(&fds, 1, 0) > 0
+        }
+    }
+
+    /// Blocks until `descriptor` is readable, hangs up, or the loop is stopped.
+    public func wait(for descriptor: FileDescriptor) throws(Errno) -> Readiness {
+        var fds = [
+            pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeRead.rawValue, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            fds[0].revents = 0
+            fds[1].revents = 0
+            let ready = Glibc.poll(&fds, 2, -1)
+            if ready < 0 {
+                let code = Errno(rawValue: errno)
+                if code == .interrupted { continue }
+                throw code
+            }
+            if fds[1].revents != 0 { return .stopped }
+            let events = Int32(fds[0].revents)
+            if events & Int32(POLLIN) != 0 { return .readable }
+            if events & Int32(POLLHUP | POLLERR | POLLNVAL) != 0 { return .hangUp }
+        }
+    }
+
+    /// Closes the wake pipe; later waits report ``Readiness/stopped`` at once.
+    public func close() {
+        let wasOpen = open.withLock { open -> Bool in
+            defer { open = false }
+            return open
+        }
+        guard wasOpen else { return }
+        try? wakeRead.close()
+        try? wakeWrite.close()
+    }
+}

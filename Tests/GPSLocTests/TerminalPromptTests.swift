@@ -1,0 +1,69 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The permission prompt on a real terminal: `gpsloc watch` runs as the session leader of a
+/// pseudo-terminal (`setsid --ctty`), so its `/dev/tty` is the terminal the test types into.
+@Suite("The terminal prompt, the built binary")
+struct TerminalPromptTests {
+    /// Reads what the program wrote to the terminal until `condition` holds or time runs out.
+    static func read(_ terminal: PseudoTerminal, until condition: (String) -> Bool) -> String {
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while !condition(text) && Date() < deadline {
+            text += terminal.readLine(timeout: 200)
+        }
+        return text
+    }
+
+    /// Ends the program that leads the terminal's session: SIGTERM to the terminal's foreground
+    /// process group, then SIGKILL if it has not ended within five seconds. (`setsid` forks when it
+    /// is started as a process group leader, so the program is not the `Process` itself.)
+    static func stop(_ process: Process, on terminal: PseudoTerminal) {
+        let group = tcgetpgrp(terminal.master)
+        if group > 0 { kill(-group, SIGTERM) }
+        let deadline = Date().addingTimeInterval(5)
+        while group > 0 && kill(-group, 0) == 0 && Date() < deadline { usleep(20_000) }
+        if group > 0 && kill(-group, 0) == 0 { kill(-group, SIGKILL) }
+        while process.isRunning && Date() < deadline.addingTimeInterval(5) { usleep(20_000) }
+    }
+
+    @Test(
+        "The user answers on the terminal and locations flow; escape sequences in the question are shown, not obeyed"
+    )
+    func answerOnTheTerminal() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ocl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let manifest = directory.appendingPathComponent("Info.plist")
+        let reason = "Shows \u{1B}[2J\u{1B}[31mwhere you are\u{1B}[0m."
+        try PropertyListSerialization.data(
+            fromPropertyList: ["NSLocationWhenInUseUsageDescription": reason], format: .xml, options: 0
+        ).write(to: manifest)
+        let terminal = try PseudoTerminal()
+        defer { terminal.close() }
+        let slave = try #require(FileHandle(forUpdatingAtPath: terminal.slavePath))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = [
+            "--ctty", "--wait", Runner.gpsloc.path, "watch", "--source",
+            "file:\(Fixtures.url("drive-1hz.nmea").path)?speed=1", "--app", "com.example.prompted", "--store",
+            directory.path, "--manifest", manifest.path, "--prompt", "terminal",
+        ]
+        process.standardInput = slave
+        process.standardOutput = slave
+        process.standardError = slave
+        try process.run()
+        defer { Self.stop(process, on: terminal) }
+        let question = Self.read(terminal) { $0.contains("Don't Allow: ") }
+        #expect(question.contains("Allow \"com.example.prompted\" to use your location?"))
+        #expect(question.contains(#"Shows \u{1B}[2J\u{1B}[31mwhere you are\u{1B}[0m."#))
+        #expect(!question.contains("\u{1B}"))
+        terminal.write(Array("w\n".utf8))
+        let updates = Self.read(terminal) { $0.contains("simulated") }
+        #expect(updates.contains("±2.5 m"))
+        let stored = try String(
+            contentsOf: directory.appendingPathComponent("authorization.json"), encoding: .utf8)
+        #expect(stored.contains("com.example.prompted"))
+    }
+}
