@@ -83,6 +83,41 @@ public final class PollLoop: Sendable {
         }
     }
 
+    /// What a ``read(_:into:)`` got.
+    public enum ReadResult: Sendable, Hashable {
+        /// This many bytes, at the start of the buffer.
+        case bytes(Int)
+        /// The end of the file or stream (an empty datagram, for a datagram socket).
+        case end
+        /// The other end hung up or the descriptor failed, with nothing left to read.
+        case hangUp
+        /// ``PollLoop/stop()`` was called.
+        case stopped
+    }
+
+    /// Waits until `descriptor` is readable, then reads what is there into `buffer`.
+    public func read(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws(Errno)
+        -> ReadResult
+    {
+        while true {
+            switch try wait(for: descriptor) {
+            case .stopped: return .stopped
+            case .hangUp: return .hangUp
+            case .readable:
+                do {
+                    let count = try descriptor.read(into: buffer)
+                    return count > 0 ? .bytes(count) : .end
+                } catch let error as Errno {
+                    // Readiness can be stale (another reader, a spurious wake-up): wait again.
+                    if error == .wouldBlock { continue }
+                    throw error
+                } catch {
+                    throw .ioError
+                }
+            }
+        }
+    }
+
     /// Closes the wake pipe; later waits report ``Readiness/stopped`` at once.
     public func close() {
         let wasOpen = open.withLock { open -> Bool in

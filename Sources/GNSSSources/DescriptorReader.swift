@@ -93,32 +93,25 @@ final class DescriptorReader: Sendable {
     private func readLoop(_ received: (UnsafeRawBufferPointer) -> Void) -> DisconnectError? {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let readiness: PollLoop.Readiness
-            do { readiness = try loop.wait(for: descriptor) } catch {
-                return DisconnectError("\(name): poll failed (\(error))")
-            }
-            switch readiness {
+            let result: PollLoop.ReadResult
+            do {
+                result = try buffer.withUnsafeMutableBytes { raw throws(Errno) in
+                    try loop.read(descriptor, into: raw)
+                }
+            } catch { return DisconnectError("\(name): disconnected (\(error))") }
+            switch result {
             case .stopped:
                 return nil
             case .hangUp:
                 return DisconnectError("\(name): disconnected (hang-up)")
-            case .readable:
-                let count: Int
-                do {
-                    count = try buffer.withUnsafeMutableBytes { try descriptor.read(into: $0) }
-                } catch Errno.wouldBlock {
-                    continue
-                } catch {
-                    return DisconnectError("\(name): disconnected (\(error))")
-                }
-                if count > 0 {
-                    buffer.withUnsafeBytes { received(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-                } else if !datagrams {
-                    return DisconnectError(
-                        isTerminal
-                            ? "\(name): the device hung up (unplugged?)"
-                            : "\(name): the other end closed the connection")
-                }
+            case .bytes(let count):
+                buffer.withUnsafeBytes { received(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            case .end:
+                if datagrams { continue }
+                return DisconnectError(
+                    isTerminal
+                        ? "\(name): the device hung up (unplugged?)"
+                        : "\(name): the other end closed the connection")
             }
         }
     }

@@ -26,15 +26,9 @@ final class StoreWatcher: Sendable {
         let thread = Thread {
             defer { try? descriptor.close() }
             var buffer = [UInt8](repeating: 0, count: 4096)
-            while (try? loop.wait(for: descriptor)) == .readable {
-                let count: Int
-                do {
-                    count = try buffer.withUnsafeMutableBytes { try descriptor.read(into: $0) }
-                } catch Errno.wouldBlock {
-                    continue
-                } catch {
-                    return
-                }
+            while case .bytes(let count)? = buffer.withUnsafeMutableBytes({
+                try? loop.read(descriptor, into: $0)
+            }) {
                 if Self.names(in: buffer[..<count]).contains(fileName), !loop.isStopped { onChange() }
             }
         }
