@@ -73,7 +73,6 @@ struct LocationCore: Sendable {
     }
 
     var client: String { auth.client }
-    var subscriptionCount: Int { updates.count }
 
     private mutating func makeID() -> ID {
         nextID += 1
