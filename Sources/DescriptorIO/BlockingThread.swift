@@ -2,42 +2,44 @@ import Foundation
 import Synchronization
 
 /// Runs `body` on a thread of its own and awaits its result, so that a blocking call (a `poll`, a
-/// `read`, a C library's wait) never holds one of the few threads Swift's concurrency runs on.
+/// `read`, a name lookup, a C library's wait) never holds one of the few threads Swift's
+/// concurrency runs on.
 ///
-/// Cancelling the awaiting task calls `stop`, which must make `body` return soon (a
-/// ``PollLoop/stop()``); the result is still awaited, so nothing `body` uses is released while it
-/// runs.
-public func onThread<Result: Sendable>(
-    named name: String, stop: @escaping @Sendable () -> Void,
-    _ body: @escaping @Sendable () throws -> Result
-) async throws -> Result {
-    let state = Mutex<
-        (
-            result: Swift.Result<Result, any Error>?,
-            waiter: CheckedContinuation<Swift.Result<Result, any Error>, Never>?
-        )
-    >((nil, nil))
+/// Cancelling the awaiting task calls `stop`, which should make `body` return soon (a
+/// ``PollLoop/stop()``; a call that cannot be interrupted passes nothing); the result is still
+/// awaited, so nothing `body` uses is released while it runs.
+public func onThread<Value: Sendable, Failure: Error>(
+    named name: String, stop: @escaping @Sendable () -> Void = {},
+    _ body: @escaping @Sendable () throws(Failure) -> Value
+) async throws(Failure) -> Value {
+    typealias Outcome = Result<Value, Failure>
+    let state = Mutex<(outcome: Outcome?, waiter: CheckedContinuation<Outcome, Never>?)>((nil, nil))
     let thread = Thread {
-        let result = Swift.Result { try body() }
+        let outcome: Outcome
+        do throws(Failure) {
+            outcome = .success(try body())
+        } catch {
+            outcome = .failure(error)
+        }
         let waiter = state.withLock { state in
-            state.result = result
+            state.outcome = outcome
             defer { state.waiter = nil }
             return state.waiter
         }
-        waiter?.resume(returning: result)
+        waiter?.resume(returning: outcome)
     }
     thread.name = name
     thread.start()
-    let result = await withTaskCancellationHandler {
+    let outcome = await withTaskCancellationHandler {
         await withCheckedContinuation { continuation in
             let done = state.withLock { state in
-                if state.result == nil { state.waiter = continuation }
-                return state.result
+                if state.outcome == nil { state.waiter = continuation }
+                return state.outcome
             }
             if let done { continuation.resume(returning: done) }
         }
     } onCancel: {
         stop()
     }
-    return try result.get()
+    return try outcome.get()
 }

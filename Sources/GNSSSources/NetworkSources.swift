@@ -1,3 +1,4 @@
+import DescriptorIO
 import GNSS
 import Logging
 
@@ -82,7 +83,7 @@ enum Socket {
         -> Int32
     {
         let milliseconds = Int32(timeout.components.seconds * 1000)
-        return try await blocking { () throws(DisconnectError) -> Int32 in
+        return try await onThread(named: "tcp connect") { () throws(DisconnectError) -> Int32 in
             var hints = addrinfo()
             hints.ai_family = AF_UNSPEC
             hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

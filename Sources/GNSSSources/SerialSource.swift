@@ -1,3 +1,4 @@
+import DescriptorIO
 import Foundation
 import GNSS
 import Logging
@@ -198,7 +199,7 @@ public final class SerialSource: FixSource {
     ) async throws -> Int {
         let cancelled = Atomic<Bool>(false)
         let found: Int? = try await withTaskCancellationHandler {
-            try await blocking { () throws(DisconnectError) -> Int? in
+            try await onThread(named: "serial rate probe") { () throws(DisconnectError) -> Int? in
                 var buffer = [UInt8](repeating: 0, count: 4096)
                 for rate in order {
                     try SerialPort.configure(fd, path: path, baud: rate, flowControl: flowControl)
@@ -271,22 +272,4 @@ public final class SerialSource: FixSource {
         }
         return result
     }
-}
-
-/// Runs blocking work on a thread of its own and awaits its result.
-func blocking<T: Sendable>(_ body: @escaping @Sendable () throws(DisconnectError) -> T)
-    async throws(DisconnectError)
-    -> T
-{
-    let result: Result<T, DisconnectError> = await withCheckedContinuation { continuation in
-        let thread = Thread {
-            do throws(DisconnectError) {
-                continuation.resume(returning: .success(try body()))
-            } catch {
-                continuation.resume(returning: .failure(error))
-            }
-        }
-        thread.start()
-    }
-    return try result.get()
 }
