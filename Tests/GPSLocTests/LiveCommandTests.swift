@@ -101,7 +101,9 @@ struct LiveCommandTests {
         for _ in 0..<5 where server == nil {
             port = Daemons.freePort()
             let candidate = try RunningProcess(
-                ["-u", "OPEN:\(log)", "TCP-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork"],
+                // The file is opened by each connection's child (-U, the file second), so every
+                // connection reads the log from its start, the readiness probe's included.
+                ["-U", "TCP-LISTEN:\(port),bind=127.0.0.1,reuseaddr,fork", "OPEN:\(log)"],
                 executable: URL(fileURLWithPath: socat))
             if await Daemons.waitUntilListening(port: port), candidate.isRunning {
                 server = candidate
