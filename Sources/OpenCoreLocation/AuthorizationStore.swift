@@ -141,8 +141,7 @@ public final class AuthorizationStore: Sendable {
         } catch {
             throw StoreError(
                 path: path,
-                reason: "is not a valid store (\(error)); fix it by hand or remove it with "
-                    + "`gpsloc auth reset --all`")
+                reason: "is not a valid store (\(error))")
         }
     }
 
@@ -162,7 +161,23 @@ public final class AuthorizationStore: Sendable {
                 throw StoreError(path: lockPath, reason: "cannot be locked (\(errnoDescription()))")
             }
         }
-        var snapshot = (try? load()) ?? AuthorizationSnapshot()
+        var snapshot: AuthorizationSnapshot
+        do {
+            snapshot = try load()
+        } catch {
+            // Never replace a store that cannot be read with an empty one: that would turn
+            // location services back on, lift restrictions and lose every decision. A corrupt
+            // file is moved aside (the next write starts afresh, on purpose), and this write fails.
+            guard FileManager.default.contents(atPath: path) != nil else { throw error }
+            let aside = path + ".corrupt"
+            let moved = rename(path, aside) == 0
+            throw StoreError(
+                path: path,
+                reason: error.reason + "; nothing was written. "
+                    + (moved
+                        ? "It was moved to \(aside): restore it from there or make the decisions again"
+                        : "Move it away to make the decisions again (\(errnoDescription()))"))
+        }
         let before = snapshot
         body(&snapshot)
         if snapshot != before || !FileManager.default.fileExists(atPath: path) {
