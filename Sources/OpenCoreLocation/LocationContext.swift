@@ -121,11 +121,13 @@ public final class LocationContext: Sendable {
     /// Feeds the core one input and performs the actions it returns. What must keep the core's
     /// order (deliveries, the receiver, prompts) is done under the lock; what may take time or
     /// call the app's code (storing decisions, logging, observers, completions) after it.
+    /// The input may also register what its identifier stands for (a mailbox, a completion)
+    /// before the actions that use it are performed.
     @discardableResult
-    func mutate<T>(_ input: (inout LocationCore) -> (T, [LocationCore.Action])) -> T {
+    func mutate<T>(_ input: (inout State) -> (T, [LocationCore.Action])) -> T {
         var later: [@Sendable () -> Void] = []
         let result = state.withLock { state -> T in
-            let (result, actions) = input(&state.core)
+            let (result, actions) = input(&state)
             for action in actions { perform(action, &state, later: &later) }
             return result
         }
@@ -134,7 +136,7 @@ public final class LocationContext: Sendable {
     }
 
     func mutate(_ input: (inout LocationCore) -> [LocationCore.Action]) {
-        mutate { core in ((), input(&core)) }
+        mutate { state in ((), input(&state.core)) }
     }
 
     private func perform(
@@ -221,12 +223,12 @@ public final class LocationContext: Sendable {
     // MARK: Sessions
 
     func addSession(_ requirement: SessionRequirement) -> LocationCore.ID {
-        mutate { core in core.addSession(requirement) }
+        mutate { state in state.core.addSession(requirement) }
     }
 
     /// A background activity session: it keeps the app in use only if it starts in use.
     func addBackgroundActivitySession() -> LocationCore.ID {
-        mutate { core in core.addBackgroundActivitySession() }
+        mutate { state in state.core.addBackgroundActivitySession() }
     }
 
     func removeSession(_ id: LocationCore.ID) {
@@ -243,16 +245,13 @@ public final class LocationContext: Sendable {
                 state.core.unsubscribeDiagnostics(id)
             }
         }
-        var later: [@Sendable () -> Void] = []
-        let subscribed = state.withLock { state -> Bool in
+        let subscribed = mutate { state -> (Bool, [LocationCore.Action]) in
             let (id, actions) = state.core.subscribeDiagnostics(session: session)
-            guard let id else { return false }
+            guard let id else { return (false, actions) }
             box.withLock { $0 = id }
             state.diagnostics[id] = mailbox
-            for action in actions { perform(action, &state, later: &later) }
-            return true
+            return (true, actions)
         }
-        for work in later { work() }
         if !subscribed { mailbox.finish() }
         return mailbox
     }
@@ -268,20 +267,20 @@ public final class LocationContext: Sendable {
             guard let id = box.withLock({ $0 }) else { return }
             self?.unsubscribeUpdates(id)
         }
-        var later: [@Sendable () -> Void] = []
-        state.withLock { state in
+        mutate { state in
             let (id, actions) = state.core.subscribeUpdates(configuration: live, monitoring: monitoring)
             box.withLock { $0 = id }
             state.updates[id] = mailbox
-            for action in actions { perform(action, &state, later: &later) }
+            return ((), actions)
         }
-        for work in later { work() }
         return mailbox
     }
 
     private func unsubscribeUpdates(_ id: LocationCore.ID) {
-        mutate { core in core.unsubscribeUpdates(id) }
-        _ = state.withLock { $0.updates.removeValue(forKey: id) }
+        mutate { state in
+            state.updates.removeValue(forKey: id)
+            return ((), state.core.unsubscribeUpdates(id))
+        }
     }
 
     /// An event from the receiver, turned into each subscriber's update. A source without a pace
@@ -314,13 +313,11 @@ public final class LocationContext: Sendable {
     func requestTemporaryFullAccuracy(
         purposeKey: String, completion: @escaping @Sendable ((any Error)?) -> Void
     ) {
-        var later: [@Sendable () -> Void] = []
-        state.withLock { state in
+        mutate { state in
             let (id, actions) = state.core.requestTemporaryFullAccuracy(purposeKey: purposeKey)
             state.accuracyRequests[id] = completion
-            for action in actions { perform(action, &state, later: &later) }
+            return ((), actions)
         }
-        for work in later { work() }
     }
 
     func observeAuthorization(_ observer: @escaping @Sendable () -> Void) -> Int {
