@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "GNSSSources", targets: ["GNSSSources"]),
         .library(name: "OpenCoreLocation", targets: ["OpenCoreLocation"]),
         .executable(name: "gpsloc", targets: ["gpsloc"]),
+        .executable(name: "gpslocd", targets: ["gpslocd"]),
     ],
     traits: [
         .trait(
@@ -20,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         .target(name: "NMEA"),
@@ -35,9 +38,31 @@ let package = Package(
                 .target(name: "CGPS", condition: .when(traits: ["LibGPS"])),
             ]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
+        .target(name: "LocationWire", dependencies: ["GNSS"]),
         .target(
             name: "OpenCoreLocation",
-            dependencies: ["GNSS", "DescriptorIO", .product(name: "SystemPackage", package: "swift-system")]),
+            dependencies: [
+                "GNSS", "DescriptorIO", "LocationWire",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .target(
+            name: "LocationDaemon",
+            dependencies: [
+                "GNSS", "GNSSSources", "LocationWire", "OpenCoreLocation",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .executableTarget(
+            name: "gpslocd",
+            dependencies: [
+                "GNSS", "LocationDaemon", "GNSSSources",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         .executableTarget(
             name: "gpsloc",
             dependencies: [

@@ -99,6 +99,25 @@ package struct JSONObjectWriter {
         JSONText.writeQuoted(value, to: &cursor)
     }
 
+    /// A member whose name is only known at run time (a map's key), escaped as any string is.
+    package mutating func add(key name: String, string value: String) {
+        let room = JSONText.maximumQuotedCount(name) + JSONText.maximumQuotedCount(value) + 2
+        guard cursor.hasRoom(for: room) else { return }
+        if !first { cursor.put(UInt8(ascii: ",")) }
+        first = false
+        JSONText.writeQuoted(name, to: &cursor)
+        cursor.put(UInt8(ascii: ":"))
+        JSONText.writeQuoted(value, to: &cursor)
+    }
+
+    /// A string as the next element of an array.
+    package mutating func element(string value: String) {
+        guard cursor.hasRoom(for: JSONText.maximumQuotedCount(value) + 1) else { return }
+        if !first { cursor.put(UInt8(ascii: ",")) }
+        first = false
+        JSONText.writeQuoted(value, to: &cursor)
+    }
+
     /// A timestamp as ``UTCTimestamp/iso8601``, quoted.
     package mutating func add(_ name: StaticString, time value: UTCTimestamp) {
         guard key(name, room: UTCTimestamp.maximumISO8601Count + 2) else { return }

@@ -108,11 +108,15 @@ public final class AuthorizationStore: Sendable {
     public let directory: String
     public var path: String { directory + "/authorization.json" }
     var lockPath: String { directory + "/authorization.lock" }
+    /// A store whose global switch and restrictions apply on top of this one's: the daemon's
+    /// system-wide policy over each user's decisions. Changes are never written to it from here.
+    public let policy: AuthorizationStore?
 
-    public init(directory: String) {
+    public init(directory: String, policy: AuthorizationStore? = nil) {
         self.directory =
             directory.hasSuffix("/") && directory.count > 1
             ? String(directory.dropLast()) : directory
+        self.policy = policy
     }
 
     /// The default directory for an environment (see the type's documentation).
@@ -127,8 +131,23 @@ public final class AuthorizationStore: Sendable {
         return home + "/.local/state/opencorelocation"
     }
 
-    /// The store's contents; an absent file is an empty store (everything undetermined).
+    /// The store's contents under its policy: location services are on only when both say so,
+    /// and an app restricted by either is restricted. An absent file is an empty store
+    /// (everything undetermined).
     public func load() throws(StoreError) -> AuthorizationSnapshot {
+        var snapshot = try loadOwn()
+        guard let policy else { return snapshot }
+        let system = try policy.load()
+        snapshot.servicesEnabled = snapshot.servicesEnabled && system.servicesEnabled
+        snapshot.restrictAll = snapshot.restrictAll || system.restrictAll
+        snapshot.restrictedClients += system.restrictedClients.filter {
+            !snapshot.restrictedClients.contains($0)
+        }
+        return snapshot
+    }
+
+    /// This store's own file, without its policy.
+    private func loadOwn() throws(StoreError) -> AuthorizationSnapshot {
         guard let data = FileManager.default.contents(atPath: path) else {
             if FileManager.default.fileExists(atPath: path) {
                 throw StoreError(path: path, reason: "cannot be read (\(errnoDescription()))")
@@ -163,7 +182,7 @@ public final class AuthorizationStore: Sendable {
         }
         var snapshot: AuthorizationSnapshot
         do {
-            snapshot = try load()
+            snapshot = try loadOwn()
         } catch {
             // Never replace a store that cannot be read with an empty one: that would turn
             // location services back on, lift restrictions and lose every decision. A corrupt

@@ -31,6 +31,11 @@ public struct Manifest: Sendable, Hashable {
         public var path: String
         public var reason: String
         public var description: String { "cannot read the manifest \(path): \(reason)" }
+
+        public init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
     }
 
     /// Reads an `Info.plist` (XML or binary property list).

@@ -1,0 +1,116 @@
+import Foundation
+import OpenCoreLocation
+import Synchronization
+
+/// An app an administrator registered: its manifest and what it covers.
+public struct AppRegistration: Sendable, Hashable {
+    /// `CFBundleIdentifier`: the app identifier its decisions are kept under.
+    public var app: String
+    public var manifest: Manifest
+    /// Absolute paths of the executables it covers (`OpenCoreLocationExecutables`).
+    public var executables: [String]
+    /// systemd units it covers, `name.service` (`OpenCoreLocationUnits`).
+    public var units: [String]
+    /// The file it came from.
+    public var path: String
+}
+
+/// The registrations in `/etc/opencorelocation/apps.d/*.plist`: each an `Info.plist` with the
+/// location keys of Apple's, a `CFBundleIdentifier`, and the executables or units it covers.
+/// The daemon reads a client's manifest from here; a client never sends one.
+///
+/// The directory is read again when it changes (its modification time), so a registration
+/// installed while the daemon runs applies to the next connection.
+public final class AppRegistry: Sendable {
+    public let directory: String
+    private let log: @Sendable (String) -> Void
+    private let state = Mutex<(stamp: timespec?, registrations: [AppRegistration])>((nil, []))
+
+    public init(directory: String, log: @escaping @Sendable (String) -> Void) {
+        self.directory = directory
+        self.log = log
+    }
+
+    /// The registrations now, read again if the directory changed.
+    public var registrations: [AppRegistration] {
+        var info = stat()
+        let stamp: timespec? = stat(directory, &info) == 0 ? info.st_mtim : nil
+        let (cached, current) = state.withLock { state in
+            (state.registrations, state.stamp.map { Self.same($0, stamp) } ?? (stamp == nil))
+        }
+        if current { return cached }
+        let fresh = load()
+        state.withLock { $0 = (stamp, fresh) }
+        return fresh
+    }
+
+    private static func same(_ a: timespec, _ b: timespec?) -> Bool {
+        guard let b else { return false }
+        return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec
+    }
+
+    public func registration(forExecutable path: String) -> AppRegistration? {
+        registrations.first { $0.executables.contains(path) }
+    }
+
+    public func registration(forUnit unit: String) -> AppRegistration? {
+        registrations.first { $0.units.contains(unit) }
+    }
+
+    public func registration(forApp app: String) -> AppRegistration? {
+        registrations.first { $0.app == app }
+    }
+
+    private func load() -> [AppRegistration] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        var found: [AppRegistration] = []
+        for name in names.sorted() where name.hasSuffix(".plist") {
+            let path = directory + "/" + name
+            do {
+                let registration = try Self.read(path)
+                if let earlier = found.first(where: { $0.app == registration.app }) {
+                    log(
+                        "\(path): \(registration.app) is registered already by \(earlier.path); this file is ignored"
+                    )
+                    continue
+                }
+                found.append(registration)
+            } catch {
+                log("\(error); this registration is ignored until it is fixed")
+            }
+        }
+        return found
+    }
+
+    /// Reads one registration file.
+    public static func read(_ path: String) throws(Manifest.LoadError) -> AppRegistration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Manifest.LoadError(path: path, reason: "cannot be read")
+        }
+        let manifest = try Manifest(propertyList: data, path: path)
+        let object = try? PropertyListSerialization.propertyList(from: data, format: nil)
+        let dictionary = object as? [String: Any] ?? [:]
+        guard let app = dictionary["CFBundleIdentifier"] as? String, !app.isEmpty else {
+            throw Manifest.LoadError(path: path, reason: "CFBundleIdentifier is missing; it names the app")
+        }
+        func list(_ key: String) throws(Manifest.LoadError) -> [String] {
+            guard let value = dictionary[key] else { return [] }
+            guard let entries = value as? [String] else {
+                throw Manifest.LoadError(path: path, reason: "\(key) must be an array of strings")
+            }
+            return entries
+        }
+        let executables = try list("OpenCoreLocationExecutables")
+        if let relative = executables.first(where: { !$0.hasPrefix("/") }) {
+            throw Manifest.LoadError(
+                path: path, reason: "OpenCoreLocationExecutables: '\(relative)' is not an absolute path")
+        }
+        let units = try list("OpenCoreLocationUnits")
+        if let odd = units.first(where: { !$0.hasSuffix(".service") }) {
+            throw Manifest.LoadError(
+                path: path, reason: "OpenCoreLocationUnits: '\(odd)' is not a name.service")
+        }
+        return AppRegistration(
+            app: app, manifest: manifest, executables: executables, units: units, path: path)
+    }
+}

@@ -1,0 +1,191 @@
+import LocationWire
+import OpenCoreLocation
+import Synchronization
+
+/// One connection after its hello: its requests turned into the inputs of the app's core, and
+/// what the core delivers turned into lines. Numbers the client chose for its sessions and
+/// subscriptions are checked here; a request that names one wrongly gets an error reply and
+/// changes nothing.
+final class ClientSession: Sendable {
+    let identity: PeerIdentity
+    let client: HostedClient
+    /// This connection's number among the app's connections.
+    let connection: Int
+    private let daemon: Daemon
+    private let send: @Sendable ([UInt8]) -> Void
+
+    private struct Feed {
+        var cancel: @Sendable () -> Void
+    }
+
+    private struct State {
+        /// The client's session numbers → the core's, with what each was opened as.
+        var sessions: [Int: HostedClient.Session] = [:]
+        var feeds: [Int: Feed] = [:]
+        var authorizationObserver: Int?
+        var agent: Int?
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+
+    init(
+        identity: PeerIdentity, client: HostedClient, connection: Int, daemon: Daemon,
+        send: @escaping @Sendable ([UInt8]) -> Void
+    ) {
+        self.identity = identity
+        self.client = client
+        self.connection = connection
+        self.daemon = daemon
+        self.send = send
+        let app = client.app
+        let observer = client.app.observeAuthorization {
+            send(WireEvent.authorization(app.authorization).encoded())
+        }
+        state.withLock { $0.authorizationObserver = observer }
+    }
+
+    /// Handles one request; what it returns is the reply, sent before anything the request
+    /// starts (a subscription's first update comes after its `ok`).
+    func handle(_ request: WireRequest, id: Int?) {
+        do {
+            try perform(request, id: id)
+        } catch {
+            send(WireEvent.error(id: id, message: error.description).encoded())
+        }
+    }
+
+    private func ok(_ id: Int?) { send(WireEvent.ok(id: id).encoded()) }
+
+    private func perform(_ request: WireRequest, id: Int?) throws(WireError) {
+        let app = client.app
+        switch request {
+        case .hello:
+            throw WireError("hello was sent already; it is the first request of a connection only")
+        case .openSession(let number, let level, let purposeKey):
+            try claimSession(number) {
+                self.client.takeSession(level: level, purposeKey: purposeKey, background: false)
+            }
+            ok(id)
+        case .openBackgroundSession(let number):
+            try claimSession(number) {
+                self.client.takeSession(level: .none, purposeKey: nil, background: true)
+            }
+            ok(id)
+        case .closeSession(let number):
+            let session = state.withLock { $0.sessions.removeValue(forKey: number) }
+            guard let session else { throw WireError("no session \(number) is open on this connection") }
+            app.closeSession(session.id)
+            ok(id)
+        case .subscribeUpdates(let number, let configuration, let monitoring):
+            try reserveFeed(number)
+            ok(id)
+            start(number, app.updates(configuration: configuration, monitoring: monitoring)) {
+                WireEvent.update(subscription: number, $0)
+            }
+        case .subscribeDiagnostics(let number, let sessionNumber):
+            guard let session = state.withLock({ $0.sessions[sessionNumber] }) else {
+                throw WireError("no session \(sessionNumber) is open on this connection; open it first")
+            }
+            try reserveFeed(number)
+            ok(id)
+            start(number, app.diagnostics(session: session.id)) {
+                WireEvent.diagnostic(subscription: number, flags: $0)
+            }
+        case .unsubscribe(let number):
+            let feed = state.withLock { $0.feeds.removeValue(forKey: number) }
+            guard let feed else { throw WireError("no subscription \(number) is open on this connection") }
+            feed.cancel()
+            ok(id)
+        case .requestAuthorization(let level):
+            ok(id)
+            app.requestAuthorization(level)
+        case .requestTemporaryFullAccuracy(let number, let purposeKey):
+            ok(id)
+            let send = send
+            app.requestTemporaryFullAccuracy(purposeKey: purposeKey) { error in
+                send(WireEvent.accuracyAnswer(request: number, error: error).encoded())
+            }
+        case .activity(let inUse):
+            client.claimBackground(!inUse, connection: connection)
+            daemon.refreshActivity(of: client)
+            ok(id)
+        case .showAuthorization(let uid):
+            let target = try daemon.authorize(identity, toSee: uid)
+            send(WireEvent.decisions(id: id, try daemon.decisions(uid: target)).encoded())
+        case .changeAuthorization(let uid, let change):
+            try daemon.change(change, uid: uid, by: identity)
+            ok(id)
+        case .registerAgent:
+            let registered = state.withLock { $0.agent != nil }
+            guard !registered else { throw WireError("this connection is an agent already") }
+            ok(id)
+            let agent = daemon.router.register(uid: identity.uid, send: send)
+            state.withLock { $0.agent = agent }
+        case .answerPrompt(let prompt, let answer):
+            try daemon.router.answer(prompt: prompt, uid: identity.uid, answer)
+            ok(id)
+        }
+    }
+
+    private func claimSession(_ number: Int, _ take: () -> HostedClient.Session) throws(WireError) {
+        try state.withLock { state throws(WireError) in
+            guard state.sessions[number] == nil else {
+                throw WireError("session \(number) is open already on this connection; choose another number")
+            }
+            state.sessions[number] = take()
+        }
+    }
+
+    private func reserveFeed(_ number: Int) throws(WireError) {
+        try state.withLock { state throws(WireError) in
+            guard state.feeds[number] == nil else {
+                throw WireError(
+                    "subscription \(number) is open already on this connection; choose another number")
+            }
+            state.feeds[number] = Feed(cancel: {})
+        }
+    }
+
+    /// Forwards a feed's elements as lines until it ends (its session ended, or the receiver),
+    /// then says so with `finish`; an unsubscribed feed ends without one.
+    private func start<Element: Sendable>(
+        _ number: Int, _ feed: HostedFeed<Element>, _ event: @escaping @Sendable (Element) -> WireEvent
+    ) {
+        let send = send
+        let task = Task {
+            while let element = await feed.next() { send(event(element).encoded()) }
+            let wanted = self.state.withLock { $0.feeds.removeValue(forKey: number) != nil }
+            if wanted && !Task.isCancelled { send(WireEvent.finish(subscription: number).encoded()) }
+        }
+        let cancel: @Sendable () -> Void = {
+            task.cancel()
+            feed.cancel()
+        }
+        let closed = state.withLock { state -> Bool in
+            if !state.closed, state.feeds[number] != nil { state.feeds[number] = Feed(cancel: cancel) }
+            return state.closed
+        }
+        if closed { cancel() }
+    }
+
+    /// The connection ended: subscriptions end now; sessions stay with the app for the grace
+    /// period, for a restarted app to take again.
+    func close() {
+        let (feeds, sessions, observer, agent) = state.withLock { state in
+            state.closed = true
+            defer {
+                state.feeds = [:]
+                state.sessions = [:]
+            }
+            return (
+                Array(state.feeds.values), Array(state.sessions.values), state.authorizationObserver,
+                state.agent
+            )
+        }
+        for feed in feeds { feed.cancel() }
+        if let observer { client.app.removeAuthorizationObserver(observer) }
+        if let agent { daemon.router.unregister(uid: identity.uid, agent: agent) }
+        daemon.detach(client, connection: connection, keeping: sessions)
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import GNSS
+import LocationWire
+import OpenCoreLocation
+import Synchronization
+
+/// What the daemon shares among its connections: the receivers, the decisions, the app
+/// registrations, the prompt router and the apps it hosts. Connections come and go through
+/// ``DaemonServer``; this type decides what each may do.
+public final class Daemon: Sendable {
+    public struct Configuration: Sendable {
+        /// The receivers by name, the first being the default.
+        public var receivers: [(name: String, service: LocationService)]
+        public var stateDirectory: String
+        public var appsDirectory: String
+        /// Members of this group may change any user's decisions, as root may.
+        public var administratorGroup: UInt32?
+        /// How long a vanished client's sessions are kept for it to take back.
+        public var gracePeriod: Duration
+        public var log: @Sendable (String) -> Void
+
+        public init(
+            receivers: [(name: String, service: LocationService)], stateDirectory: String,
+            appsDirectory: String,
+            administratorGroup: UInt32?, gracePeriod: Duration = .seconds(10),
+            log: @escaping @Sendable (String) -> Void
+        ) {
+            self.receivers = receivers
+            self.stateDirectory = stateDirectory
+            self.appsDirectory = appsDirectory
+            self.administratorGroup = administratorGroup
+            self.gracePeriod = gracePeriod
+            self.log = log
+        }
+    }
+
+    let configuration: Configuration
+    let stores: DecisionStores
+    let registry: AppRegistry
+    let router: PromptRouter
+    var log: @Sendable (String) -> Void { configuration.log }
+    private let clients = Mutex<[HostedClient.Key: HostedClient]>([:])
+
+    public init(_ configuration: Configuration) {
+        self.configuration = configuration
+        stores = DecisionStores(stateDirectory: configuration.stateDirectory)
+        registry = AppRegistry(directory: configuration.appsDirectory, log: configuration.log)
+        router = PromptRouter(stores: stores, log: configuration.log)
+    }
+
+    /// The app a new connection belongs to, hosted already or made now.
+    func attach(_ identity: PeerIdentity, receiver: String?) throws(WireError) -> (HostedClient, Int) {
+        let service: LocationService?
+        let name: String
+        if let receiver {
+            guard let found = configuration.receivers.first(where: { $0.name == receiver }) else {
+                let names = configuration.receivers.map { "'\($0.name)'" }.joined(separator: ", ")
+                throw WireError(
+                    "there is no receiver '\(receiver)'; the daemon has \(names.isEmpty ? "none" : names)")
+            }
+            (name, service) = (found.name, found.service)
+        } else {
+            (name, service) = (
+                configuration.receivers.first?.name ?? "", configuration.receivers.first?.service
+            )
+        }
+        let key = HostedClient.Key(uid: identity.uid, app: identity.app, receiver: name)
+        let client = clients.withLock { clients -> HostedClient in
+            if let existing = clients[key] { return existing }
+            let activity = AppActivity(inUse: identity.isForeground)
+            let summary = identity.summary
+            let log = log
+            let app = HostedApp(
+                LocationContext.Configuration(
+                    client: identity.app, manifest: identity.manifest, store: stores.store(uid: identity.uid),
+                    prompter: router.prompter(for: identity), activity: activity, service: service,
+                    watchesStore: false, log: { log("\(summary): \($0)") }))
+            let made = HostedClient(key: key, app: app, activity: activity)
+            clients[key] = made
+            return made
+        }
+        let connection = client.connect(identity)
+        client.refreshActivity()
+        return (client, connection)
+    }
+
+    /// A connection ended: its app is kept for the grace period, then let go.
+    func detach(_ client: HostedClient, connection: Int, keeping sessions: [HostedClient.Session]) {
+        guard let generation = client.disconnect(connection, keeping: sessions) else { return }
+        let grace = configuration.gracePeriod
+        Task {
+            try? await Task.sleep(for: grace)
+            guard client.expire(generation: generation) else { return }
+            self.clients.withLock { clients in
+                if clients[client.key] === client, !client.isConnected { clients[client.key] = nil }
+            }
+        }
+    }
+
+    func refreshActivity(of client: HostedClient) { client.refreshActivity() }
+
+    /// Checks every hosted app's "in use" against `/proc`; the server calls it every second.
+    public func refreshActivity() {
+        for client in clients.withLock({ Array($0.values) }) { client.refreshActivity() }
+    }
+
+    public var receiverCount: Int { configuration.receivers.count }
+
+    /// How many apps are hosted now (kept ones included).
+    public var hostedCount: Int { clients.withLock { $0.count } }
+
+    // MARK: Decisions
+
+    func isAdministrator(_ identity: PeerIdentity) -> Bool {
+        if identity.uid == 0 { return true }
+        guard let group = configuration.administratorGroup else { return false }
+        return identity.credentials.gid == group || identity.groups.contains(group)
+    }
+
+    private func refusal(_ what: String) -> WireError {
+        WireError(
+            "only root or members of the administrators' group may \(what); answer your own apps' prompts with "
+                + "`gpsloc agent`, or ask an administrator")
+    }
+
+    /// Whose decisions `identity` asks to see: its own, or any user's for an administrator.
+    func authorize(_ identity: PeerIdentity, toSee uid: Int?) throws(WireError) -> UInt32 {
+        guard let uid else { return identity.uid }
+        guard let target = UInt32(exactly: uid) else { throw WireError("'uid' \(uid) is not a user id") }
+        guard target == identity.uid || isAdministrator(identity) else {
+            throw refusal("see another user's decisions")
+        }
+        return target
+    }
+
+    func decisions(uid: UInt32) throws(WireError) -> WireDecisions {
+        let store = stores.store(uid: uid)
+        let snapshot: AuthorizationSnapshot
+        do { snapshot = try store.load() } catch { throw WireError("\(error)") }
+        return WireDecisions(
+            store: store.path, uid: Int(uid), servicesEnabled: snapshot.servicesEnabled,
+            restrictAll: snapshot.restrictAll, restricted: snapshot.restrictedClients.sorted(),
+            decisions: snapshot.clients.mapValues(\.summary))
+    }
+
+    /// An administrator's change: to `uid`'s decisions (the caller's own when `nil`), or, for
+    /// the global switch and restrictions without a `uid`, to the system's policy. Every hosted
+    /// app it concerns sees it at once.
+    func change(_ change: AuthorizationChange, uid: Int?, by identity: PeerIdentity) throws(WireError) {
+        guard isAdministrator(identity) else { throw refusal("change decisions") }
+        let store: AuthorizationStore
+        var target: UInt32?
+        switch (change, uid) {
+        case (.services, nil), (.restrict, nil):
+            store = stores.system
+        default:
+            let resolved = try authorize(identity, toSee: uid)
+            target = resolved
+            store = stores.store(uid: resolved)
+        }
+        do { try store.update { $0.apply(change) } } catch { throw WireError("\(error)") }
+        log(
+            "uid \(identity.uid) (pid \(identity.credentials.pid)): \(change) for \(target.map { "uid \($0)" } ?? "every user")"
+        )
+        for client in clients.withLock({ Array($0.values) }) where target == nil || client.key.uid == target {
+            client.app.reloadStore()
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The daemon's listening socket and its connections, on SwiftNIO's event loops: a Unix socket
+/// bound at a path, or one systemd passed already listening (socket activation).
+public final class DaemonServer: Sendable {
+    public struct ServerError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public let daemon: Daemon
+    public let statistics = ServerStatistics()
+    /// How many bytes of unsent lines a client may have before it is cut off.
+    public let clientBuffer: Int
+    private let group: any EventLoopGroup
+
+    public init(daemon: Daemon, group: any EventLoopGroup, clientBuffer: Int = 64 * 1024) {
+        self.daemon = daemon
+        self.group = group
+        self.clientBuffer = clientBuffer
+    }
+
+    private var bootstrap: ServerBootstrap {
+        let (daemon, statistics, buffer) = (daemon, statistics, clientBuffer)
+        return ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 512)
+            .childChannelOption(.autoRead, value: false)
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: buffer / 2, high: buffer))
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        ClientHandler(daemon: daemon, statistics: statistics))
+                }
+            }
+    }
+
+    /// Listens at `path`, which any local user may connect to (what each may know is decided per
+    /// connection). A stale socket file left by a daemon that died is replaced; a live one is
+    /// an error, never taken over.
+    public func listen(at path: String) async throws -> any Channel {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o755])
+            } catch {
+                throw ServerError(
+                    description: "cannot create \(directory) for the socket (\(error.localizedDescription)); "
+                        + "pass --socket with a writable place")
+            }
+        }
+        if FileManager.default.fileExists(atPath: path) {
+            if Self.someoneListens(at: path) {
+                throw ServerError(
+                    description:
+                        "another daemon listens on \(path) already; stop it, or pass another --socket")
+            }
+            unlink(path)
+        }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
+        } catch {
+            throw ServerError(
+                description: "cannot listen on \(path) (\(error)); pass --socket with a writable place")
+        }
+        chmod(path, 0o666)
+        return channel
+    }
+
+    /// Serves on a socket systemd passed, already bound and listening.
+    public func adopt(descriptor: CInt) async throws -> any Channel {
+        do {
+            return try await bootstrap.withBoundSocket(descriptor).get()
+        } catch {
+            throw ServerError(
+                description: "cannot serve on the socket systemd passed (descriptor \(descriptor)): \(error)")
+        }
+    }
+
+    /// Whether a process accepts connections at `path`.
+    static func someoneListens(at path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return connected == 0
+    }
+}

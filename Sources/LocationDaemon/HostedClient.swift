@@ -1,0 +1,118 @@
+import LocationWire
+import OpenCoreLocation
+import Synchronization
+
+/// One app of one user, as the daemon hosts it: its core (in a ``HostedApp``), whether it is in
+/// use, and the connections of its processes. Several processes of the same app share it, as an
+/// app's processes share one authorization on Apple platforms; it is in use while any of them
+/// is in the foreground of its terminal and has not said it went to the background.
+///
+/// When its last connection ends, its sessions are kept for the grace period: a restarted app
+/// that opens the same sessions again within it takes them back, is not asked again, and its
+/// updates carry on (an Allow Once grant included). After it, the sessions end and the app is
+/// no longer in use.
+final class HostedClient: Sendable {
+    struct Key: Sendable, Hashable {
+        var uid: UInt32
+        var app: String
+        var receiver: String
+    }
+
+    /// A session as it was opened, so that a restarted app can take it back.
+    struct Session: Sendable, Hashable {
+        var id: Int
+        var level: WireLevel
+        var purposeKey: String?
+        var background: Bool
+    }
+
+    private struct Connection {
+        var identity: PeerIdentity
+        var claimsBackground = false
+    }
+
+    private struct State {
+        var connections: [Int: Connection] = [:]
+        var nextConnection = 0
+        /// Sessions of connections that ended, waiting to be taken back.
+        var kept: [Session] = []
+        /// Bumped whenever the last connection leaves, so a stale grace timer does nothing.
+        var generation = 0
+    }
+
+    let key: Key
+    let app: HostedApp
+    let activity: AppActivity
+    private let state = Mutex(State())
+
+    init(key: Key, app: HostedApp, activity: AppActivity) {
+        self.key = key
+        self.app = app
+        self.activity = activity
+    }
+
+    /// Adds a connection; returns its number.
+    func connect(_ identity: PeerIdentity) -> Int {
+        state.withLock { state in
+            state.nextConnection += 1
+            state.connections[state.nextConnection] = Connection(identity: identity)
+            return state.nextConnection
+        }
+    }
+
+    /// Removes a connection and keeps its sessions; returns the generation the grace timer must
+    /// find unchanged, or `nil` while other connections remain.
+    func disconnect(_ connection: Int, keeping sessions: [Session]) -> Int? {
+        state.withLock { state in
+            state.connections[connection] = nil
+            state.kept += sessions
+            guard state.connections.isEmpty else { return nil }
+            state.generation += 1
+            return state.generation
+        }
+    }
+
+    var isConnected: Bool { state.withLock { !$0.connections.isEmpty } }
+
+    /// Ends the kept sessions if no connection came back since `generation`; `true` if it did.
+    func expire(generation: Int) -> Bool {
+        let kept = state.withLock { state -> [Session]? in
+            guard state.generation == generation, state.connections.isEmpty else { return nil }
+            defer { state.kept = [] }
+            return state.kept
+        }
+        guard let kept else { return false }
+        activity.setInUse(false)
+        for session in kept { app.closeSession(session.id) }
+        return true
+    }
+
+    /// A session for a connection: a kept one opened the same way, or a new one.
+    func takeSession(level: WireLevel, purposeKey: String?, background: Bool) -> Session {
+        let adopted = state.withLock { state -> Session? in
+            guard
+                let index = state.kept.firstIndex(where: {
+                    $0.level == level && $0.purposeKey == purposeKey && $0.background == background
+                })
+            else { return nil }
+            return state.kept.remove(at: index)
+        }
+        if let adopted { return adopted }
+        let id = background ? app.openBackgroundSession() : app.openSession(level, purposeKey: purposeKey)
+        return Session(id: id, level: level, purposeKey: purposeKey, background: background)
+    }
+
+    /// A connection says it went to the background (`true`) or came back (`false`).
+    func claimBackground(_ claims: Bool, connection: Int) {
+        state.withLock { $0.connections[connection]?.claimsBackground = claims }
+    }
+
+    /// Sets "in use" from `/proc`: any connection's process in the foreground of its terminal
+    /// that has not said otherwise. Without connections (the grace period) it stays as it was.
+    func refreshActivity() {
+        let connections = state.withLock { Array($0.connections.values) }
+        guard !connections.isEmpty else { return }
+        let inUse = connections.contains { !$0.claimsBackground && $0.identity.isForeground }
+        activity.setInUse(inUse)
+    }
+}

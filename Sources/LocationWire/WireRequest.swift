@@ -1,0 +1,273 @@
+import GNSS
+
+/// The level of a session or an authorization request, as the wire spells it.
+public enum WireLevel: String, Sendable, Hashable, CaseIterable {
+    case none, whenInUse, always
+}
+
+/// A change to the system's decisions, made by an administrator (`gpsloc auth`) through the
+/// daemon, or by hand on an in-process store.
+public enum AuthorizationChange: Sendable, Hashable {
+    case grant(app: String, always: Bool, approximate: Bool, once: Bool)
+    case deny(app: String)
+    /// Forgets one app's decisions, or every app's with `nil`.
+    case reset(app: String?)
+    case services(enabled: Bool)
+    case restrict(app: String, lift: Bool)
+}
+
+/// The user's answer to a prompt, as an agent sends it.
+public enum WireAnswer: String, Sendable, Hashable, CaseIterable {
+    case allowOnce, allowOnceApproximate, allowWhileUsing, allowWhileUsingApproximate, allowAlways
+    case allowFullAccuracy, deny, dismiss
+}
+
+/// What a client asks of the daemon. Numbers that name sessions, subscriptions, precise-location
+/// requests and prompts are chosen by the client (sessions, subscriptions, requests) or the
+/// daemon (prompts) and are unique within one connection.
+public enum WireRequest: Sendable, Hashable {
+    /// The first request of every connection.
+    case hello(version: Int, receiver: String?)
+    /// A `CLServiceSession`.
+    case openSession(session: Int, level: WireLevel, purposeKey: String?)
+    /// A `CLBackgroundActivitySession`.
+    case openBackgroundSession(session: Int)
+    case closeSession(session: Int)
+    /// `liveUpdates` with a `LiveConfiguration` raw value; a monitor's feed when `monitoring`.
+    case subscribeUpdates(subscription: Int, configuration: Int, monitoring: Bool)
+    case subscribeDiagnostics(subscription: Int, session: Int)
+    case unsubscribe(subscription: Int)
+    /// `requestWhenInUseAuthorization()` or `requestAlwaysAuthorization()`.
+    case requestAuthorization(WireLevel)
+    case requestTemporaryFullAccuracy(request: Int, purposeKey: String)
+    /// The client says whether it is in use; the daemon only believes it when it says "not".
+    case activity(inUse: Bool)
+    /// The decisions of a user (the caller's own, or `uid`'s for an administrator).
+    case showAuthorization(uid: Int?)
+    case changeAuthorization(uid: Int?, AuthorizationChange)
+    /// Makes this connection the caller's agent: prompts for apps under its uid come here.
+    case registerAgent
+    case answerPrompt(prompt: Int, WireAnswer)
+
+    /// The `op` member that names this request.
+    public var op: String {
+        switch self {
+        case .hello: "hello"
+        case .openSession: "session.open"
+        case .openBackgroundSession: "session.background"
+        case .closeSession: "session.close"
+        case .subscribeUpdates: "updates.subscribe"
+        case .subscribeDiagnostics: "diagnostics.subscribe"
+        case .unsubscribe: "unsubscribe"
+        case .requestAuthorization: "authorization.request"
+        case .requestTemporaryFullAccuracy: "accuracy.request"
+        case .activity: "activity"
+        case .showAuthorization: "auth.show"
+        case .changeAuthorization(_, let change):
+            switch change {
+            case .grant: "auth.grant"
+            case .deny: "auth.deny"
+            case .reset: "auth.reset"
+            case .services: "auth.services"
+            case .restrict: "auth.restrict"
+            }
+        case .registerAgent: "agent.register"
+        case .answerPrompt: "agent.answer"
+        }
+    }
+
+    /// Every `op` the daemon knows, for the error that names an unknown one.
+    public static let operations = [
+        "hello", "session.open", "session.background", "session.close", "updates.subscribe",
+        "diagnostics.subscribe", "unsubscribe", "authorization.request", "accuracy.request", "activity",
+        "auth.show", "auth.grant", "auth.deny", "auth.reset", "auth.services", "auth.restrict",
+        "agent.register", "agent.answer",
+    ]
+
+    /// Reads a request line; the error names the member at fault and what it should be.
+    public static func parse(_ line: some Collection<UInt8>) throws(WireError) -> (
+        id: Int?, request: WireRequest
+    ) {
+        let fields = try WireLine.parse(line, what: "the request")
+        guard let op = fields.op else {
+            throw WireError(
+                "the request has no 'op'; it must be one of: \(operations.joined(separator: ", "))")
+        }
+        let what = "request '\(op)'"
+        func need<T>(_ value: T?, _ name: String, _ kind: String) throws(WireError) -> T {
+            guard let value else { throw WireError("\(what) needs '\(name)', \(kind)") }
+            return value
+        }
+        func level(_ text: String?, allowing: [WireLevel]) throws(WireError) -> WireLevel {
+            let text = try need(
+                text, "authorization", "one of " + allowing.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            )
+            guard let value = WireLevel(rawValue: text), allowing.contains(value) else {
+                let names = allowing.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+                throw WireError("\(what): '\(text)' is not a level; it must be one of \(names)")
+            }
+            return value
+        }
+        func app() throws(WireError) -> String {
+            let app = try need(fields.app, "app", "an app identifier")
+            guard !app.isEmpty, app.utf8.count <= 512 else {
+                throw WireError("\(what): 'app' must be 1 to 512 bytes long")
+            }
+            return app
+        }
+        let request: WireRequest
+        switch op {
+        case "hello":
+            request = .hello(
+                version: try need(
+                    fields.version, "version", "the protocol version (\(WireProtocol.version))"),
+                receiver: fields.receiver)
+        case "session.open":
+            request = .openSession(
+                session: try need(fields.session, "session", "a number of the client's choosing"),
+                level: try level(fields.authorization, allowing: WireLevel.allCases),
+                purposeKey: fields.purposeKey)
+        case "session.background":
+            request = .openBackgroundSession(
+                session: try need(fields.session, "session", "a number of the client's choosing"))
+        case "session.close":
+            request = .closeSession(
+                session: try need(fields.session, "session", "the number of an open session"))
+        case "updates.subscribe":
+            request = .subscribeUpdates(
+                subscription: try need(
+                    fields.subscription, "subscription", "a number of the client's choosing"),
+                configuration: fields.configuration ?? 0, monitoring: fields.kind == "monitor")
+        case "diagnostics.subscribe":
+            request = .subscribeDiagnostics(
+                subscription: try need(
+                    fields.subscription, "subscription", "a number of the client's choosing"),
+                session: try need(fields.session, "session", "the number of an open session"))
+        case "unsubscribe":
+            request = .unsubscribe(
+                subscription: try need(fields.subscription, "subscription", "the number of a subscription"))
+        case "authorization.request":
+            request = .requestAuthorization(try level(fields.authorization, allowing: [.whenInUse, .always]))
+        case "accuracy.request":
+            request = .requestTemporaryFullAccuracy(
+                request: try need(fields.request, "request", "a number of the client's choosing"),
+                purposeKey: try need(
+                    fields.purposeKey, "purposeKey", "a key of NSLocationTemporaryUsageDescriptionDictionary")
+            )
+        case "activity":
+            request = .activity(inUse: try need(fields.inUse, "inUse", "true or false"))
+        case "auth.show":
+            request = .showAuthorization(uid: fields.uid)
+        case "auth.grant":
+            let always: Bool
+            switch fields.level ?? "whenInUse" {
+            case "whenInUse": always = false
+            case "always": always = true
+            case let other:
+                throw WireError("\(what): 'level' is '\(other)'; it must be 'whenInUse' or 'always'")
+            }
+            if always && fields.once == true {
+                throw WireError("\(what): 'once' applies to when-in-use only; drop it or grant when-in-use")
+            }
+            request = .changeAuthorization(
+                uid: fields.uid,
+                .grant(
+                    app: try app(), always: always, approximate: fields.approximate ?? false,
+                    once: fields.once ?? false))
+        case "auth.deny":
+            request = .changeAuthorization(uid: fields.uid, .deny(app: try app()))
+        case "auth.reset":
+            if fields.all == true {
+                guard fields.app == nil else {
+                    throw WireError("\(what): name one 'app' or send 'all': true, not both")
+                }
+                request = .changeAuthorization(uid: fields.uid, .reset(app: nil))
+            } else {
+                request = .changeAuthorization(uid: fields.uid, .reset(app: try app()))
+            }
+        case "auth.services":
+            request = .changeAuthorization(
+                uid: fields.uid, .services(enabled: try need(fields.enabled, "enabled", "true or false")))
+        case "auth.restrict":
+            request = .changeAuthorization(
+                uid: fields.uid, .restrict(app: try app(), lift: fields.lift ?? false))
+        case "agent.register":
+            request = .registerAgent
+        case "agent.answer":
+            let text = try need(fields.answer, "answer", "an answer")
+            guard let answer = WireAnswer(rawValue: text) else {
+                let names = WireAnswer.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+                throw WireError("\(what): '\(text)' is not an answer; it must be one of \(names)")
+            }
+            request = .answerPrompt(
+                prompt: try need(fields.prompt, "prompt", "the number of a prompt"), answer)
+        default:
+            throw WireError(
+                "'\(op)' is not a request; the requests are: \(operations.joined(separator: ", "))")
+        }
+        return (fields.id, request)
+    }
+
+    /// The request as one line, `\n` included.
+    public func encoded(id: Int? = nil) -> [UInt8] {
+        var bytes: [UInt8] = []
+        JSONObjectWriter.append(to: &bytes, estimate: 256) { json in
+            json.add("op", string: op)
+            json.add("id", integer: id)
+            switch self {
+            case .hello(let version, let receiver):
+                json.add("version", integer: version)
+                json.add("receiver", string: receiver)
+            case .openSession(let session, let level, let purposeKey):
+                json.add("session", integer: session)
+                json.add("authorization", string: level.rawValue)
+                json.add("purposeKey", string: purposeKey)
+            case .openBackgroundSession(let session), .closeSession(let session):
+                json.add("session", integer: session)
+            case .subscribeUpdates(let subscription, let configuration, let monitoring):
+                json.add("subscription", integer: subscription)
+                json.add("configuration", integer: configuration)
+                if monitoring { json.add("kind", string: "monitor") }
+            case .subscribeDiagnostics(let subscription, let session):
+                json.add("subscription", integer: subscription)
+                json.add("session", integer: session)
+            case .unsubscribe(let subscription):
+                json.add("subscription", integer: subscription)
+            case .requestAuthorization(let level):
+                json.add("authorization", string: level.rawValue)
+            case .requestTemporaryFullAccuracy(let request, let purposeKey):
+                json.add("request", integer: request)
+                json.add("purposeKey", string: purposeKey)
+            case .activity(let inUse):
+                json.add("inUse", bool: inUse)
+            case .showAuthorization(let uid):
+                json.add("uid", integer: uid)
+            case .changeAuthorization(let uid, let change):
+                json.add("uid", integer: uid)
+                switch change {
+                case .grant(let app, let always, let approximate, let once):
+                    json.add("app", string: app)
+                    json.add("level", string: always ? "always" : "whenInUse")
+                    json.add("approximate", bool: approximate)
+                    json.add("once", bool: once)
+                case .deny(let app):
+                    json.add("app", string: app)
+                case .reset(let app):
+                    if let app { json.add("app", string: app) } else { json.add("all", bool: true) }
+                case .services(let enabled):
+                    json.add("enabled", bool: enabled)
+                case .restrict(let app, let lift):
+                    json.add("app", string: app)
+                    json.add("lift", bool: lift)
+                }
+            case .registerAgent:
+                break
+            case .answerPrompt(let prompt, let answer):
+                json.add("prompt", integer: prompt)
+                json.add("answer", string: answer.rawValue)
+            }
+        }
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+}

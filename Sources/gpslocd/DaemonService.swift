@@ -1,0 +1,119 @@
+import Foundation
+import GNSS
+import GNSSSources
+import LocationDaemon
+import NIOCore
+import NIOPosix
+import OpenCoreLocation
+import ServiceLifecycle
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The daemon as a service of swift-service-lifecycle: it opens the receivers, listens (or
+/// adopts systemd's socket), says READY, checks every client's "in use" each second, pings the
+/// watchdog, and on SIGTERM says STOPPING, stops listening and lets its clients go.
+struct DaemonService: Service {
+    let settings: DaemonSettings
+    let daemon: Daemon
+    let log: @Sendable (String) -> Void
+
+    init(settings: DaemonSettings, log: @escaping @Sendable (String) -> Void) throws(DaemonSettings
+        .SettingsError)
+    {
+        self.settings = settings
+        self.log = log
+        var receivers: [(name: String, service: LocationService)] = []
+        for text in settings.sources {
+            let source: any FixSource
+            do {
+                source = try SourceAddress(parsing: text).open()
+            } catch let error as SourceAddress.ParseError {
+                throw .init(description: "--source \(error)")
+            } catch {
+                throw .init(description: "--source \(text): \(error)")
+            }
+            let service = LocationService(
+                source: source, clock: ContinuousClock(), log: { log("receiver \(text): \($0)") })
+            receivers.append((text, service))
+        }
+        if receivers.isEmpty {
+            log(
+                "no receiver is configured: clients get locationUnavailable; pass --source or set \"sources\""
+            )
+        }
+        try Self.prepareStateDirectory(settings.stateDirectory)
+        var group: UInt32?
+        if let entry = getgrnam(settings.administratorGroup) {
+            group = entry.pointee.gr_gid
+        } else {
+            log(
+                "the administrators' group \(settings.administratorGroup) does not exist; only root may change decisions"
+            )
+        }
+        daemon = Daemon(
+            .init(
+                receivers: receivers, stateDirectory: settings.stateDirectory,
+                appsDirectory: settings.appsDirectory,
+                administratorGroup: group, gracePeriod: .milliseconds(Int64(settings.grace * 1000)), log: log)
+        )
+    }
+
+    /// Makes the state directory the daemon's own: created 0700 if missing, made 0700 if it is open
+    /// to others.
+    static func prepareStateDirectory(_ path: String) throws(DaemonSettings.SettingsError) {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .init(
+                description: "cannot create the state directory \(path) (\(error.localizedDescription)); "
+                    + "pass --state-dir with a place the daemon's user owns")
+        }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & 0o077 != 0 { chmod(path, 0o700) }
+    }
+
+    func run() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = DaemonServer(daemon: daemon, group: group, clientBuffer: settings.clientBuffer)
+        let channel: any Channel
+        let passed = Systemd.listenDescriptors()
+        if let descriptor = passed.first {
+            channel = try await server.adopt(descriptor: descriptor)
+            log("serving on the socket systemd passed")
+        } else {
+            channel = try await server.listen(at: settings.socket)
+            log("listening on \(settings.socket)")
+        }
+        if let failure = Systemd.notify("READY=1\nSTATUS=serving \(daemon.receiverCount) receivers") {
+            log("cannot tell systemd the daemon is ready: \(failure)")
+        }
+        await withDiscardingTaskGroup { tasks in
+            let daemon = daemon
+            tasks.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    daemon.refreshActivity()
+                }
+            }
+            if let interval = Systemd.watchdogInterval() {
+                tasks.addTask {
+                    while !Task.isCancelled {
+                        Systemd.notify("WATCHDOG=1")
+                        try? await Task.sleep(for: interval)
+                    }
+                }
+            }
+            try? await gracefulShutdown()
+            tasks.cancelAll()
+        }
+        Systemd.notify("STOPPING=1")
+        log("stopping: \(server.statistics.summary)")
+        try? await channel.close()
+        try? await group.shutdownGracefully()
+    }
+}

@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import GNSSSources
+import LocationDaemon
+import Logging
+import NIOPosix
+import OpenCoreLocation
+import ServiceLifecycle
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+@main
+struct GPSLocD: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gpslocd",
+        abstract:
+            "The location daemon: owns the receivers and serves each program what its authorization allows.",
+        discussion: """
+            Clients connect to the Unix socket; the daemon knows each by the kernel's word (uid, pid, \
+            cgroup, executable), never by what it says. Options on the command line override the \
+            configuration file. SIGTERM shuts it down gracefully. See README, "Run the daemon".
+            """)
+
+    @Option(
+        name: .customLong("source"),
+        help: """
+            A receiver, as gpsloc names sources (serial:/dev/ttyUSB0, gpsd://…, tcp://…, udp://…, file:…); \
+            repeat for several. The first is the clients' default.
+            """)
+    var sources: [String] = []
+
+    @Option(help: "The configuration file (JSON); read when it exists.")
+    var config: String = DaemonSettings.defaultConfigurationPath
+
+    @Option(help: "The socket clients connect to (default \(DaemonSettings.defaults.socket)).")
+    var socket: String?
+
+    @Option(
+        name: .customLong("state-dir"),
+        help: "Where decisions are kept (default \(DaemonSettings.defaults.stateDirectory)).")
+    var stateDirectory: String?
+
+    @Option(
+        name: .customLong("apps-dir"),
+        help: "App registrations, *.plist (default \(DaemonSettings.defaults.appsDirectory)).")
+    var appsDirectory: String?
+
+    @Option(
+        name: .customLong("admin-group"),
+        help:
+            "Members of this group may change decisions, as root may (default \(DaemonSettings.defaults.administratorGroup))."
+    )
+    var administratorGroup: String?
+
+    @Option(help: "Seconds a vanished client's sessions are kept for it to take back, 0…600 (default 10).")
+    var grace: Double?
+
+    @Option(
+        name: .customLong("client-buffer"),
+        help: "Bytes of unsent lines a client may have before it is cut off, 4096…16777216 (default 65536).")
+    var clientBuffer: Int?
+
+    func run() async throws {
+        let level =
+            Logger.Level(rawValue: ProcessInfo.processInfo.environment["GPSLOCD_LOG_LEVEL"] ?? "info")
+            ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "gpslocd")
+        let settings: DaemonSettings
+        do {
+            settings = try DaemonSettings.load(configuration: config).overridden(
+                sources: sources, socket: socket, stateDirectory: stateDirectory,
+                appsDirectory: appsDirectory,
+                administratorGroup: administratorGroup, grace: grace, clientBuffer: clientBuffer)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        let log: @Sendable (String) -> Void = { logger.notice("\($0)") }
+        let service: DaemonService
+        do {
+            service = try DaemonService(settings: settings, log: log)
+        } catch {
+            logger.critical("\(error.description)")
+            throw ExitCode(1)
+        }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode(1)
+        }
+    }
+}
