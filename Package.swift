@@ -66,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "gpsloc",
             dependencies: [
-                "GNSS", "GNSSSimulation", "GNSSSources", "OpenCoreLocation",
+                "GNSS", "GNSSSimulation", "GNSSSources", "LocationWire", "OpenCoreLocation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

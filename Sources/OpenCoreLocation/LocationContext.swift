@@ -1,4 +1,5 @@
 import GNSS
+import LocationWire
 import Synchronization
 
 /// Everything Core Location knows implicitly on Apple platforms, made explicit: which app this
@@ -86,10 +87,23 @@ public final class LocationContext: Sendable {
         }
     }
 
-    public init(_ configuration: Configuration) {
+    /// The daemon this context is a client of; `nil` when the core runs in this process.
+    let remote: DaemonClient?
+
+    /// A context that runs the core in this process, over `configuration`'s receiver.
+    public convenience init(_ configuration: Configuration) {
+        self.init(configuration, remote: nil)
+    }
+
+    /// A context in client mode: gpslocd decides; `configuration` names the app for the log
+    /// and keeps its monitors.
+    init(_ configuration: Configuration, remote: DaemonClient?) {
         self.configuration = configuration
+        self.remote = remote
         var snapshot = AuthorizationSnapshot()
-        do { snapshot = try configuration.store.load() } catch { configuration.log("\(error)") }
+        if remote == nil {
+            do { snapshot = try configuration.store.load() } catch { configuration.log("\(error)") }
+        }
         state = Mutex(
             State(
                 core: LocationCore(
@@ -98,7 +112,7 @@ public final class LocationContext: Sendable {
                     reducerSeed: configuration.reducerSeed)))
         let token = configuration.activity.observe { [weak self] inUse in self?.activityChanged(inUse) }
         var watcher: StoreWatcher?
-        if configuration.watchesStore {
+        if configuration.watchesStore && remote == nil {
             watcher = StoreWatcher(
                 directory: configuration.store.directory, fileName: "authorization.json"
             ) { [weak self] in self?.reloadStore() }
@@ -107,9 +121,11 @@ public final class LocationContext: Sendable {
             $0.activityToken = token
             $0.watcher = watcher
         }
+        remote?.onAuthorizationChange { [weak self] in self?.notifyAuthorizationObservers() }
     }
 
     deinit {
+        remote?.stop()
         let (token, watcher, task) = state.withLock { ($0.activityToken, $0.watcher, $0.promptTask) }
         if let token { configuration.activity.removeObserver(token) }
         watcher?.cancel()
@@ -217,26 +233,39 @@ public final class LocationContext: Sendable {
     }
 
     private func activityChanged(_ inUse: Bool) {
+        if let remote { return remote.setInUse(inUse) }
         mutate { core in core.activityChanged(inUse: inUse) }
+    }
+
+    private func notifyAuthorizationObservers() {
+        let observers = state.withLock { $0.authorizationObservers.sorted { $0.key < $1.key }.map(\.value) }
+        for observer in observers { observer() }
     }
 
     // MARK: Sessions
 
     func addSession(_ requirement: SessionRequirement) -> LocationCore.ID {
-        mutate { state in state.core.addSession(requirement) }
+        if let remote {
+            return remote.openSession(
+                level: WireLevel(requirement.level), purposeKey: requirement.purposeKey, background: false)
+        }
+        return mutate { state in state.core.addSession(requirement) }
     }
 
     /// A background activity session: it keeps the app in use only if it starts in use.
     func addBackgroundActivitySession() -> LocationCore.ID {
-        mutate { state in state.core.addBackgroundActivitySession() }
+        if let remote { return remote.openSession(level: .none, purposeKey: nil, background: true) }
+        return mutate { state in state.core.addBackgroundActivitySession() }
     }
 
     func removeSession(_ id: LocationCore.ID) {
+        if let remote { return remote.closeSession(id) }
         mutate { core in core.removeSession(id) }
     }
 
     /// The flags of a session's diagnostics: the current ones at once, then every change.
     func subscribeDiagnostics(session: LocationCore.ID) -> Mailbox<AuthorizationFlags> {
+        if let remote { return remote.subscribeDiagnostics(session: session) }
         let box = Mutex<LocationCore.ID?>(nil)
         let mailbox = Mailbox<AuthorizationFlags>(capacity: 1) { [weak self] in
             guard let id = box.withLock({ $0 }) else { return }
@@ -262,6 +291,10 @@ public final class LocationContext: Sendable {
     func subscribeUpdates(
         configuration live: CLLocationUpdate.LiveConfiguration, monitoring: Bool = false
     ) -> Mailbox<CLLocationUpdate> {
+        if let remote {
+            return remote.subscribeUpdates(
+                configuration: live.rawValue, monitoring: monitoring, capacity: Self.subscriberCapacity)
+        }
         let box = Mutex<LocationCore.ID?>(nil)
         let mailbox = Mailbox<CLLocationUpdate>(capacity: Self.subscriberCapacity) { [weak self] in
             guard let id = box.withLock({ $0 }) else { return }
@@ -302,11 +335,27 @@ public final class LocationContext: Sendable {
 
     // MARK: Manager
 
-    var authorizationStatus: CLAuthorizationStatus { state.withLock { $0.core.auth.status } }
-    var accuracyAuthorization: CLAccuracyAuthorization { state.withLock { $0.core.auth.accuracy } }
-    var servicesEnabled: Bool { state.withLock { $0.core.auth.snapshot.servicesEnabled } }
+    var authorizationStatus: CLAuthorizationStatus {
+        if let remote {
+            return CLAuthorizationStatus(wireName: remote.authorization.status) ?? .notDetermined
+        }
+        return state.withLock { $0.core.auth.status }
+    }
+
+    var accuracyAuthorization: CLAccuracyAuthorization {
+        if let remote {
+            return CLAccuracyAuthorization(wireName: remote.authorization.accuracy) ?? .reducedAccuracy
+        }
+        return state.withLock { $0.core.auth.accuracy }
+    }
+
+    var servicesEnabled: Bool {
+        if let remote { return remote.authorization.servicesEnabled }
+        return state.withLock { $0.core.auth.snapshot.servicesEnabled }
+    }
 
     func requestAuthorization(_ level: SessionLevel) {
+        if let remote { return remote.requestAuthorization(level == .always ? .always : .whenInUse) }
         mutate { core in core.requestAuthorization(level) }
     }
 

@@ -29,12 +29,14 @@ struct AppOptions: ParsableArguments {
         help: """
             Where fixes come from: file:PATH[?speed=N|max], - (standard input), \
             serial:/dev/ttyUSB0[?baud=N], gpsd://[host[:port]][/device], tcp://host:port, udp://:port, \
-            or (built with the LibGPS trait) gpsd+libgps://[host[:port]][/device] and gpsd+shm:.
+            or (built with the LibGPS trait) gpsd+libgps://[host[:port]][/device] and gpsd+shm:. \
+            Without it, from gpslocd (its socket: $OPENCORELOCATION_SOCKET, else \
+            /run/opencorelocation/gpslocd.sock), which knows this program by the kernel's word.
             """)
-    var source: String
+    var source: String?
 
-    @Option(help: "The app's client identifier, e.g. com.example.tracker.")
-    var app: String
+    @Option(help: "The app's client identifier, e.g. com.example.tracker (with --source only).")
+    var app: String?
 
     @Option(help: "The app's Info.plist with its NSLocation… keys.")
     var manifest: String?
@@ -53,9 +55,23 @@ struct AppOptions: ParsableArguments {
     @Option(name: .customLong("store"), help: "The authorization store's directory (default: see README).")
     var storeDirectory: String?
 
+    func validate() throws {
+        if source == nil {
+            if app != nil || manifest != nil || storeDirectory != nil || prompt != .auto {
+                throw ValidationError(
+                    "--app, --manifest, --store and --prompt apply with --source only: gpslocd knows this "
+                        + "program by the kernel's word and keeps the decisions; drop them or pass --source")
+            }
+        } else if app == nil {
+            throw ValidationError(
+                "--source needs --app, the app's client identifier (e.g. --app com.example.tracker)")
+        }
+    }
+
     /// The context of the app these options describe; errors are reported as `command`'s.
     func makeContext(command: String) throws -> LocationContext {
         CommandLog.bootstrap()
+        guard let source, let app else { return try daemonContext(command: command) }
         let address: SourceAddress
         do { address = try SourceAddress(parsing: source) } catch {
             throw ValidationError("--source \(error)")
@@ -101,6 +117,32 @@ struct AppOptions: ParsableArguments {
                 client: app, manifest: appManifest, store: store, prompter: prompter,
                 activity: .terminalForeground(), service: service, log: log))
     }
+
+    /// A client of gpslocd, or an error saying how to start it or what to pass instead.
+    private func daemonContext(command: String) throws -> LocationContext {
+        let log: @Sendable (String) -> Void = { printError("gpsloc \(command): \($0)") }
+        guard let socket = LocationContext.daemonSocket() else {
+            let path =
+                ProcessInfo.processInfo.environment["OPENCORELOCATION_SOCKET"]
+                ?? LocationContext.defaultDaemonSocket
+            printError(
+                "gpsloc \(command): error: gpslocd is not running (no socket at \(path)); start it "
+                    + "(systemctl start gpslocd.socket) or pass --source and --app to read a receiver directly"
+            )
+            throw ExitCode(1)
+        }
+        let activity = AppActivity(inUse: AppActivity.isTerminalForeground)
+        let context: LocationContext
+        do { context = try LocationContext.daemonClient(socket: socket, activity: activity, log: log) } catch
+        {
+            printError("gpsloc \(command): error: cannot use gpslocd at \(socket): \(error)")
+            throw ExitCode(1)
+        }
+        return context
+    }
+
+    /// The app's name in messages: what gpslocd verified, or `--app`.
+    func appName(_ context: LocationContext) -> String { app ?? context.configuration.client }
 
     /// A date as printed by `watch` and `monitor`: ISO 8601 in UTC.
     static func timestamp(_ date: Date) -> String { utcTimestamp(date).iso8601 }

@@ -1,18 +1,56 @@
 import ArgumentParser
+import LocationWire
 import OpenCoreLocation
 
-/// Options shared by the `auth` subcommands.
+/// Options shared by the `auth` subcommands: gpslocd's decisions when the daemon runs, else
+/// (or with `--store`) an in-process authorization store.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .customLong("store"), help: "The authorization store's directory (default: see README).")
+    @Option(
+        name: .customLong("store"),
+        help:
+            "An in-process authorization store's directory, instead of gpslocd's decisions (default: see README)."
+    )
     var directory: String?
+
+    @Option(help: "The user whose decisions gpslocd changes (an administrator's option; default: yours).")
+    var uid: Int?
+
+    /// The daemon's socket, when the command talks to gpslocd.
+    var daemonSocket: String? { directory == nil ? LocationContext.daemonSocket() : nil }
+
+    func validate() throws {
+        if uid != nil && daemonSocket == nil {
+            throw ValidationError(
+                "--uid names a user of gpslocd's decisions, and gpslocd is not running; drop --uid or start the daemon"
+            )
+        }
+    }
 
     var store: AuthorizationStore {
         AuthorizationStore(directory: directory ?? AuthorizationStore.defaultDirectory())
     }
 
-    /// Runs a change on the store, turning store errors into a message and exit status 1.
-    func update(_ body: (inout AuthorizationSnapshot) -> Void) throws {
-        do { try store.update(body) } catch {
+    /// Asks gpslocd; its refusal or failure is a message and exit status 1.
+    func call(_ socket: String, _ request: WireRequest) throws -> WireEvent {
+        let reply: WireEvent
+        do { reply = try DaemonConnection.call(path: socket, request) } catch {
+            printError("gpsloc auth: error: \(error)")
+            throw ExitCode(1)
+        }
+        if case .error(_, let message) = reply {
+            printError("gpsloc auth: error: gpslocd refused: \(message)")
+            throw ExitCode(1)
+        }
+        return reply
+    }
+
+    /// Makes a change through gpslocd, or on the store.
+    func perform(_ change: AuthorizationChange) throws {
+        if let socket = daemonSocket {
+            _ = try call(socket, .changeAuthorization(uid: uid, change))
+            return
+        }
+        do { try store.update { $0.apply(change) } } catch {
             printError("gpsloc auth: error: \(error)")
             throw ExitCode(1)
         }
@@ -43,8 +81,26 @@ struct Auth: ParsableCommand {
         var app: String?
 
         func run() throws {
-            let snapshot = try options.load()
             var output = OutputBuffer()
+            if let socket = options.daemonSocket {
+                guard
+                    case .decisions(_, let decisions) = try options.call(
+                        socket, .showAuthorization(uid: options.uid))
+                else { return }
+                output.line("store: \(decisions.store) (gpslocd at \(socket), uid \(decisions.uid))")
+                output.line("location services: \(decisions.servicesEnabled ? "on" : "off")")
+                if decisions.restrictAll {
+                    output.line("restricted: every app")
+                } else if !decisions.restricted.isEmpty {
+                    output.line("restricted: " + decisions.restricted.joined(separator: ", "))
+                }
+                let apps = app.map { [$0] } ?? decisions.decisions.keys.sorted()
+                for app in apps {
+                    output.line("\(app): \(decisions.decisions[app] ?? ClientAuthorization().summary)")
+                }
+                return
+            }
+            let snapshot = try options.load()
             output.line("store: \(options.store.path)")
             output.line("location services: \(snapshot.servicesEnabled ? "on" : "off")")
             if snapshot.restrictAll {
@@ -53,23 +109,7 @@ struct Auth: ParsableCommand {
                 output.line("restricted: " + snapshot.restrictedClients.sorted().joined(separator: ", "))
             }
             let apps = app.map { [$0] } ?? snapshot.clients.keys.sorted()
-            for app in apps { output.line("\(app): \(Self.describe(snapshot[app]))") }
-        }
-
-        static func describe(_ record: ClientAuthorization) -> String {
-            var words: [String] = []
-            switch record.decision {
-            case .notDetermined: words.append("not determined")
-            case .denied: words.append("denied")
-            case .whenInUse: words.append(record.once ? "when in use, once" : "when in use")
-            case .always: words.append("always")
-            }
-            if record.decision == .whenInUse || record.decision == .always {
-                words.append(record.precise ? "precise" : "approximate")
-            }
-            if record.alwaysPrompted && record.decision != .always { words.append("Always declined") }
-            if let pending = record.pendingRequest { words.append("request pending: \(pending.rawValue)") }
-            return words.joined(separator: ", ")
+            for app in apps { output.line("\(app): \(snapshot[app].summary)") }
         }
     }
 
@@ -93,13 +133,8 @@ struct Auth: ParsableCommand {
         }
 
         func run() throws {
-            try options.update {
-                $0[app].decision = level == .always ? .always : .whenInUse
-                $0[app].precise = !approximate
-                $0[app].once = once
-                $0[app].pendingRequest = nil
-                if level == .always { $0[app].alwaysPrompted = true }
-            }
+            try options.perform(
+                .grant(app: app, always: level == .always, approximate: approximate, once: once))
         }
     }
 
@@ -109,11 +144,7 @@ struct Auth: ParsableCommand {
         @Argument(help: "The app's client identifier.") var app: String
 
         func run() throws {
-            try options.update {
-                $0[app].decision = .denied
-                $0[app].once = false
-                $0[app].pendingRequest = nil
-            }
+            try options.perform(.deny(app: app))
         }
     }
 
@@ -131,9 +162,7 @@ struct Auth: ParsableCommand {
         }
 
         func run() throws {
-            try options.update {
-                if all { $0.clients = [:] } else if let app { $0.clients[app] = nil }
-            }
+            try options.perform(.reset(app: all ? nil : app))
         }
     }
 
@@ -145,7 +174,7 @@ struct Auth: ParsableCommand {
         @Argument(help: "on or off.") var state: State
 
         func run() throws {
-            try options.update { $0.servicesEnabled = state == .on }
+            try options.perform(.services(enabled: state == .on))
         }
     }
 
@@ -158,10 +187,7 @@ struct Auth: ParsableCommand {
         @Flag(help: "Lift the restriction.") var lift = false
 
         func run() throws {
-            try options.update {
-                $0.restrictedClients.removeAll { $0 == app }
-                if !lift { $0.restrictedClients.append(app) }
-            }
+            try options.perform(.restrict(app: app, lift: lift))
         }
     }
 }

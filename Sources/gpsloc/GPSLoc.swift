@@ -8,7 +8,9 @@ struct GPSLoc: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gpsloc",
         abstract: "Location from GPS receivers and NMEA logs.",
-        subcommands: [Decode.self, Simulate.self, Watch.self, Monitor.self, Auth.self, Devices.self]
+        subcommands: [
+            Decode.self, Simulate.self, Watch.self, Monitor.self, Auth.self, Agent.self, Devices.self,
+        ]
     )
 }
 

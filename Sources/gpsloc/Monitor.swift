@@ -78,7 +78,7 @@ struct Monitor: AsyncParsableCommand {
             let identifiers = await monitor.identifiers
             guard !identifiers.isEmpty else {
                 printError(
-                    "gpsloc monitor: error: monitor \"\(name)\" of \(options.app) has no conditions; "
+                    "gpsloc monitor: error: monitor \"\(name)\" of \(options.appName(context)) has no conditions; "
                         + "add one with --circle LAT,LON,RADIUS[,ID]")
                 throw ExitCode(1)
             }

@@ -38,9 +38,25 @@ struct Watch: AsyncParsableCommand {
         help: "The activity updates are for: \(Activity.allCases.map(\.rawValue).joined(separator: ", ")).")
     var activity: Activity = .default
 
+    enum SessionKind: String, ExpressibleByArgument, CaseIterable {
+        case whenInUse = "when-in-use"
+        case always
+
+        var requirement: CLServiceSession.AuthorizationRequirement { self == .always ? .always : .whenInUse }
+    }
+
+    @Option(
+        help: """
+            Hold a CLServiceSession at this level while watching: always for a service that runs \
+            without a terminal (it also needs an Always grant), when-in-use otherwise.
+            """)
+    var session: SessionKind?
+
     func run() async throws {
         let context = try options.makeContext(command: "watch")
         try await LocationContext.withContext(context) {
+            let held = session.map { CLServiceSession(authorization: $0.requirement) }
+            defer { held?.invalidate() }
             var output = OutputBuffer()
             for try await update in CLLocationUpdate.liveUpdates(activity.configuration) {
                 output.line(format == .text ? Self.text(update) : Self.json(update))

@@ -77,6 +77,16 @@ package final class HostedApp: Sendable {
     }
 }
 
+extension WireLevel {
+    init(_ level: SessionLevel) {
+        switch level {
+        case .none: self = .none
+        case .whenInUse: self = .whenInUse
+        case .always: self = .always
+        }
+    }
+}
+
 extension CLServiceSession.AuthorizationRequirement {
     init(_ level: WireLevel) {
         switch level {

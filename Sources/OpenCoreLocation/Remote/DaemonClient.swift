@@ -1,0 +1,301 @@
+import DescriptorIO
+import Foundation
+import LocationWire
+import Synchronization
+import SystemPackage
+
+/// The library's side of gpslocd: what an app's ``LocationContext`` does instead of running the
+/// core itself when the daemon runs. Sessions and subscriptions become requests; the daemon's
+/// events fill the same mailboxes the in-process core fills.
+///
+/// When the daemon goes away, every update subscription gets `locationUnavailable` at once;
+/// the client reconnects with backoff and opens its sessions and subscriptions again, and
+/// updates carry on.
+final class DaemonClient: Sendable {
+    private struct SessionRecord {
+        var level: WireLevel
+        var purposeKey: String?
+        var background: Bool
+    }
+
+    private struct UpdateRecord {
+        var mailbox: Mailbox<CLLocationUpdate>
+        var configuration: Int
+        var monitoring: Bool
+        var flags = AuthorizationFlags()
+    }
+
+    private struct State {
+        var connection: DaemonConnection?
+        var identity: WireIdentity?
+        var authorization = WireAuthorization(
+            status: "notDetermined", accuracy: "fullAccuracy", servicesEnabled: true)
+        var sessions: [Int: SessionRecord] = [:]
+        var updates: [Int: UpdateRecord] = [:]
+        var diagnostics: [Int: (mailbox: Mailbox<AuthorizationFlags>, session: Int)] = [:]
+        var accuracyRequests: [Int: @Sendable ((any Error)?) -> Void] = [:]
+        var nextNumber = 0
+        var stopped = false
+    }
+
+    let path: String
+    private let log: @Sendable (String) -> Void
+    private let state = Mutex(State())
+    private let loop: PollLoop
+    /// Called after the status or the accuracy changed.
+    private let authorizationChanged = Mutex<@Sendable () -> Void>({})
+
+    /// Connects and says hello, waiting up to two seconds for the answer; the connection is
+    /// kept (and retried in the background) even when the first attempt fails.
+    init(path: String, log: @escaping @Sendable (String) -> Void) throws(Errno) {
+        self.path = path
+        self.log = log
+        loop = try PollLoop()
+        if let connection = try? DaemonConnection.open(path: path) {
+            var splitter = LineSplitter(maximumLength: WireProtocol.maximumEventLength)
+            if connection.send(WireRequest.hello(version: WireProtocol.version, receiver: nil).encoded()),
+                let line = try? connection.readLine(timeout: 2000, splitter: &splitter),
+                case .hello(_, let identity, let authorization)? = try? WireEvent.parse(line)
+            {
+                state.withLock {
+                    $0.connection = connection
+                    $0.identity = identity
+                    $0.authorization = authorization
+                }
+            } else {
+                connection.close()
+                log("gpslocd at \(path) did not answer; retrying in the background")
+            }
+        }
+        // The reader holds the client until ``stop()``: a context in client mode lives as long
+        // as its program, or its owner stops it.
+        let loop = loop
+        Task.detached { [self] in
+            await onThread(named: "gpslocd client", stop: { loop.stop() }) { self.run() }
+        }
+    }
+
+    func stop() {
+        state.withLock { $0.stopped = true }
+        loop.stop()
+    }
+
+    func onAuthorizationChange(_ body: @escaping @Sendable () -> Void) {
+        authorizationChanged.withLock { $0 = body }
+    }
+
+    var identity: WireIdentity? { state.withLock { $0.identity } }
+    var authorization: WireAuthorization { state.withLock { $0.authorization } }
+
+    // MARK: Requests
+
+    private func send(_ request: WireRequest) {
+        let connection = state.withLock { $0.connection }
+        _ = connection?.send(request.encoded())
+    }
+
+    private func number() -> Int {
+        state.withLock { state in
+            state.nextNumber += 1
+            return state.nextNumber
+        }
+    }
+
+    func openSession(level: WireLevel, purposeKey: String?, background: Bool) -> Int {
+        let id = number()
+        state.withLock {
+            $0.sessions[id] = SessionRecord(level: level, purposeKey: purposeKey, background: background)
+        }
+        send(
+            background
+                ? .openBackgroundSession(session: id)
+                : .openSession(session: id, level: level, purposeKey: purposeKey))
+        return id
+    }
+
+    func closeSession(_ id: Int) {
+        let diagnostics = state.withLock { state -> [Mailbox<AuthorizationFlags>] in
+            state.sessions[id] = nil
+            let ended = state.diagnostics.filter { $0.value.session == id }
+            for key in ended.keys { state.diagnostics[key] = nil }
+            return ended.map(\.value.mailbox)
+        }
+        for mailbox in diagnostics { mailbox.finish() }
+        send(.closeSession(session: id))
+    }
+
+    func subscribeUpdates(configuration: Int, monitoring: Bool, capacity: Int) -> Mailbox<CLLocationUpdate> {
+        let id = number()
+        let mailbox = Mailbox<CLLocationUpdate>(capacity: capacity) { [weak self] in
+            guard let self else { return }
+            let was = self.state.withLock { $0.updates.removeValue(forKey: id) }
+            if was != nil { self.send(.unsubscribe(subscription: id)) }
+        }
+        state.withLock {
+            $0.updates[id] = UpdateRecord(
+                mailbox: mailbox, configuration: configuration, monitoring: monitoring)
+        }
+        send(.subscribeUpdates(subscription: id, configuration: configuration, monitoring: monitoring))
+        return mailbox
+    }
+
+    func subscribeDiagnostics(session: Int) -> Mailbox<AuthorizationFlags> {
+        let id = number()
+        let mailbox = Mailbox<AuthorizationFlags>(capacity: 1) { [weak self] in
+            guard let self else { return }
+            let was = self.state.withLock { $0.diagnostics.removeValue(forKey: id) }
+            if was != nil { self.send(.unsubscribe(subscription: id)) }
+        }
+        let open = state.withLock { state -> Bool in
+            guard state.sessions[session] != nil else { return false }
+            state.diagnostics[id] = (mailbox, session)
+            return true
+        }
+        if open { send(.subscribeDiagnostics(subscription: id, session: session)) } else { mailbox.finish() }
+        return mailbox
+    }
+
+    func requestAuthorization(_ level: WireLevel) {
+        send(.requestAuthorization(level))
+    }
+
+    func requestTemporaryFullAccuracy(
+        purposeKey: String, completion: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        let id = number()
+        let connected = state.withLock { state -> Bool in
+            guard state.connection != nil else { return false }
+            state.accuracyRequests[id] = completion
+            return true
+        }
+        guard connected else {
+            completion(CLError(.locationUnknown, "gpslocd cannot be reached at \(path)"))
+            return
+        }
+        send(.requestTemporaryFullAccuracy(request: id, purposeKey: purposeKey))
+    }
+
+    func setInUse(_ inUse: Bool) {
+        send(.activity(inUse: inUse))
+    }
+
+    // MARK: Events
+
+    /// The reader: reads and dispatches events; when the daemon goes away, reports it and
+    /// reconnects with backoff.
+    private func run() {
+        var backoff: UInt32 = 100_000
+        while !loop.isStopped {
+            guard let connection = state.withLock({ $0.connection }) else {
+                usleep(backoff)
+                backoff = min(backoff * 2, 2_000_000)
+                reconnect()
+                continue
+            }
+            backoff = 100_000
+            read(connection)
+            state.withLock { $0.connection = nil }
+            connection.close()
+            guard !loop.isStopped else { return }
+            lost()
+        }
+    }
+
+    private func read(_ connection: DaemonConnection) {
+        var splitter = LineSplitter(maximumLength: WireProtocol.maximumEventLength)
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let result = try? buffer.withUnsafeMutableBytes { try loop.read(connection.descriptor, into: $0) }
+            guard case .bytes(let count)? = result, let lines = try? splitter.append(buffer[..<count]) else {
+                return
+            }
+            for line in lines {
+                do { dispatch(try WireEvent.parse(line)) } catch {
+                    log("gpslocd sent a line this library does not understand: \(error)")
+                }
+            }
+        }
+    }
+
+    private func dispatch(_ event: WireEvent) {
+        switch event {
+        case .update(let id, let wire):
+            let update = CLLocationUpdate(wire: wire)
+            let mailbox = state.withLock { state -> Mailbox<CLLocationUpdate>? in
+                state.updates[id]?.flags = update.flags
+                return state.updates[id]?.mailbox
+            }
+            mailbox?.post(update)
+        case .diagnostic(let id, let flags):
+            _ = state.withLock { $0.diagnostics[id]?.mailbox }?.post(AuthorizationFlags(wireNames: flags))
+        case .finish(let id):
+            let (updates, diagnostics) = state.withLock { state in
+                (
+                    state.updates.removeValue(forKey: id)?.mailbox,
+                    state.diagnostics.removeValue(forKey: id)?.mailbox
+                )
+            }
+            updates?.finish()
+            diagnostics?.finish()
+        case .authorization(let authorization):
+            state.withLock { $0.authorization = authorization }
+            authorizationChanged.withLock { $0 }()
+        case .accuracyAnswer(let id, let error):
+            let completion = state.withLock { $0.accuracyRequests.removeValue(forKey: id) }
+            completion?(error.map(CLError.init(wireText:)))
+        case .error(_, let message):
+            log("gpslocd: \(message)")
+        case .hello, .ok, .decisions, .prompt, .withdraw:
+            break
+        }
+    }
+
+    /// The daemon went away: every subscription hears `locationUnavailable` now.
+    private func lost() {
+        log("gpslocd at \(path) went away; reconnecting")
+        let (updates, requests) = state.withLock { state in
+            defer { state.accuracyRequests = [:] }
+            return (state.updates.values.map { ($0.mailbox, $0.flags) }, Array(state.accuracyRequests.values))
+        }
+        for (mailbox, flags) in updates { mailbox.post(.unavailable(flags: flags)) }
+        for completion in requests { completion(CLError(.locationUnknown, "gpslocd went away")) }
+    }
+
+    /// Connects again, says hello, and opens every session and subscription there was.
+    private func reconnect() {
+        guard let connection = try? DaemonConnection.open(path: path) else { return }
+        var splitter = LineSplitter(maximumLength: WireProtocol.maximumEventLength)
+        guard connection.send(WireRequest.hello(version: WireProtocol.version, receiver: nil).encoded()),
+            let line = try? connection.readLine(timeout: 2000, splitter: &splitter),
+            case .hello(_, let identity, let authorization)? = try? WireEvent.parse(line)
+        else {
+            connection.close()
+            return
+        }
+        let (requests, changed) = state.withLock { state -> ([WireRequest], Bool) in
+            let changed = state.authorization != authorization
+            state.connection = connection
+            state.identity = identity
+            state.authorization = authorization
+            var requests: [WireRequest] = []
+            for (id, session) in state.sessions.sorted(by: { $0.key < $1.key }) {
+                requests.append(
+                    session.background
+                        ? .openBackgroundSession(session: id)
+                        : .openSession(session: id, level: session.level, purposeKey: session.purposeKey))
+            }
+            for (id, record) in state.updates.sorted(by: { $0.key < $1.key }) {
+                requests.append(
+                    .subscribeUpdates(
+                        subscription: id, configuration: record.configuration, monitoring: record.monitoring))
+            }
+            for (id, record) in state.diagnostics.sorted(by: { $0.key < $1.key }) {
+                requests.append(.subscribeDiagnostics(subscription: id, session: record.session))
+            }
+            return (requests, changed)
+        }
+        for request in requests { _ = connection.send(request.encoded()) }
+        log("reconnected to gpslocd at \(path)")
+        if changed { authorizationChanged.withLock { $0 }() }
+    }
+}

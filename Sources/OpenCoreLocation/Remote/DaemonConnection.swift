@@ -1,0 +1,109 @@
+import DescriptorIO
+import LocationWire
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A connected socket to gpslocd, in lines: blocking writes of whole requests, and reads cut at
+/// the protocol's bound for events.
+package struct DaemonConnection: Sendable {
+    package struct ConnectError: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    package let descriptor: FileDescriptor
+
+    /// Connects to the daemon's socket at `path`.
+    package static func open(path: String) throws(ConnectError) -> DaemonConnection {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ConnectError(description: "socket: \(errnoDescription(errno))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            Glibc.close(fd)
+            throw ConnectError(description: "the socket path \(path) is too long")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            let hint =
+                code == ECONNREFUSED || code == ENOENT
+                ? "; is gpslocd running? (systemctl status gpslocd)"
+                : code == EACCES ? "; the socket's permissions do not let this user connect" : ""
+            throw ConnectError(description: "cannot connect to \(path): \(errnoDescription(code))\(hint)")
+        }
+        return DaemonConnection(descriptor: FileDescriptor(rawValue: fd))
+    }
+
+    /// Writes a whole line; `false` when the daemon is gone.
+    package func send(_ line: [UInt8]) -> Bool {
+        do {
+            _ = try line.withUnsafeBytes { try descriptor.writeAll($0) }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Waits up to `timeout` milliseconds for the next line, reading byte-wise so that nothing
+    /// after it is taken from the socket; `nil` on timeout, an error when the daemon closed the
+    /// connection. For handshakes and one-shot commands: a client's events are read by its reader.
+    package func readLine(timeout: Int32, splitter: inout LineSplitter) throws(ConnectError) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: 1)
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .milliseconds(timeout))
+        while clock.now < deadline {
+            var entry = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, 100)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { (try? descriptor.read(into: $0)) ?? 0 }
+            guard count > 0 else { throw ConnectError(description: "gpslocd closed the connection") }
+            guard let lines = try? splitter.append(buffer[..<count]) else {
+                throw ConnectError(
+                    description: "gpslocd sent a line longer than \(splitter.maximumLength) bytes")
+            }
+            if let line = lines.first { return line }
+        }
+        return nil
+    }
+
+    package func close() { try? descriptor.close() }
+
+    /// Connects, says hello, sends `request` and returns the daemon's reply to it: for a
+    /// command that asks one thing (`gpsloc auth`).
+    package static func call(path: String, _ request: WireRequest) throws(ConnectError) -> WireEvent {
+        let connection = try open(path: path)
+        defer { connection.close() }
+        var splitter = LineSplitter(maximumLength: WireProtocol.maximumEventLength)
+        guard connection.send(WireRequest.hello(version: WireProtocol.version, receiver: nil).encoded()),
+            let hello = try connection.readLine(timeout: 5000, splitter: &splitter)
+        else { throw ConnectError(description: "gpslocd at \(path) did not answer") }
+        if case .error(_, let message)? = try? WireEvent.parse(hello) {
+            throw ConnectError(description: message)
+        }
+        guard connection.send(request.encoded(id: 1)) else {
+            throw ConnectError(description: "gpslocd at \(path) closed the connection")
+        }
+        while let line = try connection.readLine(timeout: 5000, splitter: &splitter) {
+            guard let event = try? WireEvent.parse(line) else { continue }
+            switch event {
+            case .ok(let id), .error(let id, _), .decisions(let id, _):
+                if id == 1 || id == nil { return event }
+            default: continue
+            }
+        }
+        throw ConnectError(description: "gpslocd at \(path) did not answer the request")
+    }
+}
