@@ -82,6 +82,9 @@ let package = Package(
         .testTarget(
             name: "OpenCoreLocationTests", dependencies: ["OpenCoreLocation", "GNSSSources", "TestSupport"]),
         .testTarget(name: "GPSLocTests", dependencies: ["gpsloc", "TestSupport"]),
+        .testTarget(
+            name: "LocationDaemonTests",
+            dependencies: ["LocationDaemon", "LocationWire", "OpenCoreLocation", "TestSupport", "gpslocd", "gpsloc"]),
     ],
     swiftLanguageModes: [.v6]
 )

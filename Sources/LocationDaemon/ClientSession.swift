@@ -29,6 +29,10 @@ final class ClientSession: Sendable {
 
     private let state = Mutex(State())
 
+    /// How many sessions, and how many subscriptions, one connection may hold: far more than an
+    /// app needs, few enough that a flood cannot grow the daemon.
+    static let limit = 256
+
     init(
         identity: PeerIdentity, client: HostedClient, connection: Int, daemon: Daemon,
         send: @escaping @Sendable ([UInt8]) -> Void
@@ -132,6 +136,9 @@ final class ClientSession: Sendable {
         try state.withLock { state throws(WireError) in
             guard state.sessions[number] == nil else {
                 throw WireError("session \(number) is open already on this connection; choose another number")
+            }
+            guard state.sessions.count < Self.limit else {
+                throw WireError("this connection holds \(Self.limit) sessions already; close some first")
             }
             state.sessions[number] = take()
         }

@@ -33,6 +33,9 @@ public final class DaemonServer: Sendable {
             .serverChannelOption(.backlog, value: 512)
             .childChannelOption(.autoRead, value: false)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: buffer / 2, high: buffer))
+            // The kernel's send buffer is part of the bound: without this, a stalled client
+            // would hold the socket's default (about 200 KiB) before the daemon noticed.
+            .childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(buffer))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(

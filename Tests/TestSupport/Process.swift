@@ -84,6 +84,8 @@ public enum Runner {
 /// on threads of its own, so the test can wait for a line and then stop it.
 public final class RunningProcess: Sendable {
     private let process: Process
+    /// Standard input, when the program was started with one to write to.
+    private let input: FileHandle?
     private final class Collected: Sendable {
         let state = Mutex<(output: String, errors: String, ended: Int)>(("", "", 0))
         func withLock<R>(_ body: (inout (output: String, errors: String, ended: Int)) -> R) -> R {
@@ -92,10 +94,24 @@ public final class RunningProcess: Sendable {
     }
     private let collected = Collected()
 
-    /// Starts `executable` (`gpsloc` unless named) with `arguments`.
-    public init(_ arguments: [String], executable: URL = Runner.gpsloc) throws {
+    /// Starts `executable` (`gpsloc` unless named) with `arguments`; with `input`, its standard
+    /// input is a pipe that ``write(_:)`` feeds, and `environment` adds to the test's own.
+    public init(
+        _ arguments: [String], executable: URL = Runner.gpsloc, input: Bool = false,
+        environment: [String: String] = [:]
+    ) throws {
         let (process, output, error) = Runner.makeProcess(executable, arguments)
-        process.standardInput = FileHandle.nullDevice
+        if input {
+            let pipe = Pipe()
+            process.standardInput = pipe
+            self.input = pipe.fileHandleForWriting
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            self.input = nil
+        }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         self.process = process
         try process.run()
         for (pipe, isOutput) in [(output, true), (error, false)] {
@@ -118,6 +134,19 @@ public final class RunningProcess: Sendable {
             }.start()
         }
     }
+
+    /// Writes `text` to the program's standard input (started with `input: true`).
+    public func write(_ text: String) {
+        try? input?.write(contentsOf: Data(text.utf8))
+    }
+
+    /// Closes the program's standard input.
+    public func closeInput() { try? input?.close() }
+
+    public var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Sends `signal` to the program.
+    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
     /// Standard output so far.
     public var output: String { collected.withLock { $0.output } }

@@ -19,18 +19,20 @@ public enum ProcessFacts {
         public var unit: String?
     }
 
-    /// Reads `/proc/<pid>/cgroup`'s text: the unified hierarchy's line (`0::/path`), else the
-    /// systemd one of a hybrid system (`N:name=systemd:/path`).
+    /// Reads `/proc/<pid>/cgroup`'s text: the unified hierarchy's line (`0::/path`), else (on a
+    /// hybrid system, where the unified one may say only `/`) the systemd one (`N:name=systemd:/path`).
     public static func placement(cgroupFile text: String) -> Placement {
-        var path: Substring?
+        var unified: Substring?
+        var systemd: Substring?
         for line in text.split(separator: "\n") {
             if line.hasPrefix("0::") {
-                path = line.dropFirst(3)
-                break
+                unified = line.dropFirst(3)
+                continue
             }
             let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-            if fields.count == 3, fields[1] == "name=systemd" { path = fields[2] }
+            if fields.count == 3, fields[1] == "name=systemd" { systemd = fields[2] }
         }
+        let path = unified.flatMap { $0 == "/" ? nil : $0 } ?? systemd ?? unified
         guard let path else { return Placement() }
         var placement = Placement()
         for component in path.split(separator: "/") {
@@ -58,6 +60,12 @@ public enum ProcessFacts {
         public var terminal: Int
         /// The terminal's foreground process group; -1 without a terminal.
         public var foregroundGroup: Int
+
+        public init(processGroup: Int, terminal: Int, foregroundGroup: Int) {
+            self.processGroup = processGroup
+            self.terminal = terminal
+            self.foregroundGroup = foregroundGroup
+        }
 
         /// In the foreground of its terminal: what "in use" means for a command-line program.
         public var isForeground: Bool { terminal != 0 && processGroup == foregroundGroup }

@@ -1,0 +1,225 @@
+import Foundation
+import LocationWire
+import Synchronization
+import TestSupport
+import Testing
+
+/// A local user of the machine, made for the daemon's tests (they run as root, as CI does).
+struct Account: Sendable {
+    var name: String
+    var uid: UInt32
+    var gid: UInt32
+
+    /// The user `name`, made with `useradd` the first time (a system user, no home, no shell).
+    static func ensure(_ name: String, groups: [String] = []) async throws -> Account {
+        for group in groups where getgrnam(group) == nil {
+            _ = try await Runner.run(["--system", group], executable: URL(fileURLWithPath: "/usr/sbin/groupadd"))
+        }
+        if getpwnam(name) == nil {
+            let result = try await Runner.run(
+                ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", name],
+                executable: URL(fileURLWithPath: "/usr/sbin/useradd"))
+            if result.status != 0 { Issue.record("useradd \(name): \(result.standardError)") }
+        }
+        if !groups.isEmpty {
+            _ = try await Runner.run(
+                ["-a", "-G", groups.joined(separator: ","), name], executable: URL(fileURLWithPath: "/usr/sbin/usermod"))
+        }
+        let entry = try #require(getpwnam(name))
+        return Account(name: name, uid: entry.pointee.pw_uid, gid: entry.pointee.pw_gid)
+    }
+
+    /// `setpriv` arguments that run a program as this user, with no supplementary group but `groups`.
+    func setpriv(groups: [String] = [], capabilities: [String] = []) -> [String] {
+        var arguments = ["--reuid=\(uid)", "--regid=\(gid)"]
+        if groups.isEmpty {
+            arguments.append("--clear-groups")
+        } else {
+            arguments.append("--groups=" + groups.map { String(getgrnam($0).pointee.gr_gid) }.joined(separator: ","))
+        }
+        if !capabilities.isEmpty {
+            let list = capabilities.map { "+" + $0 }.joined(separator: ",")
+            arguments += ["--inh-caps=\(list)", "--ambient-caps=\(list)"]
+        }
+        return arguments
+    }
+}
+
+let setprivPath = URL(fileURLWithPath: "/usr/bin/setpriv")
+let socatPath = URL(fileURLWithPath: "/usr/bin/socat")
+
+/// The gpslocd binary built next to the tests.
+var gpslocdBinary: URL { Runner.gpsloc.deletingLastPathComponent().appendingPathComponent("gpslocd") }
+
+/// A gpslocd of the test's own: its state, registrations and socket in a directory of its own.
+final class DaemonHarness: Sendable {
+    let root: String
+    let sources: [String]
+    let extra: [String]
+    /// Runs the daemon as this user (in `groups`, with `CAP_SYS_PTRACE` as its unit gives it).
+    let account: Account?
+    let groups: [String]
+    private let running = Mutex<RunningProcess?>(nil)
+
+    var socket: String { root + "/run/gpslocd.sock" }
+    var state: String { root + "/state" }
+    var apps: String { root + "/apps.d" }
+
+    init(sources: [String], extra: [String] = [], account: Account? = nil, groups: [String] = []) throws {
+        root = NSTemporaryDirectory() + "gpslocd-test-\(UUID().uuidString.prefix(8))"
+        self.sources = sources
+        self.extra = extra
+        self.account = account
+        self.groups = groups
+        try FileManager.default.createDirectory(
+            atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(atPath: apps, withIntermediateDirectories: true)
+        try Data("{}\n".utf8).write(to: URL(fileURLWithPath: root + "/gpslocd.conf"))
+        if let account { chown(root, account.uid, account.gid) }
+    }
+
+    /// The daemon's arguments: an empty configuration file of its own, so that one installed on
+    /// the machine does not change the test.
+    var arguments: [String] {
+        ["--config", root + "/gpslocd.conf", "--socket", socket, "--state-dir", state, "--apps-dir", apps]
+            + sources.flatMap { ["--source", $0] } + extra
+    }
+
+    /// Registers an app: `keys` are its Info.plist keys.
+    func register(_ name: String, _ keys: [String: Any]) throws {
+        let data = try PropertyListSerialization.data(fromPropertyList: keys, format: .xml, options: 0)
+        try data.write(to: URL(fileURLWithPath: "\(apps)/\(name).plist"))
+    }
+
+    /// Starts the daemon and waits until it listens.
+    @discardableResult
+    func start() async throws -> RunningProcess {
+        let process: RunningProcess
+        if let account {
+            process = try RunningProcess(
+                account.setpriv(groups: groups, capabilities: ["sys_ptrace"]) + [gpslocdBinary.path] + arguments,
+                executable: setprivPath)
+        } else {
+            process = try RunningProcess(arguments, executable: gpslocdBinary)
+        }
+        running.withLock { $0 = process }
+        let listening = await waitUntil(within: 20) { process.errors.contains("listening on") || !process.isRunning }
+        #expect(listening && process.isRunning, "gpslocd did not start: \(process.errors)")
+        return process
+    }
+
+    var process: RunningProcess? { running.withLock { $0 } }
+    var log: String { process?.errors ?? "" }
+
+    func kill9() async {
+        guard let process else { return }
+        process.signal(SIGKILL)
+        _ = await process.wait(within: 10)
+    }
+
+    func stop() async {
+        await process?.stop()
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// A client speaking the wire through socat, as `account` (root when `nil`).
+    func client(as account: Account?) throws -> WireClient {
+        try WireClient(socket: socket, account: account)
+    }
+}
+
+/// A client of the daemon that writes requests and reads lines through `socat`, as a real
+/// process under a real uid: what the daemon sees is what the kernel says of that process.
+final class WireClient: Sendable {
+    let process: RunningProcess
+
+    init(socket: String, account: Account?, standardInput: FileHandle? = nil) throws {
+        if let account {
+            process = try RunningProcess(
+                account.setpriv() + [socatPath.path, "-", "UNIX-CONNECT:\(socket)"], executable: setprivPath, input: true)
+        } else {
+            process = try RunningProcess(["-", "UNIX-CONNECT:\(socket)"], executable: socatPath, input: true)
+        }
+    }
+
+    func send(_ line: String) { process.write(line + "\n") }
+
+    /// Every line the daemon sent so far, parsed.
+    var events: [WireEvent] {
+        process.output.split(separator: "\n").compactMap { try? WireEvent.parse(Array($0.utf8)) }
+    }
+
+    var output: String { process.output }
+
+    var locations: [WireLocation] {
+        events.compactMap { if case .update(_, let update) = $0 { update.location } else { nil } }
+    }
+
+    var identity: WireIdentity? {
+        events.lazy.compactMap { if case .hello(_, let identity, _) = $0 { identity } else { nil } }.first
+    }
+
+    /// Waits until the events so far satisfy `condition`.
+    @discardableResult
+    func wait(within seconds: Double = 20, _ condition: ([WireEvent]) -> Bool) async -> Bool {
+        await waitUntil(within: seconds, every: .milliseconds(20)) { condition(events) }
+    }
+
+    func hello() async {
+        send(#"{"op":"hello","version":1}"#)
+        await wait { $0.contains { if case .hello = $0 { true } else { false } } }
+    }
+
+    func stop() async { await process.stop() }
+}
+
+/// A receiver on a pseudo-terminal sending the drive's epochs (RMC and GGA) at 10 Hz until stopped.
+final class TenHertzReceiver: Sendable {
+    let terminal: PseudoTerminal
+    let fixes: [(latitude: Double, longitude: Double)]
+    private let stopped = Atomic<Bool>(false)
+    private let sent = Atomic<Int>(0)
+
+    init(epochs: Int = 3000) throws {
+        terminal = try PseudoTerminal()
+        let sample = try driveSample(epochs: epochs)
+        fixes = sample.fixes.compactMap { fix in fix.latitude.flatMap { lat in fix.longitude.map { (lat, $0) } } }
+        let lines = String(decoding: sample.bytes, as: UTF8.self).split(separator: "\r\n")
+        var epochs: [[UInt8]] = []
+        var current = ""
+        for line in lines {
+            if line.dropFirst(3).hasPrefix("RMC"), !current.isEmpty {
+                epochs.append(Array(current.utf8))
+                current = ""
+            }
+            current += line + "\r\n"
+        }
+        epochs.append(Array(current.utf8))
+        let all = epochs
+        Thread { [self] in
+            let start = ContinuousClock.now
+            var index = 0
+            while !stopped.load(ordering: .relaxed) {
+                terminal.write(all[index % all.count])
+                index += 1
+                sent.store(index, ordering: .relaxed)
+                let due = start.advanced(by: .milliseconds(100 * index))
+                let wait = due - ContinuousClock.now
+                if wait > .zero { usleep(UInt32(wait.components.attoseconds / 1_000_000_000_000)) }
+            }
+        }.start()
+    }
+
+    var source: String { "serial:\(terminal.slavePath)?baud=115200" }
+    var epochsSent: Int { sent.load(ordering: .relaxed) }
+
+    /// Whether `location` is one of the precise positions this receiver sent.
+    func isPrecise(_ location: WireLocation) -> Bool {
+        fixes.contains { abs($0.latitude - location.latitude) < 1e-7 && abs($0.longitude - location.longitude) < 1e-7 }
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        terminal.close()
+    }
+}
