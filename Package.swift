@@ -84,7 +84,9 @@ let package = Package(
         .testTarget(name: "GPSLocTests", dependencies: ["gpsloc", "TestSupport"]),
         .testTarget(
             name: "LocationDaemonTests",
-            dependencies: ["LocationDaemon", "LocationWire", "OpenCoreLocation", "TestSupport", "gpslocd", "gpsloc"]),
+            dependencies: [
+                "LocationDaemon", "LocationWire", "OpenCoreLocation", "TestSupport", "gpslocd", "gpsloc",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

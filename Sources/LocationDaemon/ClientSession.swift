@@ -64,6 +64,15 @@ final class ClientSession: Sendable {
     private func perform(_ request: WireRequest, id: Int?) throws(WireError) {
         let app = client.app
         switch request {
+        case .openSession, .openBackgroundSession, .subscribeUpdates, .subscribeDiagnostics,
+            .requestAuthorization,
+            .requestTemporaryFullAccuracy, .activity:
+            client.activate(connection)
+            daemon.refreshActivity(of: client)
+        default:
+            break
+        }
+        switch request {
         case .hello:
             throw WireError("hello was sent already; it is the first request of a connection only")
         case .openSession(let number, let level, let purposeKey):

@@ -29,6 +29,9 @@ final class HostedClient: Sendable {
     private struct Connection {
         var identity: PeerIdentity
         var claimsBackground = false
+        /// Whether it acted as the app (a session, a subscription, a request): an agent's or an
+        /// administrator's connection never does, and never keeps the app in use or alive.
+        var active = false
     }
 
     private struct State {
@@ -60,13 +63,26 @@ final class HostedClient: Sendable {
         }
     }
 
+    /// The connection acts as the app from now on.
+    func activate(_ connection: Int) {
+        state.withLock { $0.connections[connection]?.active = true }
+    }
+
     /// Removes a connection and keeps its sessions; returns the generation the grace timer must
-    /// find unchanged, or `nil` while other connections remain.
+    /// find unchanged, or `nil` while other connections act as the app (or this one never did).
     func disconnect(_ connection: Int, keeping sessions: [Session]) -> Int? {
         state.withLock { state in
-            state.connections[connection] = nil
+            let leaving = state.connections.removeValue(forKey: connection)
             state.kept += sessions
-            guard state.connections.isEmpty else { return nil }
+            guard leaving?.active == true || !sessions.isEmpty else {
+                // A passive connection leaves no app behind when it was the last of any kind.
+                if state.connections.isEmpty && state.kept.isEmpty {
+                    state.generation += 1
+                    return state.generation
+                }
+                return nil
+            }
+            guard !state.connections.values.contains(where: \.active) else { return nil }
             state.generation += 1
             return state.generation
         }
@@ -77,7 +93,9 @@ final class HostedClient: Sendable {
     /// Ends the kept sessions if no connection came back since `generation`; `true` if it did.
     func expire(generation: Int) -> Bool {
         let kept = state.withLock { state -> [Session]? in
-            guard state.generation == generation, state.connections.isEmpty else { return nil }
+            guard state.generation == generation, !state.connections.values.contains(where: \.active) else {
+                return nil
+            }
             defer { state.kept = [] }
             return state.kept
         }
@@ -107,10 +125,10 @@ final class HostedClient: Sendable {
         state.withLock { $0.connections[connection]?.claimsBackground = claims }
     }
 
-    /// Sets "in use" from `/proc`: any connection's process in the foreground of its terminal
-    /// that has not said otherwise. Without connections (the grace period) it stays as it was.
+    /// Sets "in use" from `/proc`: any acting connection's process in the foreground of its
+    /// terminal that has not said otherwise. Without one (the grace period) it stays as it was.
     func refreshActivity() {
-        let connections = state.withLock { Array($0.connections.values) }
+        let connections = state.withLock { $0.connections.values.filter(\.active) }
         guard !connections.isEmpty else { return }
         let inUse = connections.contains { !$0.claimsBackground && $0.identity.isForeground }
         activity.setInUse(inUse)

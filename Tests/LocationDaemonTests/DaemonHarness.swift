@@ -13,7 +13,8 @@ struct Account: Sendable {
     /// The user `name`, made with `useradd` the first time (a system user, no home, no shell).
     static func ensure(_ name: String, groups: [String] = []) async throws -> Account {
         for group in groups where getgrnam(group) == nil {
-            _ = try await Runner.run(["--system", group], executable: URL(fileURLWithPath: "/usr/sbin/groupadd"))
+            _ = try await Runner.run(
+                ["--system", group], executable: URL(fileURLWithPath: "/usr/sbin/groupadd"))
         }
         if getpwnam(name) == nil {
             let result = try await Runner.run(
@@ -23,7 +24,8 @@ struct Account: Sendable {
         }
         if !groups.isEmpty {
             _ = try await Runner.run(
-                ["-a", "-G", groups.joined(separator: ","), name], executable: URL(fileURLWithPath: "/usr/sbin/usermod"))
+                ["-a", "-G", groups.joined(separator: ","), name],
+                executable: URL(fileURLWithPath: "/usr/sbin/usermod"))
         }
         let entry = try #require(getpwnam(name))
         return Account(name: name, uid: entry.pointee.pw_uid, gid: entry.pointee.pw_gid)
@@ -35,7 +37,8 @@ struct Account: Sendable {
         if groups.isEmpty {
             arguments.append("--clear-groups")
         } else {
-            arguments.append("--groups=" + groups.map { String(getgrnam($0).pointee.gr_gid) }.joined(separator: ","))
+            arguments.append(
+                "--groups=" + groups.map { String(getgrnam($0).pointee.gr_gid) }.joined(separator: ","))
         }
         if !capabilities.isEmpty {
             let list = capabilities.map { "+" + $0 }.joined(separator: ",")
@@ -97,13 +100,16 @@ final class DaemonHarness: Sendable {
         let process: RunningProcess
         if let account {
             process = try RunningProcess(
-                account.setpriv(groups: groups, capabilities: ["sys_ptrace"]) + [gpslocdBinary.path] + arguments,
+                account.setpriv(groups: groups, capabilities: ["sys_ptrace"]) + [gpslocdBinary.path]
+                    + arguments,
                 executable: setprivPath)
         } else {
             process = try RunningProcess(arguments, executable: gpslocdBinary)
         }
         running.withLock { $0 = process }
-        let listening = await waitUntil(within: 20) { process.errors.contains("listening on") || !process.isRunning }
+        let listening = await waitUntil(within: 20) {
+            process.errors.contains("listening on") || !process.isRunning
+        }
         #expect(listening && process.isRunning, "gpslocd did not start: \(process.errors)")
         return process
     }
@@ -136,7 +142,8 @@ final class WireClient: Sendable {
     init(socket: String, account: Account?, standardInput: FileHandle? = nil) throws {
         if let account {
             process = try RunningProcess(
-                account.setpriv() + [socatPath.path, "-", "UNIX-CONNECT:\(socket)"], executable: setprivPath, input: true)
+                account.setpriv() + [socatPath.path, "-", "UNIX-CONNECT:\(socket)"], executable: setprivPath,
+                input: true)
         } else {
             process = try RunningProcess(["-", "UNIX-CONNECT:\(socket)"], executable: socatPath, input: true)
         }
@@ -183,7 +190,9 @@ final class TenHertzReceiver: Sendable {
     init(epochs: Int = 3000) throws {
         terminal = try PseudoTerminal()
         let sample = try driveSample(epochs: epochs)
-        fixes = sample.fixes.compactMap { fix in fix.latitude.flatMap { lat in fix.longitude.map { (lat, $0) } } }
+        fixes = sample.fixes.compactMap { fix in
+            fix.latitude.flatMap { lat in fix.longitude.map { (lat, $0) } }
+        }
         let lines = String(decoding: sample.bytes, as: UTF8.self).split(separator: "\r\n")
         var epochs: [[UInt8]] = []
         var current = ""
@@ -215,7 +224,9 @@ final class TenHertzReceiver: Sendable {
 
     /// Whether `location` is one of the precise positions this receiver sent.
     func isPrecise(_ location: WireLocation) -> Bool {
-        fixes.contains { abs($0.latitude - location.latitude) < 1e-7 && abs($0.longitude - location.longitude) < 1e-7 }
+        fixes.contains {
+            abs($0.latitude - location.latitude) < 1e-7 && abs($0.longitude - location.longitude) < 1e-7
+        }
     }
 
     func stop() {

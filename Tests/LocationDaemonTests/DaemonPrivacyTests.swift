@@ -5,13 +5,17 @@ import Testing
 
 /// The daemon as a privacy boundary, with real processes under real uids: what each client may
 /// know is decided from the kernel's word about it, and nothing it says changes that.
-@Suite("gpslocd: privacy across a process boundary", .serialized, .enabled(if: getuid() == 0, "needs root to make users"))
+@Suite(
+    "gpslocd: privacy across a process boundary", .serialized,
+    .enabled(if: getuid() == 0, "needs root to make users"))
 struct DaemonPrivacyTests {
     static let socat = "/usr/bin/socat"
 
     static func isUpdate(_ event: WireEvent) -> Bool { if case .update = event { true } else { false } }
 
-    @Test("another uid gets nothing until an administrator grants; approximate means reduced only, precise never crosses")
+    @Test(
+        "another uid gets nothing until an administrator grants; approximate means reduced only, precise never crosses"
+    )
     func grantsAndReducedAccuracy() async throws {
         let alice = try await Account.ensure("ocl-alice")
         let bob = try await Account.ensure("ocl-bob")
@@ -29,7 +33,10 @@ struct DaemonPrivacyTests {
 
         // She cannot grant herself, nor anyone.
         aliceClient.send(#"{"op":"auth.grant","id":5,"app":"/usr/bin/socat","level":"always"}"#)
-        #expect(await aliceClient.wait { $0.contains { if case .error(5, let m) = $0 { m.contains("administrators") } else { false } } })
+        #expect(
+            await aliceClient.wait {
+                $0.contains { if case .error(5, let m) = $0 { m.contains("administrators") } else { false } }
+            })
 
         aliceClient.send(#"{"op":"session.open","session":1,"authorization":"always"}"#)
         aliceClient.send(#"{"op":"updates.subscribe","subscription":1}"#)
@@ -40,9 +47,13 @@ struct DaemonPrivacyTests {
         // An administrator (root) grants her approximate, and Bob precise, both Always.
         let admin = try daemon.client(as: nil)
         await admin.hello()
-        admin.send(#"{"op":"auth.grant","id":1,"uid":\#(alice.uid),"app":"/usr/bin/socat","level":"always","approximate":true}"#)
+        admin.send(
+            #"{"op":"auth.grant","id":1,"uid":\#(alice.uid),"app":"/usr/bin/socat","level":"always","approximate":true}"#
+        )
         admin.send(#"{"op":"auth.grant","id":2,"uid":\#(bob.uid),"app":"/usr/bin/socat","level":"always"}"#)
-        #expect(await admin.wait { events in [1, 2].allSatisfy { id in events.contains { $0 == .ok(id: id) } } }, "\(admin.output)")
+        #expect(
+            await admin.wait { events in [1, 2].allSatisfy { id in events.contains { $0 == .ok(id: id) } } },
+            "\(admin.output)")
 
         let bobClient = try daemon.client(as: bob)
         await bobClient.hello()
@@ -90,7 +101,9 @@ struct DaemonPrivacyTests {
         client.send(#"{"op":"auth.show","id":4,"uid":0}"#)
         #expect(
             await client.wait { events in
-                events.contains { if case .decisions(3, let d) = $0 { d.uid == Int(alice.uid) } else { false } }
+                events.contains {
+                    if case .decisions(3, let d) = $0 { d.uid == Int(alice.uid) } else { false }
+                }
                     && events.contains { if case .error(4, _) = $0 { true } else { false } }
             }, "\(client.output)")
         await client.stop()
@@ -121,7 +134,9 @@ struct DaemonPrivacyTests {
         #expect(await admin.wait { $0.contains(.ok(id: 1)) }, "\(admin.output)\(daemon.log)")
         let client = try daemon.client(as: alice)
         await client.hello()
-        #expect(client.identity?.app == Self.socat, "the daemon's user reads a client's executable: \(client.output)")
+        #expect(
+            client.identity?.app == Self.socat,
+            "the daemon's user reads a client's executable: \(client.output)")
         client.send(#"{"op":"session.open","session":1,"authorization":"always"}"#)
         client.send(#"{"op":"updates.subscribe","subscription":1}"#)
         #expect(await client.wait { _ in client.locations.count >= 5 }, "\(client.output)\n\(daemon.log)")

@@ -9,7 +9,10 @@ struct ProcessFactsTests {
         arguments: [
             ("0::/user.slice/user-1000.slice/session-3.scope\n", nil, nil),
             ("0::/system.slice/tracker.service\n", nil, "tracker.service"),
-            ("0::/user.slice/user-1000.slice/user@1000.service/app.slice/logger.service\n", nil, "logger.service"),
+            (
+                "0::/user.slice/user-1000.slice/user@1000.service/app.slice/logger.service\n", nil,
+                "logger.service"
+            ),
             (
                 "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.example.Maps-41231.scope\n",
                 "org.example.Maps", nil
@@ -17,7 +20,10 @@ struct ProcessFactsTests {
             ("0::/user.slice/user-1000.slice/user@1000.service/init.scope\n", nil, nil),
             // A hybrid system: the systemd hierarchy names the unit, the unified one only "/".
             ("12:memory:/x\n1:name=systemd:/system.slice/boat.service\n0::/\n", nil, "boat.service"),
-            ("1:name=systemd:/system.slice/boat.service\n0::/system.slice/other.service\n", nil, "other.service"),
+            (
+                "1:name=systemd:/system.slice/boat.service\n0::/system.slice/other.service\n", nil,
+                "other.service"
+            ),
             ("12:memory:/x\n1:name=systemd:/system.slice/boat.service\n", nil, "boat.service"),
             ("", nil, nil),
         ] as [(String, String?, String?)])

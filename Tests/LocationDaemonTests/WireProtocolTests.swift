@@ -13,10 +13,16 @@ struct WireProtocolTests {
             ("{}", "has no 'op'"),
             (#"{"op":"fly"}"#, "'fly' is not a request"),
             (#"{"op":"session.open","session":1}"#, "needs 'authorization'"),
-            (#"{"op":"session.open","session":"one","authorization":"always"}"#, "'session' must be a whole number"),
+            (
+                #"{"op":"session.open","session":"one","authorization":"always"}"#,
+                "'session' must be a whole number"
+            ),
             (#"{"op":"session.open","session":1,"authorization":"sometimes"}"#, "'sometimes' is not a level"),
             (#"{"op":"updates.subscribe"}"#, "needs 'subscription'"),
-            (#"{"op":"auth.grant","app":"x","level":"always","once":true}"#, "'once' applies to when-in-use only"),
+            (
+                #"{"op":"auth.grant","app":"x","level":"always","once":true}"#,
+                "'once' applies to when-in-use only"
+            ),
             (#"{"op":"auth.reset","app":"x","all":true}"#, "not both"),
             (#"{"op":"agent.answer","prompt":1,"answer":"maybe"}"#, "'maybe' is not an answer"),
             (#"{"op":"activity","inUse":1}"#, "'inUse' must be true or false"),
@@ -40,8 +46,10 @@ struct WireProtocolTests {
             .subscribeDiagnostics(subscription: 7, session: 4), .unsubscribe(subscription: 5),
             .requestAuthorization(.always), .requestTemporaryFullAccuracy(request: 8, purposeKey: "Delivery"),
             .activity(inUse: false), .showAuthorization(uid: 1000),
-            .changeAuthorization(uid: 1000, .grant(app: "com.example.a", always: false, approximate: true, once: true)),
-            .changeAuthorization(uid: nil, .deny(app: "b \"quoted\"")), .changeAuthorization(uid: nil, .reset(app: nil)),
+            .changeAuthorization(
+                uid: 1000, .grant(app: "com.example.a", always: false, approximate: true, once: true)),
+            .changeAuthorization(uid: nil, .deny(app: "b \"quoted\"")),
+            .changeAuthorization(uid: nil, .reset(app: nil)),
             .changeAuthorization(uid: nil, .services(enabled: false)),
             .changeAuthorization(uid: 7, .restrict(app: "c", lift: true)), .registerAgent,
             .answerPrompt(prompt: 9, .allowWhileUsingApproximate),
@@ -58,20 +66,36 @@ struct WireProtocolTests {
     @Test("every event reads back as it was written")
     func events() throws {
         let identity = WireIdentity(
-            app: "com.example.a", uid: 1000, pid: 77, executable: "/usr/bin/a", unit: nil, flatpak: nil, registered: true)
+            app: "com.example.a", uid: 1000, pid: 77, executable: "/usr/bin/a", unit: nil, flatpak: nil,
+            registered: true)
         let location = WireLocation(
-            latitude: 52.373094, longitude: 4.892626, altitude: 12, ellipsoidalAltitude: 55.5, horizontalAccuracy: 2.5,
-            verticalAccuracy: 3.25, speed: 2, speedAccuracy: -1, course: 114.5, courseAccuracy: -1, time: 1_773_475_200.5)
+            latitude: 52.373094, longitude: 4.892626, altitude: 12, ellipsoidalAltitude: 55.5,
+            horizontalAccuracy: 2.5,
+            verticalAccuracy: 3.25, speed: 2, speedAccuracy: -1, course: 114.5, courseAccuracy: -1,
+            time: 1_773_475_200.5)
         let events: [WireEvent] = [
-            .hello(id: 1, identity: identity, .init(status: "authorizedAlways", accuracy: "fullAccuracy", servicesEnabled: true)),
+            .hello(
+                id: 1, identity: identity,
+                .init(status: "authorizedAlways", accuracy: "fullAccuracy", servicesEnabled: true)),
             .ok(id: 2), .error(id: nil, message: "no \"such\" session"),
-            .update(subscription: 3, .init(flags: ["accuracyLimited"], stationary: false, unavailable: false, location: location)),
+            .update(
+                subscription: 3,
+                .init(flags: ["accuracyLimited"], stationary: false, unavailable: false, location: location)),
             .update(subscription: 3, .init(flags: [], stationary: false, unavailable: true, location: nil)),
             .diagnostic(subscription: 4, flags: ["insufficientlyInUse", "authorizationRequestInProgress"]),
-            .finish(subscription: 4), .accuracyAnswer(request: 5, error: "18:declined"), .accuracyAnswer(request: 6, error: nil),
-            .prompt(prompt: 7, .init(kind: "whenInUse", identity: identity, reason: "To map", purposeKey: nil, defaultsToApproximate: true)),
+            .finish(subscription: 4), .accuracyAnswer(request: 5, error: "18:declined"),
+            .accuracyAnswer(request: 6, error: nil),
+            .prompt(
+                prompt: 7,
+                .init(
+                    kind: "whenInUse", identity: identity, reason: "To map", purposeKey: nil,
+                    defaultsToApproximate: true)),
             .withdraw(prompt: 7),
-            .decisions(id: 8, .init(store: "/var/lib/x", uid: 1000, servicesEnabled: false, restrictAll: false, restricted: ["z"], decisions: ["a": "denied"])),
+            .decisions(
+                id: 8,
+                .init(
+                    store: "/var/lib/x", uid: 1000, servicesEnabled: false, restrictAll: false,
+                    restricted: ["z"], decisions: ["a": "denied"])),
         ]
         for event in events {
             #expect(try WireEvent.parse(event.encoded().dropLast()) == event)
@@ -88,6 +112,8 @@ struct WireProtocolTests {
             #expect(got.map { String(decoding: $0, as: UTF8.self) } == lines)
         }
         var bounded = LineSplitter(maximumLength: 16)
-        #expect(throws: WireError.self) { _ = try bounded.append(Array(repeating: UInt8(ascii: "x"), count: 17)) }
+        #expect(throws: WireError.self) {
+            _ = try bounded.append(Array(repeating: UInt8(ascii: "x"), count: 17))
+        }
     }
 }

@@ -40,21 +40,28 @@ public enum Runner {
     /// The waiting happens on a thread of its own: a test that waited on one of the few threads
     /// Swift's concurrency runs on would stall every other test meanwhile.
     public static func run(
-        _ arguments: [String], input: Data? = nil, executable: URL = gpsloc
+        _ arguments: [String], input: Data? = nil, executable: URL = gpsloc,
+        environment: [String: String] = [:]
     ) async throws -> ProcessResult {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 continuation.resume(
-                    with: Result { try runWaiting(arguments, input: input, executable: executable) })
+                    with: Result {
+                        try runWaiting(
+                            arguments, input: input, executable: executable, environment: environment)
+                    })
             }
             thread.start()
         }
     }
 
     private static func runWaiting(
-        _ arguments: [String], input: Data?, executable: URL
+        _ arguments: [String], input: Data?, executable: URL, environment: [String: String]
     ) throws -> ProcessResult {
         let (process, output, error) = makeProcess(executable, arguments)
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let inputPipe = Pipe()
         process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
         try process.run()
@@ -98,10 +105,13 @@ public final class RunningProcess: Sendable {
     /// input is a pipe that ``write(_:)`` feeds, and `environment` adds to the test's own.
     public init(
         _ arguments: [String], executable: URL = Runner.gpsloc, input: Bool = false,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], standardInput: FileHandle? = nil
     ) throws {
         let (process, output, error) = Runner.makeProcess(executable, arguments)
-        if input {
+        if let standardInput {
+            process.standardInput = standardInput
+            self.input = nil
+        } else if input {
             let pipe = Pipe()
             process.standardInput = pipe
             self.input = pipe.fileHandleForWriting
