@@ -177,7 +177,12 @@ final class WireClient: Sendable {
         await wait { $0.contains { if case .hello = $0 { true } else { false } } }
     }
 
-    func stop() async { await process.stop() }
+    /// Ends the client: its input closes (socat then ends by itself), and it is killed if not.
+    /// SIGTERM is not enough, as the test runner's children inherit it blocked.
+    func stop() async {
+        process.closeInput()
+        if await process.wait(within: 2) == nil { _ = await process.wait(within: 2) }
+    }
 }
 
 /// A receiver on a pseudo-terminal sending the drive's epochs (RMC and GGA) at 10 Hz until stopped.

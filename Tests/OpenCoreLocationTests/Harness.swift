@@ -67,15 +67,24 @@ struct Harness {
     var record: ClientAuthorization { (try? store.load())?[client] ?? ClientAuthorization() }
 }
 
-/// Yields until `condition` holds (for state reached through other tasks), failing after many
-/// rounds instead of hanging.
+/// Yields until `condition` holds (for state reached through other tasks), failing after 30 s of
+/// wall time instead of hanging. Past the first rounds it also naps a millisecond between looks,
+/// so a machine busy with other tests gets the time it needs instead of a spurious failure.
 func settle(
-    isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool, rounds: Int = 20_000,
-    sourceLocation: SourceLocation = #_sourceLocation
+    isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool,
+    within seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation
 ) async {
-    for _ in 0..<rounds {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    var rounds = 0
+    while ContinuousClock.now < deadline {
         if condition() { return }
-        await Task.yield()
+        rounds += 1
+        if rounds < 1000 {
+            await Task.yield()
+        } else {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
     }
+    if condition() { return }
     Issue.record("condition not reached", sourceLocation: sourceLocation)
 }
