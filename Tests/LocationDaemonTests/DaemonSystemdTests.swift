@@ -1,0 +1,94 @@
+import Foundation
+import LocationWire
+import TestSupport
+import Testing
+
+/// gpslocd as systemd runs it: the units verify, the socket is passed already listening
+/// (`systemd-socket-activate`, from Debian's systemd package), and READY and STOPPING reach the
+/// notification socket.
+@Suite("gpslocd under systemd", .serialized)
+struct DaemonSystemdTests {
+    /// A datagram socket standing in for systemd's `$NOTIFY_SOCKET`.
+    final class NotifySocket: Sendable {
+        let path: String
+        let descriptor: Int32
+
+        init(directory: String) {
+            path = directory + "/notify"
+            descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+        }
+
+        /// The next notification, waiting up to `seconds`.
+        func next(within seconds: Int32 = 20) -> String? {
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, seconds * 1000) > 0 else { return nil }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : nil
+        }
+
+        deinit { close(descriptor) }
+    }
+
+    @Test("the units in dist/ verify, with ExecStart pointing at the built daemon")
+    func unitsVerify() async throws {
+        let analyze = try #require(Daemons.path(of: "systemd-analyze"), "install Debian's systemd package")
+        let directory = NSTemporaryDirectory() + "gpslocd-units-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let dist = Fixtures.packageRoot.appendingPathComponent("dist/systemd")
+        let service = try String(contentsOf: dist.appendingPathComponent("gpslocd.service"), encoding: .utf8)
+            .replacingOccurrences(of: "/usr/local/bin/gpslocd", with: gpslocdBinary.path)
+        try service.write(toFile: directory + "/gpslocd.service", atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(
+            atPath: dist.appendingPathComponent("gpslocd.socket").path, toPath: directory + "/gpslocd.socket")
+        let result = try await Runner.run(
+            ["verify", directory + "/gpslocd.socket", directory + "/gpslocd.service"],
+            executable: URL(fileURLWithPath: analyze))
+        #expect(result.status == 0)
+        #expect(result.standardError.isEmpty && result.standardOutput.isEmpty, "\(result.standardError)")
+        for line in [
+            "Type=notify", "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes",
+            "StateDirectory=opencorelocation", "RuntimeDirectory=opencorelocation", "DevicePolicy=closed",
+            "WatchdogSec=",
+        ] {
+            #expect(service.contains(line), "the service sets \(line)")
+        }
+    }
+
+    @Test("socket activation: the daemon starts on the first connection and serves it; READY, then STOPPING")
+    func socketActivation() async throws {
+        let activate = try #require(
+            Daemons.path(of: "systemd-socket-activate"), "install Debian's systemd package")
+        let daemon = try DaemonHarness(sources: [])
+        let notify = NotifySocket(directory: daemon.root)
+        try FileManager.default.createDirectory(
+            atPath: daemon.root + "/run", withIntermediateDirectories: true)
+        let process = try RunningProcess(
+            ["-l", daemon.socket, "-E", "NOTIFY_SOCKET=\(notify.path)", gpslocdBinary.path]
+                + daemon.arguments,
+            executable: URL(fileURLWithPath: activate))
+        #expect(await waitUntil(within: 10) { FileManager.default.fileExists(atPath: daemon.socket) })
+        #expect(!process.errors.contains("listening on"), "nothing runs before the first connection")
+
+        let client = try daemon.client(as: nil)
+        await client.hello()
+        #expect(client.identity?.app == socatPath.path, "\(client.output)\n\(process.errors)")
+        #expect(notify.next()?.contains("READY=1") == true)
+        #expect(process.errors.contains("serving on the socket systemd passed"), "\(process.errors)")
+
+        await client.stop()
+        process.signal(SIGTERM)
+        #expect(notify.next()?.contains("STOPPING=1") == true)
+        #expect(await process.wait(within: 10) == 0, "\(process.errors)")
+        await daemon.stop()
+    }
+}
