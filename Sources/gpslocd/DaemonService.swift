@@ -13,6 +13,12 @@ import ServiceLifecycle
     import Musl
 #endif
 
+#if canImport(Glibc)
+    private let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+#else
+    private let RLIMIT_NOFILE_VALUE = RLIMIT_NOFILE
+#endif
+
 /// The daemon as a service of swift-service-lifecycle: it opens the receivers, listens (or
 /// adopts systemd's socket), says READY, checks every client's "in use" each second, pings the
 /// watchdog, and on SIGTERM says STOPPING, stops listening and lets its clients go.
@@ -77,7 +83,27 @@ struct DaemonService: Service {
         if stat(path, &info) == 0, info.st_mode & 0o077 != 0 { chmod(path, 0o700) }
     }
 
+    /// Raises the soft limit of open files to the hard one: each client is a descriptor, and the
+    /// soft limit of 1,024 that most systems start a process with would refuse the thousandth.
+    static func raiseDescriptorLimit(log: (String) -> Void) {
+        var limit = rlimit()
+        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0 else { return }
+        if limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            if setrlimit(RLIMIT_NOFILE_VALUE, &limit) != 0 {
+                log("cannot raise the limit of open files (\(String(cString: strerror(errno))))")
+                _ = getrlimit(RLIMIT_NOFILE_VALUE, &limit)
+            }
+        }
+        if limit.rlim_cur < 4096 {
+            log(
+                "at most \(limit.rlim_cur) open files: fewer clients than that can connect; "
+                    + "raise LimitNOFILE in the unit (or ulimit -n)")
+        }
+    }
+
     func run() async throws {
+        Self.raiseDescriptorLimit(log: log)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = DaemonServer(daemon: daemon, group: group, clientBuffer: settings.clientBuffer)
         let channel: any Channel
