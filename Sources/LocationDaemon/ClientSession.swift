@@ -15,7 +15,11 @@ final class ClientSession: Sendable {
     private let send: @Sendable ([UInt8]) -> Void
 
     private struct Feed {
-        var cancel: @Sendable () -> Void
+        /// Ends the feed; `true` when the connection ended (a monitor's unacknowledged events
+        /// then wait for the app's next loop), `false` when the client unsubscribed.
+        var cancel: @Sendable (_ connectionEnded: Bool) -> Void
+        /// A monitor's events, which the client acknowledges.
+        var monitor: HostedMonitorFeed?
     }
 
     private struct State {
@@ -66,7 +70,8 @@ final class ClientSession: Sendable {
         switch request {
         case .openSession, .openBackgroundSession, .subscribeUpdates, .subscribeDiagnostics,
             .requestAuthorization,
-            .requestTemporaryFullAccuracy, .activity:
+            .requestTemporaryFullAccuracy, .activity, .addCondition, .removeCondition, .monitorRecords,
+            .subscribeMonitor, .consumedEvent:
             client.activate(connection)
             daemon.refreshActivity(of: client)
         default:
@@ -108,7 +113,29 @@ final class ClientSession: Sendable {
         case .unsubscribe(let number):
             let feed = state.withLock { $0.feeds.removeValue(forKey: number) }
             guard let feed else { throw WireError("no subscription \(number) is open on this connection") }
-            feed.cancel()
+            feed.cancel(false)
+            ok(id)
+        case .addCondition(let name, let identifier, let condition, let assuming):
+            let host = daemon.monitorHost(for: identity)
+            try host.app.monitor(named: name).add(condition, identifier: identifier, assuming: assuming)
+            ok(id)
+        case .removeCondition(let name, let identifier):
+            daemon.monitorHost(for: identity).app.monitor(named: name).remove(identifier)
+            ok(id)
+        case .monitorRecords(let name):
+            send(
+                WireEvent.records(id: id, daemon.monitorHost(for: identity).app.monitor(named: name).records)
+                    .encoded())
+        case .subscribeMonitor(let number, let name):
+            try reserveFeed(number)
+            ok(id)
+            startMonitor(number, daemon.monitorHost(for: identity).app.monitor(named: name).subscribe())
+        case .consumedEvent(let sequence):
+            let feeds = state.withLock { $0.feeds.values.compactMap(\.monitor) }
+            guard feeds.contains(where: { $0.consumed(sequence: sequence) }) else {
+                throw WireError(
+                    "no monitor event \(sequence) was sent on this connection, or it was acknowledged")
+            }
             ok(id)
         case .requestAuthorization(let level):
             ok(id)
@@ -159,7 +186,7 @@ final class ClientSession: Sendable {
                 throw WireError(
                     "subscription \(number) is open already on this connection; choose another number")
             }
-            state.feeds[number] = Feed(cancel: {})
+            state.feeds[number] = Feed(cancel: { _ in })
         }
     }
 
@@ -174,7 +201,7 @@ final class ClientSession: Sendable {
             let wanted = self.state.withLock { $0.feeds.removeValue(forKey: number) != nil }
             if wanted && !Task.isCancelled { send(WireEvent.finish(subscription: number).encoded()) }
         }
-        let cancel: @Sendable () -> Void = {
+        let cancel: @Sendable (Bool) -> Void = { _ in
             task.cancel()
             feed.cancel()
         }
@@ -182,7 +209,31 @@ final class ClientSession: Sendable {
             if !state.closed, state.feeds[number] != nil { state.feeds[number] = Feed(cancel: cancel) }
             return state.closed
         }
-        if closed { cancel() }
+        if closed { cancel(true) }
+    }
+
+    /// Forwards a monitor's events as lines until the subscription ends.
+    private func startMonitor(_ number: Int, _ feed: HostedMonitorFeed) {
+        let send = send
+        let task = Task {
+            while let event = await feed.next() {
+                send(WireEvent.monitorEvent(subscription: number, event).encoded())
+            }
+            let wanted = self.state.withLock { $0.feeds.removeValue(forKey: number) != nil }
+            if wanted && !Task.isCancelled { send(WireEvent.finish(subscription: number).encoded()) }
+        }
+        // The feed first: what waits in it goes back to the monitor, not away with the task.
+        let cancel: @Sendable (Bool) -> Void = { connectionEnded in
+            feed.cancel(requeue: connectionEnded)
+            task.cancel()
+        }
+        let closed = state.withLock { state -> Bool in
+            if !state.closed, state.feeds[number] != nil {
+                state.feeds[number] = Feed(cancel: cancel, monitor: feed)
+            }
+            return state.closed
+        }
+        if closed { cancel(true) }
     }
 
     /// The connection ended: subscriptions end now; sessions stay with the app for the grace
@@ -199,7 +250,7 @@ final class ClientSession: Sendable {
                 state.agent
             )
         }
-        for feed in feeds { feed.cancel() }
+        for feed in feeds { feed.cancel(true) }
         if let observer { client.app.removeAuthorizationObserver(observer) }
         if let agent { daemon.router.unregister(uid: identity.uid, agent: agent) }
         daemon.detach(client, connection: connection, keeping: sessions)

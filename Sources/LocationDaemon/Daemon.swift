@@ -65,23 +65,68 @@ public final class Daemon: Sendable {
             )
         }
         let key = HostedClient.Key(uid: identity.uid, app: identity.app, receiver: name)
-        let client = clients.withLock { clients -> HostedClient in
-            if let existing = clients[key] { return existing }
-            let activity = AppActivity(inUse: identity.isForeground)
-            let summary = identity.summary
-            let log = log
-            let app = HostedApp(
-                LocationContext.Configuration(
-                    client: identity.app, manifest: identity.manifest, store: stores.store(uid: identity.uid),
-                    prompter: router.prompter(for: identity), activity: activity, service: service,
-                    watchesStore: false, log: { log("\(summary): \($0)") }))
-            let made = HostedClient(key: key, app: app, activity: activity)
-            clients[key] = made
-            return made
+        let client = clients.withLock { clients in
+            clients[key]
+                ?? host(
+                    key, manifest: identity.manifest, service: service, inUse: identity.isForeground, &clients
+                )
         }
         let connection = client.connect(identity)
         client.refreshActivity()
         return (client, connection)
+    }
+
+    /// Makes the hosted app for `key` (the caller holds the lock on `clients`).
+    private func host(
+        _ key: HostedClient.Key, manifest: Manifest, service: LocationService?, inUse: Bool,
+        _ clients: inout [HostedClient.Key: HostedClient]
+    ) -> HostedClient {
+        let latest = HostedClient.LatestIdentity()
+        let activity = AppActivity(inUse: inUse)
+        let log = log
+        let label = "\(key.app) (uid \(key.uid))"
+        let app = HostedApp(
+            LocationContext.Configuration(
+                client: key.app, manifest: manifest, store: stores.store(uid: key.uid),
+                prompter: router.prompter(uid: key.uid) { latest.identity }, activity: activity,
+                service: service,
+                watchesStore: false, log: { log("\(latest.identity?.summary ?? label): \($0)") }))
+        let made = HostedClient(key: key, app: app, activity: activity, latest: latest)
+        clients[key] = made
+        return made
+    }
+
+    /// The hosted app that keeps `identity`'s app's monitors: the app on the first receiver,
+    /// whichever receiver the connection chose (monitors are evaluated there).
+    func monitorHost(for identity: PeerIdentity) -> HostedClient {
+        monitorHost(uid: identity.uid, app: identity.app, manifest: identity.manifest)
+    }
+
+    private func monitorHost(uid: UInt32, app: String, manifest: Manifest) -> HostedClient {
+        let first = configuration.receivers.first
+        let key = HostedClient.Key(uid: uid, app: app, receiver: first?.name ?? "")
+        return clients.withLock { clients in
+            clients[key] ?? host(key, manifest: manifest, service: first?.service, inUse: false, &clients)
+        }
+    }
+
+    /// Opens every monitor stored in the state directory, so that its conditions are evaluated
+    /// from the start, whether its app runs or not. Returns how many monitors it opened.
+    @discardableResult
+    public func restoreMonitors() -> Int {
+        let users = (try? FileManager.default.contentsOfDirectory(atPath: stores.directory)) ?? []
+        var opened = 0
+        for user in users.sorted() {
+            guard let uid = UInt32(user) else { continue }
+            for (app, names) in HostedApp.storedMonitors(storeDirectory: stores.store(uid: uid).directory) {
+                let manifest = registry.registration(forApp: app)?.manifest ?? Manifest()
+                let client = monitorHost(uid: uid, app: app, manifest: manifest)
+                for name in names { _ = client.app.monitor(named: name) }
+                opened += names.count
+            }
+        }
+        if opened > 0 { log("evaluating \(opened) stored monitors") }
+        return opened
     }
 
     /// A connection ended: its app is kept for the grace period, then let go.
@@ -92,7 +137,10 @@ public final class Daemon: Sendable {
             try? await Task.sleep(for: grace)
             guard client.expire(generation: generation) else { return }
             self.clients.withLock { clients in
-                if clients[client.key] === client, !client.isConnected { clients[client.key] = nil }
+                // An app with monitored conditions stays: they are evaluated while it does not run.
+                if clients[client.key] === client, !client.isConnected, !client.app.hasMonitorConditions {
+                    clients[client.key] = nil
+                }
             }
         }
     }

@@ -12,6 +12,16 @@ import Synchronization
 /// updates carry on (an Allow Once grant included). After it, the sessions end and the app is
 /// no longer in use.
 final class HostedClient: Sendable {
+    /// The verified identity of the app's latest connection, for its prompts and its log lines;
+    /// none for an app hosted only for its monitors.
+    final class LatestIdentity: Sendable {
+        private let value = Mutex<PeerIdentity?>(nil)
+        var identity: PeerIdentity? {
+            get { value.withLock { $0 } }
+            set { value.withLock { $0 = newValue } }
+        }
+    }
+
     struct Key: Sendable, Hashable {
         var uid: UInt32
         var app: String
@@ -46,17 +56,20 @@ final class HostedClient: Sendable {
     let key: Key
     let app: HostedApp
     let activity: AppActivity
+    let latest: LatestIdentity
     private let state = Mutex(State())
 
-    init(key: Key, app: HostedApp, activity: AppActivity) {
+    init(key: Key, app: HostedApp, activity: AppActivity, latest: LatestIdentity) {
         self.key = key
         self.app = app
         self.activity = activity
+        self.latest = latest
     }
 
     /// Adds a connection; returns its number.
     func connect(_ identity: PeerIdentity) -> Int {
-        state.withLock { state in
+        latest.identity = identity
+        return state.withLock { state in
             state.nextConnection += 1
             state.connections[state.nextConnection] = Connection(identity: identity)
             return state.nextConnection

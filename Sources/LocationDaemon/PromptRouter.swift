@@ -74,8 +74,10 @@ public final class PromptRouter: Sendable {
         for send in agents { send(line) }
     }
 
-    /// The prompter for one client's app.
-    public func prompter(for identity: PeerIdentity) -> any Prompter {
+    /// The prompter for one app of user `uid`; a question shows `identity()`, the verified
+    /// identity of the app's latest connection. With none (an app the daemon hosts for its
+    /// monitors while it does not run), nobody is asked: only an app in use is, and that has one.
+    public func prompter(uid: UInt32, identity: @escaping @Sendable () -> PeerIdentity?) -> any Prompter {
         RoutedPrompter(router: self, identity: identity)
     }
 
@@ -131,9 +133,10 @@ public final class PromptRouter: Sendable {
 /// A prompter that asks through the router with the identity the daemon verified.
 private struct RoutedPrompter: Prompter {
     let router: PromptRouter
-    let identity: PeerIdentity
+    let identity: @Sendable () -> PeerIdentity?
 
     func ask(_ request: PromptRequest) async -> PromptAnswer? {
-        await router.ask(request, identity: identity)
+        guard let identity = identity() else { return nil }
+        return await router.ask(request, identity: identity)
     }
 }

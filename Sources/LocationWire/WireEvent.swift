@@ -92,6 +92,9 @@ public enum WireEvent: Sendable, Hashable {
     case prompt(prompt: Int, WirePrompt)
     /// The prompt was answered elsewhere or is no longer wanted.
     case withdraw(prompt: Int)
+    /// A monitor's conditions (`monitor.records`).
+    case records(id: Int?, [WireMonitorRecord])
+    case monitorEvent(subscription: Int, WireMonitorEvent)
 
     /// The event as one line, `\n` included.
     public func encoded() -> [UInt8] {
@@ -172,6 +175,31 @@ public enum WireEvent: Sendable, Hashable {
             case .withdraw(let prompt):
                 json.add("event", string: "withdraw")
                 json.add("prompt", integer: prompt)
+            case .records(let id, let records):
+                json.add("reply", string: "records")
+                json.add("id", integer: id)
+                json.openArray("records")
+                for record in records {
+                    json.openObject()
+                    json.add("identifier", string: record.identifier)
+                    json.openObject("condition")
+                    record.condition.write(&json)
+                    json.closeObject()
+                    json.add("state", string: record.state.rawValue)
+                    json.add("date", record.date, decimals: 3)
+                    json.add("generation", integer: record.generation)
+                    json.closeObject()
+                }
+                json.closeArray()
+            case .monitorEvent(let subscription, let event):
+                json.add("event", string: "monitor")
+                json.add("subscription", integer: subscription)
+                json.add("identifier", string: event.identifier)
+                json.add("state", string: event.state.rawValue)
+                json.add("date", event.date, decimals: 3)
+                Self.write(flags: event.flags, &json)
+                json.add("generation", integer: event.generation)
+                json.add("sequence", integer: event.sequence)
             }
         }
         bytes.append(UInt8(ascii: "\n"))
@@ -240,6 +268,7 @@ public enum WireEvent: Sendable, Hashable {
                         servicesEnabled: try need(fields.servicesEnabled, "servicesEnabled"),
                         restrictAll: fields.restrictAll ?? false, restricted: fields.restricted ?? [],
                         decisions: fields.decisions ?? [:]))
+            case "records": return .records(id: fields.id, fields.records ?? [])
             default: throw WireError("the daemon sent an unknown reply '\(reply)'")
             }
         }
@@ -266,6 +295,18 @@ public enum WireEvent: Sendable, Hashable {
                     reason: fields.reason ?? "", purposeKey: fields.purposeKey,
                     defaultsToApproximate: fields.defaultsToApproximate ?? false))
         case "withdraw": return .withdraw(prompt: try need(fields.prompt, "prompt"))
+        case "monitor":
+            let text = try need(fields.state, "state")
+            guard let state = WireMonitoringState(rawValue: text) else {
+                throw WireError("the daemon sent a monitor event in an unknown state '\(text)'")
+            }
+            return .monitorEvent(
+                subscription: try need(fields.subscription, "subscription"),
+                WireMonitorEvent(
+                    identifier: try need(fields.identifier, "identifier"), state: state,
+                    date: try need(fields.date, "date"), flags: fields.flags ?? [],
+                    generation: try need(fields.generation, "generation"),
+                    sequence: try need(fields.sequence, "sequence")))
         default: throw WireError("the daemon sent an unknown event '\(event)'")
         }
     }

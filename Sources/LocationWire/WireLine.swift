@@ -44,6 +44,15 @@ public struct WireLine: Decodable, Sendable {
     public var decisions: [String: String]?
     public var restricted: [String]?
     public var restrictAll: Bool?
+    public var monitor: String?
+    public var identifier: String?
+    public var condition: WireCondition?
+    public var assuming: String?
+    public var state: String?
+    public var date: Double?
+    public var generation: Int?
+    public var sequence: Int?
+    public var records: [WireMonitorRecord]?
 
     /// Parses one line; `what` names it in errors ("a request").
     public static func parse(_ line: some Collection<UInt8>, what: String) throws(WireError) -> WireLine {

@@ -48,6 +48,15 @@ public enum WireRequest: Sendable, Hashable {
     /// Makes this connection the caller's agent: prompts for apps under its uid come here.
     case registerAgent
     case answerPrompt(prompt: Int, WireAnswer)
+    /// Adds (or replaces) a condition of the app's monitor `monitor`, in the state `assuming`.
+    case addCondition(monitor: String, identifier: String, WireCondition, assuming: WireMonitoringState)
+    case removeCondition(monitor: String, identifier: String)
+    /// The monitor's conditions with the last event consumed for each (a `records` reply).
+    case monitorRecords(monitor: String)
+    /// The monitor's events, those that happened while nobody listened first.
+    case subscribeMonitor(subscription: Int, monitor: String)
+    /// The app received the event numbered `sequence`: it becomes its condition's last event.
+    case consumedEvent(sequence: Int)
 
     /// The `op` member that names this request.
     public var op: String {
@@ -73,6 +82,11 @@ public enum WireRequest: Sendable, Hashable {
             }
         case .registerAgent: "agent.register"
         case .answerPrompt: "agent.answer"
+        case .addCondition: "monitor.add"
+        case .removeCondition: "monitor.remove"
+        case .monitorRecords: "monitor.records"
+        case .subscribeMonitor: "monitor.subscribe"
+        case .consumedEvent: "monitor.consumed"
         }
     }
 
@@ -81,7 +95,8 @@ public enum WireRequest: Sendable, Hashable {
         "hello", "session.open", "session.background", "session.close", "updates.subscribe",
         "diagnostics.subscribe", "unsubscribe", "authorization.request", "accuracy.request", "activity",
         "auth.show", "auth.grant", "auth.deny", "auth.reset", "auth.services", "auth.restrict",
-        "agent.register", "agent.answer",
+        "agent.register", "agent.answer", "monitor.add", "monitor.remove", "monitor.records",
+        "monitor.subscribe", "monitor.consumed",
     ]
 
     /// Reads a request line; the error names the member at fault and what it should be.
@@ -114,6 +129,14 @@ public enum WireRequest: Sendable, Hashable {
                 throw WireError("\(what): 'app' must be 1 to 512 bytes long")
             }
             return app
+        }
+        /// A monitor's name or a condition's identifier: 1 to 256 bytes.
+        func name(_ value: String?, _ member: String) throws(WireError) -> String {
+            let value = try need(value, member, "a name of 1 to 256 bytes")
+            guard !value.isEmpty, value.utf8.count <= 256 else {
+                throw WireError("\(what): '\(member)' must be 1 to 256 bytes long")
+            }
+            return value
         }
         let request: WireRequest
         switch op {
@@ -201,6 +224,32 @@ public enum WireRequest: Sendable, Hashable {
             }
             request = .answerPrompt(
                 prompt: try need(fields.prompt, "prompt", "the number of a prompt"), answer)
+        case "monitor.add":
+            let text = fields.assuming ?? "unknown"
+            guard let assuming = WireMonitoringState(rawValue: text) else {
+                let names = WireMonitoringState.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+                throw WireError("\(what): 'assuming' is '\(text)'; it must be one of \(names)")
+            }
+            request = .addCondition(
+                monitor: try name(fields.monitor, "monitor"),
+                identifier: try name(fields.identifier, "identifier"),
+                try need(
+                    fields.condition, "condition", #"{"circle":{"lat":…,"lon":…,"radius":…}} or a beacon"#),
+                assuming: assuming)
+        case "monitor.remove":
+            request = .removeCondition(
+                monitor: try name(fields.monitor, "monitor"),
+                identifier: try name(fields.identifier, "identifier"))
+        case "monitor.records":
+            request = .monitorRecords(monitor: try name(fields.monitor, "monitor"))
+        case "monitor.subscribe":
+            request = .subscribeMonitor(
+                subscription: try need(
+                    fields.subscription, "subscription", "a number of the client's choosing"),
+                monitor: try name(fields.monitor, "monitor"))
+        case "monitor.consumed":
+            request = .consumedEvent(
+                sequence: try need(fields.sequence, "sequence", "the sequence of a monitor event received"))
         default:
             throw WireError(
                 "'\(op)' is not a request; the requests are: \(operations.joined(separator: ", "))")
@@ -265,6 +314,23 @@ public enum WireRequest: Sendable, Hashable {
             case .answerPrompt(let prompt, let answer):
                 json.add("prompt", integer: prompt)
                 json.add("answer", string: answer.rawValue)
+            case .addCondition(let monitor, let identifier, let condition, let assuming):
+                json.add("monitor", string: monitor)
+                json.add("identifier", string: identifier)
+                json.openObject("condition")
+                condition.write(&json)
+                json.closeObject()
+                json.add("assuming", string: assuming.rawValue)
+            case .removeCondition(let monitor, let identifier):
+                json.add("monitor", string: monitor)
+                json.add("identifier", string: identifier)
+            case .monitorRecords(let monitor):
+                json.add("monitor", string: monitor)
+            case .subscribeMonitor(let subscription, let monitor):
+                json.add("subscription", integer: subscription)
+                json.add("monitor", string: monitor)
+            case .consumedEvent(let sequence):
+                json.add("sequence", integer: sequence)
             }
         }
         bytes.append(UInt8(ascii: "\n"))

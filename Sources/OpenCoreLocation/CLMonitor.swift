@@ -58,12 +58,13 @@ public actor CLMonitor {
     public static let maximumGeographicConditions = MonitorEngine.conditionLimit
 
     public nonisolated let name: String
-    let core: MonitorCore
+    let core: any MonitorBackend
 
-    /// Opens the monitor called `name` for the current ``LocationContext``'s client.
+    /// Opens the monitor called `name` for the current ``LocationContext``'s client: in client
+    /// mode, the one gpslocd keeps for the app.
     public init(_ name: String) async {
         self.name = name
-        core = LocationContext.current.monitor(named: name)
+        core = await LocationContext.current.monitor(named: name)
     }
 
     /// Adds `condition` under `identifier` (replacing any condition with that identifier) in the
@@ -197,10 +198,12 @@ public actor CLMonitor {
         public let persistenceUnavailable: Bool
         /// Which addition of the identifier the event belongs to.
         let generation: Int
+        /// The daemon's number for the event, which it is told back when the app receives it.
+        let sequence: Int?
 
         init(
             identifier: String, state: State, date: Date, flags: MonitorFlags = MonitorFlags(),
-            generation: Int
+            generation: Int, sequence: Int? = nil
         ) {
             self.identifier = identifier
             refinement = nil
@@ -217,6 +220,22 @@ public actor CLMonitor {
             conditionLimitExceeded = flags.conditionLimitExceeded
             persistenceUnavailable = flags.persistenceUnavailable
             self.generation = generation
+            self.sequence = sequence
+        }
+
+        /// What the event says beyond its state.
+        var flags: MonitorFlags {
+            var flags = MonitorFlags(
+                conditionUnsupported: conditionUnsupported, conditionLimitExceeded: conditionLimitExceeded,
+                persistenceUnavailable: persistenceUnavailable)
+            flags.authorization.authorizationDenied = authorizationDenied
+            flags.authorization.authorizationDeniedGlobally = authorizationDeniedGlobally
+            flags.authorization.authorizationRestricted = authorizationRestricted
+            flags.authorization.authorizationRequestInProgress = authorizationRequestInProgress
+            flags.authorization.insufficientlyInUse = insufficientlyInUse
+            flags.authorization.serviceSessionRequired = serviceSessionRequired
+            flags.authorization.accuracyLimited = accuracyLimited
+            return flags
         }
     }
 
@@ -226,14 +245,14 @@ public actor CLMonitor {
         public typealias Element = Event
         public typealias Failure = any Error
 
-        let core: MonitorCore
+        let core: any MonitorBackend
 
         public func makeAsyncIterator() -> Iterator {
             Iterator(core: core, lease: MailboxLease(core.subscribe()))
         }
 
         public struct Iterator: AsyncIteratorProtocol {
-            let core: MonitorCore
+            let core: any MonitorBackend
             let lease: MailboxLease<Event>
 
             public mutating func next() async throws -> Event? {

@@ -71,15 +71,32 @@ public final class LocationContext: Sendable {
     let state: Mutex<State>
 
     private struct WeakMonitor {
-        weak var core: MonitorCore?
+        weak var core: (any MonitorBackend)?
     }
 
     /// The live monitors by name: opening a name again gives the same one.
     private let monitors = Mutex<[String: WeakMonitor]>([:])
 
-    func monitor(named name: String) -> MonitorCore {
+    /// The monitor called `name`: the daemon's in client mode (its conditions fetched before it
+    /// is returned), else one kept and evaluated in this process.
+    func monitor(named name: String) async -> any MonitorBackend {
+        guard let remote else { return localMonitor(named: name) }
+        let monitor = monitors.withLock { monitors -> RemoteMonitor in
+            if let core = monitors[name]?.core as? RemoteMonitor { return core }
+            monitors = monitors.filter { $0.value.core != nil }
+            let core = RemoteMonitor(name: name, client: remote, log: configuration.log)
+            monitors[name] = WeakMonitor(core: core)
+            return core
+        }
+        await monitor.loaded()
+        return monitor
+    }
+
+    /// The monitor called `name` kept and evaluated in this process (the daemon's own, for the
+    /// apps it hosts).
+    func localMonitor(named name: String) -> MonitorCore {
         monitors.withLock { monitors in
-            if let core = monitors[name]?.core { return core }
+            if let core = monitors[name]?.core as? MonitorCore { return core }
             monitors = monitors.filter { $0.value.core != nil }
             let core = MonitorCore(name: name, context: self)
             monitors[name] = WeakMonitor(core: core)

@@ -5,7 +5,12 @@ import Synchronization
 ///
 /// Conditions are stored in `monitors/<client>/<name>.monitor` in the authorization store's
 /// directory, as JSON written atomically after every change and every consumed event.
-final class MonitorCore: Sendable {
+///
+/// Events that come while nobody iterates wait for the next subscriber, every change in order
+/// (up to ``pendingLimit`` per condition, the oldest giving way). The daemon keeps its monitors
+/// evaluating with nobody listening (``evaluateInBackground()``), so that an app that is not
+/// running finds what happened when it iterates `events` again.
+final class MonitorCore: MonitorBackend {
     let name: String
     let path: String
     let context: LocationContext
@@ -17,11 +22,17 @@ final class MonitorCore: Sendable {
         var pending: [CLMonitor.Event] = []
         var nextID = 0
         var feed: Task<Void, Never>?
+        /// The feed runs with no subscriber too (the daemon's monitors).
+        var background = false
         /// Conditions of types that cannot be stored, already reported.
         var unstorable: Set<String> = []
     }
 
     private let state: Mutex<State>
+
+    /// How many events of one condition wait for a subscriber at most: a vehicle that crossed a
+    /// boundary all week while its app was away leaves its latest crossings, not an unbounded log.
+    static let pendingLimit = 64
 
     init(name: String, context: LocationContext) {
         self.name = name
@@ -47,8 +58,9 @@ final class MonitorCore: Sendable {
             context.log(message)
         }
         engine.othersCount = Self.othersCount(directory: directory, excluding: path)
-        let pending = engine.refresh(date: Date())
-        state = Mutex(State(engine: engine, pending: pending))
+        var state = State(engine: engine)
+        Self.deliver(engine.refresh(date: Date()), &state)
+        self.state = Mutex(state)
     }
 
     deinit {
@@ -103,6 +115,7 @@ final class MonitorCore: Sendable {
         guard !events.isEmpty else { return }
         if state.subscribers.isEmpty {
             state.pending += events
+            trim(&state.pending)
         } else {
             for id in state.subscribers.keys.sorted() {
                 for event in events { state.subscribers[id]!.post(event) }
@@ -126,24 +139,64 @@ final class MonitorCore: Sendable {
             state.subscribers[state.nextID] = channel
             for event in state.pending { channel.post(event) }
             state.pending = []
-            guard state.feed == nil else { return }
-            let updates = context.subscribeUpdates(configuration: .default, monitoring: true)
-            state.feed = Task { [weak self] in
-                let lease = MailboxLease(updates)
-                while let update = await lease.mailbox.next() {
-                    guard let self else { return }
-                    self.receive(update)
-                }
-                if !Task.isCancelled { self?.feedEnded() }
-            }
+            startFeed(&state)
         }
         return channel
+    }
+
+    private func startFeed(_ state: inout State) {
+        guard state.feed == nil else { return }
+        let updates = context.subscribeUpdates(configuration: .default, monitoring: true)
+        state.feed = Task { [weak self] in
+            let lease = MailboxLease(updates)
+            while let update = await lease.mailbox.next() {
+                guard let self else { return }
+                self.receive(update)
+            }
+            if !Task.isCancelled { self?.feedEnded() }
+        }
+    }
+
+    /// Keeps the conditions evaluated with nobody iterating `events`, for as long as the monitor
+    /// lives; their events wait for the next subscriber.
+    func evaluateInBackground() {
+        state.withLock { state in
+            state.background = true
+            startFeed(&state)
+        }
+    }
+
+    /// Events a subscriber was given and never received (its app went away): they wait for the
+    /// next subscriber again, before those that came after them.
+    func requeue(_ events: [CLMonitor.Event]) {
+        state.withLock { state in
+            if state.subscribers.isEmpty {
+                state.pending = events + state.pending
+                Self.trim(&state.pending)
+            } else {
+                Self.deliver(events, &state)
+            }
+        }
+    }
+
+    /// Keeps the latest ``pendingLimit`` events of each condition.
+    static func trim(_ pending: inout [CLMonitor.Event]) {
+        var counts: [String: Int] = [:]
+        for event in pending { counts[event.identifier, default: 0] += 1 }
+        guard counts.values.contains(where: { $0 > pendingLimit }) else { return }
+        var seen: [String: Int] = [:]
+        var kept: [CLMonitor.Event] = []
+        for event in pending.reversed() {
+            seen[event.identifier, default: 0] += 1
+            if seen[event.identifier]! <= pendingLimit { kept.append(event) }
+        }
+        pending = kept.reversed()
     }
 
     private func unsubscribe(_ id: Int) {
         let feed = state.withLock { state -> Task<Void, Never>? in
             state.subscribers.removeValue(forKey: id)
-            guard state.subscribers.isEmpty else { return nil }
+            guard state.subscribers.isEmpty, !state.background else { return nil }
             defer { state.feed = nil }
             return state.feed
         }
@@ -214,6 +267,23 @@ final class MonitorCore: Sendable {
             }
         }
         return result.isEmpty ? "%" : result
+    }
+
+    /// The name ``fileName(_:)`` made `fileName` of; `nil` for a name it cannot have made.
+    static func name(fromFileName fileName: String) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = fileName.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next(), let low = iterator.next(),
+                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+            else { return nil }
+            bytes.append(value)
+        }
+        return fileName == "%" ? "" : String(validating: bytes, as: UTF8.self)
     }
 
     static func load(_ path: String) throws(LoadError) -> [Stored] {

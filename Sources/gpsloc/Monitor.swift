@@ -10,7 +10,9 @@ struct Monitor: AsyncParsableCommand {
             and prints each event: satisfied (inside), unsatisfied (outside), unknown, or \
             unmonitored, with every diagnostic flag. Conditions and the last event printed are \
             stored with the app's decisions, so a later run with no --circle goes on watching \
-            them; --reset forgets them first. Ends when a replayed log ends.
+            them; --reset forgets them first. Without --source, gpslocd keeps the monitor and \
+            evaluates it while gpsloc does not run: a later run prints what happened meanwhile. \
+            Ends when a replayed log ends.
             """
     )
 

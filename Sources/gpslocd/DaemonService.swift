@@ -19,8 +19,8 @@ import ServiceLifecycle
     private let RLIMIT_NOFILE_VALUE = RLIMIT_NOFILE
 #endif
 
-/// The daemon as a service of swift-service-lifecycle: it opens the receivers, listens (or
-/// adopts systemd's socket), says READY, checks every client's "in use" each second, pings the
+/// The daemon as a service of swift-service-lifecycle: it opens the receivers and the stored
+/// monitors, listens (or adopts systemd's socket), says READY, checks every client's "in use" each second, pings the
 /// watchdog, and on SIGTERM says STOPPING, stops listening and lets its clients go.
 struct DaemonService: Service {
     let settings: DaemonSettings
@@ -104,6 +104,7 @@ struct DaemonService: Service {
 
     func run() async throws {
         Self.raiseDescriptorLimit(log: log)
+        daemon.restoreMonitors()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = DaemonServer(daemon: daemon, group: group, clientBuffer: settings.clientBuffer)
         let channel: any Channel

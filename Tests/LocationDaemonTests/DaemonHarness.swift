@@ -191,8 +191,11 @@ final class TenHertzReceiver: Sendable {
     let fixes: [(latitude: Double, longitude: Double)]
     private let stopped = Atomic<Bool>(false)
     private let sent = Atomic<Int>(0)
+    /// While set, the receiver keeps its 10 Hz schedule but writes nothing, as one without a sky.
+    private let silent: Atomic<Bool>
 
-    init(epochs: Int = 3000) throws {
+    init(epochs: Int = 3000, silent: Bool = false) throws {
+        self.silent = Atomic(silent)
         terminal = try PseudoTerminal()
         let sample = try driveSample(epochs: epochs)
         fixes = sample.fixes.compactMap { fix in
@@ -213,10 +216,14 @@ final class TenHertzReceiver: Sendable {
         Thread { [self] in
             let start = ContinuousClock.now
             var index = 0
+            var written = 0
             while !stopped.load(ordering: .relaxed) {
-                terminal.write(all[index % all.count])
+                if !self.silent.load(ordering: .relaxed) {
+                    terminal.write(all[written % all.count])
+                    written += 1
+                    sent.store(written, ordering: .relaxed)
+                }
                 index += 1
-                sent.store(index, ordering: .relaxed)
                 let due = start.advanced(by: .milliseconds(100 * index))
                 let wait = due - ContinuousClock.now
                 if wait > .zero { usleep(UInt32(wait.components.attoseconds / 1_000_000_000_000)) }
@@ -225,6 +232,9 @@ final class TenHertzReceiver: Sendable {
     }
 
     var source: String { "serial:\(terminal.slavePath)?baud=115200" }
+
+    /// Stops (`true`) or resumes sending epochs.
+    func silence(_ silent: Bool) { self.silent.store(silent, ordering: .relaxed) }
     var epochsSent: Int { sent.load(ordering: .relaxed) }
 
     /// Whether `location` is one of the precise positions this receiver sent.

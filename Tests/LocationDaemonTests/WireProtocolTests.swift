@@ -26,6 +26,17 @@ struct WireProtocolTests {
             (#"{"op":"auth.reset","app":"x","all":true}"#, "not both"),
             (#"{"op":"agent.answer","prompt":1,"answer":"maybe"}"#, "'maybe' is not an answer"),
             (#"{"op":"activity","inUse":1}"#, "'inUse' must be true or false"),
+            (#"{"op":"monitor.add","monitor":"m","identifier":"x"}"#, "needs 'condition'"),
+            (#"{"op":"monitor.add","monitor":"m","identifier":"x","condition":{}}"#, "'circle' is missing"),
+            (
+                #"{"op":"monitor.add","monitor":"","identifier":"x","condition":{"circle":{"lat":1,"lon":2,"radius":3}}}"#,
+                "'monitor' must be 1 to 256 bytes long"
+            ),
+            (
+                #"{"op":"monitor.add","monitor":"m","identifier":"x","condition":{"circle":{"lat":1,"lon":2,"radius":3}},"assuming":"inside"}"#,
+                "'assuming' is 'inside'"
+            ),
+            (#"{"op":"monitor.consumed"}"#, "needs 'sequence'"),
         ])
     func refusals(_ line: String, _ says: String) {
         #expect {
@@ -53,6 +64,15 @@ struct WireProtocolTests {
             .changeAuthorization(uid: nil, .services(enabled: false)),
             .changeAuthorization(uid: 7, .restrict(app: "c", lift: true)), .registerAgent,
             .answerPrompt(prompt: 9, .allowWhileUsingApproximate),
+            .addCondition(
+                monitor: "trips", identifier: "depot", .circle(latitude: 52.5, longitude: -4.25, radius: 150),
+                assuming: .unsatisfied),
+            .addCondition(
+                monitor: "b", identifier: "door",
+                .beacon(uuid: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", major: 1, minor: nil),
+                assuming: .unknown),
+            .removeCondition(monitor: "trips", identifier: "depot"), .monitorRecords(monitor: "trips"),
+            .subscribeMonitor(subscription: 10, monitor: "trips"), .consumedEvent(sequence: 11),
         ]
         for request in requests {
             let line = request.encoded(id: 42)
@@ -96,6 +116,19 @@ struct WireProtocolTests {
                 .init(
                     store: "/var/lib/x", uid: 1000, servicesEnabled: false, restrictAll: false,
                     restricted: ["z"], decisions: ["a": "denied"])),
+            .records(
+                id: 9,
+                [
+                    .init(
+                        identifier: "depot", condition: .circle(latitude: 52.5, longitude: 4.25, radius: 150),
+                        state: .satisfied, date: 1_773_475_200.5, generation: 2)
+                ]),
+            .monitorEvent(
+                subscription: 10,
+                .init(
+                    identifier: "depot", state: .unsatisfied, date: 1_773_475_260.25,
+                    flags: ["insufficientlyInUse"],
+                    generation: 2, sequence: 12)),
         ]
         for event in events {
             #expect(try WireEvent.parse(event.encoded().dropLast()) == event)

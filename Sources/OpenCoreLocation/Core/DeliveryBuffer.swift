@@ -76,11 +76,14 @@ struct DeliveryBuffer<Element: Deliverable>: Sendable {
         return element
     }
 
-    /// Forgets everything waiting.
-    mutating func removeAll() {
+    /// Forgets everything waiting; returns it, oldest first.
+    @discardableResult
+    mutating func removeAll() -> [Element] {
+        let waiting = Array(elements[head...])
         elements = []
         head = 0
         replaceable = 0
+        return waiting
     }
 }
 

@@ -71,20 +71,23 @@ final class Mailbox<Element: Deliverable>: Sendable {
         for sender in senders { sender.resume() }
     }
 
-    /// The consumer has gone: drop everything and release the senders.
-    func close() {
-        let (consumer, senders, termination) = state.withLock { state in
+    /// The consumer has gone: drop everything and release the senders. Returns what was
+    /// waiting, oldest first.
+    @discardableResult
+    func close() -> [Element] {
+        let (consumer, senders, termination, waiting) = state.withLock { state in
             let result = (state.consumer, state.senders, state.closed ? nil : state.onTermination)
             state.closed = true
             state.consumer = nil
             state.senders = []
-            state.buffer.removeAll()
+            let waiting = state.buffer.removeAll()
             state.onTermination = nil
-            return result
+            return (result.0, result.1, result.2, waiting)
         }
         consumer?.resume(returning: nil)
         for sender in senders { sender.resume() }
         termination?()
+        return waiting
     }
 
     func next() async -> Element? {

@@ -34,6 +34,9 @@ final class DaemonClient: Sendable {
         var updates: [Int: UpdateRecord] = [:]
         var diagnostics: [Int: (mailbox: Mailbox<AuthorizationFlags>, session: Int)] = [:]
         var accuracyRequests: [Int: @Sendable ((any Error)?) -> Void] = [:]
+        var monitors: [Int: (mailbox: Mailbox<CLMonitor.Event>, name: String)] = [:]
+        /// Requests waiting for their reply, by id.
+        var replies: [Int: CheckedContinuation<WireEvent?, Never>] = [:]
         var nextNumber = 0
         var stopped = false
     }
@@ -85,13 +88,31 @@ final class DaemonClient: Sendable {
     }
 
     var identity: WireIdentity? { state.withLock { $0.identity } }
+    var isConnected: Bool { state.withLock { $0.connection != nil } }
     var authorization: WireAuthorization { state.withLock { $0.authorization } }
 
     // MARK: Requests
 
-    private func send(_ request: WireRequest) {
+    func send(_ request: WireRequest) {
         let connection = state.withLock { $0.connection }
         _ = connection?.send(request.encoded())
+    }
+
+    /// Sends `request` and waits for its reply; `nil` when the daemon cannot be reached or goes
+    /// away first.
+    func call(_ request: WireRequest) async -> WireEvent? {
+        let id = number()
+        return await withCheckedContinuation { continuation in
+            let connection = state.withLock { state -> DaemonConnection? in
+                guard let connection = state.connection else { return nil }
+                state.replies[id] = continuation
+                return connection
+            }
+            guard let connection else { return continuation.resume(returning: nil) }
+            if !connection.send(request.encoded(id: id)) {
+                state.withLock { $0.replies.removeValue(forKey: id) }?.resume(returning: nil)
+            }
+        }
     }
 
     private func number() -> Int {
@@ -152,6 +173,19 @@ final class DaemonClient: Sendable {
             return true
         }
         if open { send(.subscribeDiagnostics(subscription: id, session: session)) } else { mailbox.finish() }
+        return mailbox
+    }
+
+    /// The events of the app's monitor `name`, as the daemon evaluates it.
+    func subscribeMonitor(name: String) -> Mailbox<CLMonitor.Event> {
+        let id = number()
+        let mailbox = Mailbox<CLMonitor.Event>(capacity: 1) { [weak self] in
+            guard let self else { return }
+            let was = self.state.withLock { $0.monitors.removeValue(forKey: id) }
+            if was != nil { self.send(.unsubscribe(subscription: id)) }
+        }
+        state.withLock { $0.monitors[id] = (mailbox, name) }
+        send(.subscribeMonitor(subscription: id, monitor: name))
         return mailbox
     }
 
@@ -228,24 +262,34 @@ final class DaemonClient: Sendable {
             mailbox?.post(update)
         case .diagnostic(let id, let flags):
             _ = state.withLock { $0.diagnostics[id]?.mailbox }?.post(AuthorizationFlags(wireNames: flags))
+        case .monitorEvent(let id, let wire):
+            _ = state.withLock { $0.monitors[id]?.mailbox }?.post(CLMonitor.Event(wire: wire))
         case .finish(let id):
-            let (updates, diagnostics) = state.withLock { state in
+            let (updates, diagnostics, monitor) = state.withLock { state in
                 (
                     state.updates.removeValue(forKey: id)?.mailbox,
-                    state.diagnostics.removeValue(forKey: id)?.mailbox
+                    state.diagnostics.removeValue(forKey: id)?.mailbox,
+                    state.monitors.removeValue(forKey: id)?.mailbox
                 )
             }
             updates?.finish()
             diagnostics?.finish()
+            monitor?.finish()
         case .authorization(let authorization):
             state.withLock { $0.authorization = authorization }
             authorizationChanged.withLock { $0 }()
         case .accuracyAnswer(let id, let error):
             let completion = state.withLock { $0.accuracyRequests.removeValue(forKey: id) }
             completion?(error.map(CLError.init(wireText:)))
-        case .error(_, let message):
-            log("gpslocd: \(message)")
-        case .hello, .ok, .decisions, .prompt, .withdraw:
+        case .ok(let id?), .records(let id?, _), .decisions(let id?, _):
+            state.withLock { $0.replies.removeValue(forKey: id) }?.resume(returning: event)
+        case .error(let id, let message):
+            if let id, let waiting = state.withLock({ $0.replies.removeValue(forKey: id) }) {
+                waiting.resume(returning: event)
+            } else {
+                log("gpslocd: \(message)")
+            }
+        case .hello, .ok, .records, .decisions, .prompt, .withdraw:
             break
         }
     }
@@ -253,12 +297,19 @@ final class DaemonClient: Sendable {
     /// The daemon went away: every subscription hears `locationUnavailable` now.
     private func lost() {
         log("gpslocd at \(path) went away; reconnecting")
-        let (updates, requests) = state.withLock { state in
-            defer { state.accuracyRequests = [:] }
-            return (state.updates.values.map { ($0.mailbox, $0.flags) }, Array(state.accuracyRequests.values))
+        let (updates, requests, replies) = state.withLock { state in
+            defer {
+                state.accuracyRequests = [:]
+                state.replies = [:]
+            }
+            return (
+                state.updates.values.map { ($0.mailbox, $0.flags) }, Array(state.accuracyRequests.values),
+                Array(state.replies.values)
+            )
         }
         for (mailbox, flags) in updates { mailbox.post(.unavailable(flags: flags)) }
         for completion in requests { completion(CLError(.locationUnknown, "gpslocd went away")) }
+        for reply in replies { reply.resume(returning: nil) }
     }
 
     /// Connects again, says hello, and opens every session and subscription there was.
@@ -291,6 +342,9 @@ final class DaemonClient: Sendable {
             }
             for (id, record) in state.diagnostics.sorted(by: { $0.key < $1.key }) {
                 requests.append(.subscribeDiagnostics(subscription: id, session: record.session))
+            }
+            for (id, record) in state.monitors.sorted(by: { $0.key < $1.key }) {
+                requests.append(.subscribeMonitor(subscription: id, monitor: record.name))
             }
             return (requests, changed)
         }

@@ -1,3 +1,4 @@
+import Foundation
 import LocationWire
 import Synchronization
 
@@ -9,8 +10,90 @@ import Synchronization
 package final class HostedApp: Sendable {
     package let context: LocationContext
 
+    /// The app's monitors the daemon opened, held for as long as the app is hosted.
+    private let monitors = Mutex<[String: HostedMonitor]>([:])
+
+    private struct MonitorSession {
+        var id: Int?
+        var changing = false
+        var again = false
+    }
+
+    /// An `.always` session held while the app is authorized Always and has a monitored
+    /// condition: Always takes effect only under such a session, and the app's monitors are
+    /// evaluated while it does not run.
+    private let monitorSession = Mutex(MonitorSession())
+
     package init(_ configuration: LocationContext.Configuration) {
         context = LocationContext(configuration)
+        _ = context.observeAuthorization { [weak self] in self?.refreshMonitorSession() }
+    }
+
+    /// The app's monitor `name`, opened (and its stored conditions evaluated) the first time.
+    package func monitor(named name: String) -> HostedMonitor {
+        let (monitor, opened) = monitors.withLock { monitors in
+            if let monitor = monitors[name] { return (monitor, false) }
+            let monitor = HostedMonitor(name: name, core: context.localMonitor(named: name)) { [weak self] in
+                self?.refreshMonitorSession()
+            }
+            monitors[name] = monitor
+            return (monitor, true)
+        }
+        refreshMonitorSession()
+        if opened { monitor.evaluateStoredConditions() }
+        return monitor
+    }
+
+    /// Whether any of the app's open monitors has a condition.
+    package var hasMonitorConditions: Bool {
+        monitors.withLock { $0.values.contains { !$0.isEmpty } }
+    }
+
+    /// Opens or closes the monitors' `.always` session as the authorization and the conditions
+    /// now want; never two at once, whoever calls.
+    package func refreshMonitorSession() {
+        while true {
+            let wanted = hasMonitorConditions && context.authorizationStatus == .authorizedAlways
+            let step = monitorSession.withLock { session -> (open: Bool, close: Int?)? in
+                if session.changing {
+                    session.again = true
+                    return nil
+                }
+                guard wanted != (session.id != nil) else { return nil }
+                session.changing = true
+                return (wanted, session.id)
+            }
+            guard let step else { return }
+            var id: Int?
+            if step.open {
+                id = context.addSession(SessionRequirement(level: .always, purposeKey: nil, explicit: false))
+            } else if let close = step.close {
+                context.removeSession(close)
+            }
+            let again = monitorSession.withLock { session in
+                session.id = id
+                session.changing = false
+                defer { session.again = false }
+                return session.again
+            }
+            if !again { return }
+        }
+    }
+
+    /// The monitors stored under an authorization store's directory: each app's names.
+    package static func storedMonitors(storeDirectory: String) -> [(app: String, names: [String])] {
+        let root = storeDirectory + "/monitors"
+        let manager = FileManager.default
+        var found: [(app: String, names: [String])] = []
+        for directory in ((try? manager.contentsOfDirectory(atPath: root)) ?? []).sorted() {
+            guard let app = MonitorCore.name(fromFileName: directory) else { continue }
+            let files = (try? manager.contentsOfDirectory(atPath: root + "/" + directory)) ?? []
+            let names = files.filter { $0.hasSuffix(".monitor") }.sorted().compactMap {
+                MonitorCore.name(fromFileName: String($0.dropLast(".monitor".count)))
+            }
+            if !names.isEmpty { found.append((app, names)) }
+        }
+        return found
     }
 
     package var client: String { context.client }
