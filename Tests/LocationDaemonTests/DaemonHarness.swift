@@ -128,6 +128,15 @@ final class DaemonHarness: Sendable {
         try? FileManager.default.removeItem(atPath: root)
     }
 
+    /// Root, as an administrator, grants `app` of user `uid` Always, and waits for the daemon to say so.
+    func grantAlways(uid: UInt32, app: String) async throws {
+        let admin = try client(as: nil)
+        await admin.hello()
+        admin.send(#"{"op":"auth.grant","id":1,"uid":\#(uid),"app":"\#(app)","level":"always"}"#)
+        #expect(await admin.wait { $0.contains(.ok(id: 1)) }, "the grant: \(admin.output)")
+        await admin.stop()
+    }
+
     /// A client speaking the wire through socat, as `account` (root when `nil`).
     func client(as account: Account?) throws -> WireClient {
         try WireClient(socket: socket, account: account)

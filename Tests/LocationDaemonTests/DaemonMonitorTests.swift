@@ -38,11 +38,7 @@ struct DaemonMonitorTests {
         let daemon = try DaemonHarness(sources: [receiver.source])
         try await daemon.start()
         let gpsloc = Runner.gpsloc.resolvingSymlinksInPath().path
-        let admin = try daemon.client(as: nil)
-        await admin.hello()
-        admin.send(#"{"op":"auth.grant","id":1,"uid":\#(alice.uid),"app":"\#(gpsloc)","level":"always"}"#)
-        #expect(await admin.wait { $0.contains(.ok(id: 1)) })
-        await admin.stop()
+        try await daemon.grantAlways(uid: alice.uid, app: gpsloc)
 
         let start = try #require(receiver.fixes.first)
         let monitor = { (arguments: [String]) in
@@ -110,11 +106,7 @@ struct DaemonMonitorTests {
         let daemon = try DaemonHarness(sources: [receiver.source])
         try await daemon.start()
         let start = try #require(receiver.fixes.first)
-        let admin = try daemon.client(as: nil)
-        await admin.hello()
-        admin.send(#"{"op":"auth.grant","id":1,"uid":0,"app":"/usr/bin/socat","level":"always"}"#)
-        #expect(await admin.wait { $0.contains(.ok(id: 1)) })
-        await admin.stop()
+        try await daemon.grantAlways(uid: 0, app: "/usr/bin/socat")
 
         let monitorEvents = { (client: WireClient) in
             client.events.compactMap { if case .monitorEvent(_, let event) = $0 { event } else { nil } }

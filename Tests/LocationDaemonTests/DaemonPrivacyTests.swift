@@ -128,10 +128,7 @@ struct DaemonPrivacyTests {
         // The daemon runs as its own user, in the group, and serves Alice what she is granted.
         let daemon = try DaemonHarness(sources: [receiver.source], account: service, groups: ["ocl-gnss"])
         try await daemon.start()
-        let admin = try daemon.client(as: nil)
-        await admin.hello()
-        admin.send(#"{"op":"auth.grant","id":1,"uid":\#(alice.uid),"app":"/usr/bin/socat","level":"always"}"#)
-        #expect(await admin.wait { $0.contains(.ok(id: 1)) }, "\(admin.output)\(daemon.log)")
+        try await daemon.grantAlways(uid: alice.uid, app: "/usr/bin/socat")
         let client = try daemon.client(as: alice)
         await client.hello()
         #expect(
@@ -149,7 +146,6 @@ struct DaemonPrivacyTests {
         #expect(info.st_uid == service.uid && info.st_mode & 0o077 == 0)
 
         await client.stop()
-        await admin.stop()
         await daemon.stop()
     }
 }

@@ -152,11 +152,7 @@ struct DaemonRobustnessTests {
         let daemon = try DaemonHarness(sources: [receiver.source])
         try await daemon.start()
         let gpsloc = Runner.gpsloc.resolvingSymlinksInPath().path
-        let admin = try daemon.client(as: nil)
-        await admin.hello()
-        admin.send(#"{"op":"auth.grant","id":1,"uid":\#(alice.uid),"app":"\#(gpsloc)","level":"always"}"#)
-        #expect(await admin.wait { $0.contains(.ok(id: 1)) })
-        await admin.stop()
+        try await daemon.grantAlways(uid: alice.uid, app: gpsloc)
 
         let watch = try RunningProcess(
             alice.setpriv() + [
