@@ -63,19 +63,34 @@ public final class PollLoop: Sendable {
 
     /// Blocks until `descriptor` is readable, hangs up, or the loop is stopped.
     public func wait(for descriptor: FileDescriptor) throws(Errno) -> Readiness {
+        // Without a deadline the wait ends only by one of the three.
+        try wait(for: descriptor, until: nil)!
+    }
+
+    /// As ``wait(for:)``, giving up at `deadline`: `nil` when it passed first.
+    private func wait(for descriptor: FileDescriptor, until deadline: ContinuousClock.Instant?) throws(Errno)
+        -> Readiness?
+    {
         var fds = [
             pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeRead.rawValue, events: Int16(POLLIN), revents: 0),
         ]
         while true {
+            var timeout: Int32 = -1
+            if let deadline {
+                let left = deadline - ContinuousClock.now
+                if left <= .zero { return nil }
+                timeout = Int32(min(left / .milliseconds(1), Double(Int32.max)).rounded(.up))
+            }
             fds[0].revents = 0
             fds[1].revents = 0
-            let ready = Glibc.poll(&fds, 2, -1)
+            let ready = Glibc.poll(&fds, 2, timeout)
             if ready < 0 {
                 let code = Errno(rawValue: errno)
                 if code == .interrupted { continue }
                 throw code
             }
+            if ready == 0 { continue }
             if fds[1].revents != 0 { return .stopped }
             let events = Int32(fds[0].revents)
             if events & Int32(POLLIN) != 0 { return .readable }
@@ -99,8 +114,18 @@ public final class PollLoop: Sendable {
     public func read(_ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer) throws(Errno)
         -> ReadResult
     {
+        // Without a deadline the read ends only by one of the results.
+        try read(descriptor, into: buffer, until: nil)!
+    }
+
+    /// As ``read(_:into:)``, giving up at `deadline`: `nil` when it passed before anything came.
+    public func read(
+        _ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer,
+        until deadline: ContinuousClock.Instant?
+    ) throws(Errno) -> ReadResult? {
         while true {
-            switch try wait(for: descriptor) {
+            guard let readiness = try wait(for: descriptor, until: deadline) else { return nil }
+            switch readiness {
             case .stopped: return .stopped
             case .hangUp: return .hangUp
             case .readable:

@@ -7,9 +7,25 @@ import Synchronization
 import SystemPackage
 
 /// Why a live source stopped: the device or peer went away, or could not be reached.
+///
+/// `errno` is the system's error when one caused it, for a caller to match on (`.noSuchDevice`:
+/// unplugged; `.permissionDenied`: not in the device's group; `.connectionRefused`: no server);
+/// `hint` says what to do about it. The description reads "name: what (errno); hint".
 public struct DisconnectError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+    /// The source's name and what failed: "serial:/dev/ttyUSB0: cannot open".
+    public var what: String
+    public var errno: Errno?
+    public var hint: String?
+
+    public init(_ what: String, errno: Errno? = nil, hint: String? = nil) {
+        self.what = what
+        self.errno = errno
+        self.hint = hint
+    }
+
+    public var description: String {
+        what + (errno.map { " (\($0))" } ?? "") + (hint.map { "; \($0)" } ?? "")
+    }
 }
 
 /// Reads a file descriptor on a thread of its own (so a blocked read never holds one of the few
@@ -31,18 +47,17 @@ final class DescriptorReader: Sendable {
     private let open = Mutex(true)
 
     /// Takes ownership of `descriptor`.
-    init(descriptor raw: Int32, name: String, datagrams: Bool = false) throws(DisconnectError) {
-        let descriptor = FileDescriptor(rawValue: raw)
+    init(descriptor: FileDescriptor, name: String, datagrams: Bool = false) throws(DisconnectError) {
         do {
             loop = try PollLoop()
         } catch {
             try? descriptor.close()
-            throw DisconnectError("\(name): cannot create a pipe (\(error))")
+            throw DisconnectError("\(name): cannot create a pipe", errno: error)
         }
         self.descriptor = descriptor
         self.name = name
         self.datagrams = datagrams
-        isTerminal = isatty(raw) == 1
+        isTerminal = isatty(descriptor.rawValue) == 1
     }
 
     /// Wakes the reading thread so that it stops.
@@ -50,22 +65,24 @@ final class DescriptorReader: Sendable {
 
     /// Writes all of `bytes` to the descriptor (e.g. configuration sentences to a receiver).
     func write(_ bytes: [UInt8]) throws(DisconnectError) {
-        let failure = open.withLock { open -> String? in
-            guard open else { return "the device is closed" }
+        let failure = open.withLock { open -> DisconnectError? in
+            guard open else { return DisconnectError("\(name): cannot write", hint: "the device is closed") }
             var offset = 0
             while offset < bytes.count {
                 do {
-                    offset += try bytes[offset...].withUnsafeBytes { try descriptor.write($0) }
+                    offset += try bytes[offset...].withUnsafeBytes {
+                        try descriptor.write($0, retryOnInterrupt: true)
+                    }
                 } catch Errno.wouldBlock {
                     var wait = pollfd(fd: descriptor.rawValue, events: Int16(POLLOUT), revents: 0)
                     _ = poll(&wait, 1, 1000)
                 } catch {
-                    return "\(error)"
+                    return DisconnectError("\(name): cannot write", errno: error as? Errno)
                 }
             }
             return nil
         }
-        if let failure { throw DisconnectError("\(name): cannot write (\(failure))") }
+        if let failure { throw failure }
     }
 
     /// Reads until the descriptor fails, reaches its end or the task is cancelled, passing every
@@ -98,12 +115,12 @@ final class DescriptorReader: Sendable {
                 result = try buffer.withUnsafeMutableBytes { raw throws(Errno) in
                     try loop.read(descriptor, into: raw)
                 }
-            } catch { return DisconnectError("\(name): disconnected (\(error))") }
+            } catch { return DisconnectError("\(name): disconnected", errno: error as? Errno) }
             switch result {
             case .stopped:
                 return nil
             case .hangUp:
-                return DisconnectError("\(name): disconnected (hang-up)")
+                return DisconnectError("\(name): disconnected", hint: "the other end hung up")
             case .bytes(let count):
                 buffer.withUnsafeBytes { received(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             case .end:

@@ -226,8 +226,8 @@ public struct GPSDSource: FixSource {
     public func run(
         _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
     ) async throws {
-        let fd = try await Socket.connect(host: host, port: port, timeout: connectTimeout, name: name)
-        let reader = try DescriptorReader(descriptor: fd, name: name)
+        let socket = try await Socket.connect(host: host, port: port, timeout: connectTimeout, name: name)
+        let reader = try DescriptorReader(descriptor: socket, name: name)
         try reader.write(Array(watchCommand.utf8))
         logger.debug("\(name): connected")
         connected(name)

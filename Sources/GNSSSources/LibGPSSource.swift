@@ -1,19 +1,23 @@
 #if LibGPS
     import CGPS
+    import DescriptorIO
     import Foundation
     import GNSS
     import Logging
     import NMEA
     import Synchronization
+    import SystemPackage
 
     /// Fixes from gpsd through its own client library, libgps (package trait `LibGPS`):
     /// `gpsd+libgps://host:port[/device]` over gpsd's socket, or `gpsd+shm:` from the
     /// shared-memory segment a local gpsd exports (no socket, no JSON).
     ///
     /// The fixes are those of ``GPSDSource`` for the same gpsd; libgps (`gps_open`, `gps_stream`,
-    /// `gps_waiting`, `gps_read`) runs on a thread of its own. A socket that closes ends the run
-    /// with ``DisconnectError``; the shared-memory segment has no end, so a gpsd that stops shows
-    /// as fixes going stale.
+    /// `gps_read`) runs on a thread of its own, which waits for gpsd's socket in a ``PollLoop``
+    /// like every other source. The shared-memory segment has no descriptor to wait on: it is
+    /// looked at every 0.2 s (`gps_waiting`), as gpsd's own clients do. A socket that closes ends
+    /// the run with ``DisconnectError``; the shared-memory segment has no end, so a gpsd that
+    /// stops shows as fixes going stale.
     public struct LibGPSSource: FixSource {
         public enum Transport: Sendable, Hashable {
             case socket(host: String, port: Int, device: String?)
@@ -43,27 +47,24 @@
             _ deliver: @escaping @Sendable (Fix) async -> Void,
             connected: @escaping @Sendable (String) -> Void
         ) async throws {
-            let stop = Stop()
             let transport = transport
             let name = name
             let logger = logger
-            // The reading thread notices a stop within one wait (0.2 s) and closes libgps itself.
-            try await deliverFromThread(
-                named: "gnss-libgps", stop: { stop.flag.store(true, ordering: .relaxed) }, deliver: deliver
-            ) {
-                yield in
-                try Self.read(transport, name: name, stop: stop, connected: connected, logger: logger, yield)
+            let loop: PollLoop
+            do { loop = try PollLoop() } catch {
+                throw DisconnectError("\(name): cannot create a pipe", errno: error)
             }
-        }
-
-        /// Asks the reading thread to end.
-        private final class Stop: Sendable {
-            let flag = Atomic<Bool>(false)
+            // The reading thread closes libgps itself once its loop is stopped.
+            try await deliverFromThread(named: "gnss-libgps", stop: { loop.stop() }, deliver: deliver) {
+                yield in
+                defer { loop.close() }
+                try Self.read(transport, name: name, loop: loop, connected: connected, logger: logger, yield)
+            }
         }
 
         /// The blocking loop: open, watch, read until stopped or disconnected, close.
         private static func read(
-            _ transport: Transport, name: String, stop: Stop,
+            _ transport: Transport, name: String, loop: PollLoop,
             connected: @Sendable (String) -> Void, logger: Logger, _ emit: (Fix) -> Void
         ) throws(DisconnectError) {
             var data = gps_data_t()
@@ -76,11 +77,10 @@
             }
             guard status == 0 else {
                 let reason = String(cString: gps_errstr(errno))
-                let hint =
-                    transport == .sharedMemory
-                    ? "; is a gpsd running on this machine with shared memory export?"
-                    : "; is gpsd running?"
-                throw DisconnectError("\(name): cannot connect (\(reason))\(hint)")
+                throw DisconnectError(
+                    "\(name): cannot connect (\(reason))",
+                    hint: transport == .sharedMemory
+                        ? "is a gpsd running on this machine with shared memory export?" : "is gpsd running?")
             }
             defer { gps_close(&data) }
             if case .socket(_, _, let device) = transport {
@@ -102,15 +102,22 @@
             logger.debug("\(name): connected")
             connected(name)
             var lastShared: Int64 = 0
-            while !stop.flag.load(ordering: .relaxed) {
-                errno = 0
-                guard gps_waiting(&data, 200_000) else {
-                    if errno != 0 && errno != EAGAIN && errno != EINTR && errno != ETIMEDOUT
-                        && transport != .sharedMemory
-                    {
-                        throw DisconnectError("\(name): disconnected (\(errnoDescription(errno)))")
+            let socket = FileDescriptor(rawValue: data.gps_fd)
+            while true {
+                if transport == .sharedMemory {
+                    if loop.isStopped { return }
+                    guard gps_waiting(&data, 200_000) else { continue }
+                } else if !gps_waiting(&data, 0) {
+                    // Nothing buffered in libgps: wait for gpsd's socket, or to be stopped.
+                    let readiness: PollLoop.Readiness
+                    do { readiness = try loop.wait(for: socket) } catch {
+                        throw DisconnectError("\(name): disconnected", errno: error)
                     }
-                    continue
+                    switch readiness {
+                    case .stopped: return
+                    case .hangUp: throw DisconnectError("\(name): gpsd closed the connection")
+                    case .readable: break
+                    }
                 }
                 data.set = 0
                 guard gps_read(&data, nil, 0) >= 0 else {

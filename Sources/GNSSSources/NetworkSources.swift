@@ -1,6 +1,7 @@
 import DescriptorIO
 import GNSS
 import Logging
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -37,8 +38,8 @@ public struct TCPSource: FixSource {
     public func run(
         _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
     ) async throws {
-        let fd = try await Socket.connect(host: host, port: port, timeout: connectTimeout, name: name)
-        let reader = try DescriptorReader(descriptor: fd, name: name)
+        let socket = try await Socket.connect(host: host, port: port, timeout: connectTimeout, name: name)
+        let reader = try DescriptorReader(descriptor: socket, name: name)
         logger.debug("\(name): connected")
         connected(name)
         let decoder = StreamDecoder()
@@ -66,8 +67,8 @@ public struct UDPSource: FixSource {
     public func run(
         _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
     ) async throws {
-        let fd = try Socket.listenUDP(port: port, name: name)
-        let reader = try DescriptorReader(descriptor: fd, name: name, datagrams: true)
+        let socket = try Socket.listenUDP(port: port, name: name)
+        let reader = try DescriptorReader(descriptor: socket, name: name, datagrams: true)
         logger.debug("\(name): listening")
         connected("\(name) listening")
         let decoder = StreamDecoder()
@@ -79,11 +80,10 @@ public struct UDPSource: FixSource {
 enum Socket {
     /// A connected TCP socket to `host:port`, trying every address the name resolves to.
     static func connect(host: String, port: Int, timeout: Duration, name: String)
-        async throws(DisconnectError)
-        -> Int32
+        async throws(DisconnectError) -> FileDescriptor
     {
         let milliseconds = Int32(timeout.components.seconds * 1000)
-        return try await onThread(named: "tcp connect") { () throws(DisconnectError) -> Int32 in
+        return try await onThread(named: "tcp connect") { () throws(DisconnectError) -> FileDescriptor in
             var hints = addrinfo()
             hints.ai_family = AF_UNSPEC
             hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -91,67 +91,79 @@ enum Socket {
             let status = getaddrinfo(host, String(port), &hints, &list)
             guard status == 0, let first = list else {
                 throw DisconnectError(
-                    "\(name): cannot resolve \(host) (\(String(cString: gai_strerror(status)))); check the host name"
-                )
+                    "\(name): cannot resolve \(host) (\(String(cString: gai_strerror(status))))",
+                    hint: "check the host name")
             }
             defer { freeaddrinfo(list) }
-            var lastError = "no address"
+            var last = DisconnectError("\(name): cannot connect", hint: "the name has no address")
             var entry: UnsafeMutablePointer<addrinfo>? = first
             while let info = entry {
                 entry = info.pointee.ai_next
-                let fd = socket(
+                let raw = socket(
                     info.pointee.ai_family,
                     Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
                         | Int32(SOCK_NONBLOCK.rawValue), 0)
-                guard fd >= 0 else {
-                    lastError = errnoDescription(errno)
+                guard raw >= 0 else {
+                    last = DisconnectError("\(name): cannot create a socket", errno: Errno(rawValue: errno))
                     continue
                 }
-                if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return fd }
-                guard errno == EINPROGRESS else {
-                    lastError = errnoDescription(errno)
-                    close(fd)
+                let descriptor = FileDescriptor(rawValue: raw)
+                if let failure = connect(descriptor, to: info.pointee, within: milliseconds) {
+                    try? descriptor.close()
+                    last = DisconnectError(
+                        "\(name): cannot connect", errno: failure, hint: "is the server running?")
                     continue
                 }
-                var pending = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                let ready = poll(&pending, 1, milliseconds)
-                var code: Int32 = 0
-                var length = socklen_t(MemoryLayout<Int32>.size)
-                if ready > 0, getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length) == 0, code == 0 {
-                    return fd
-                }
-                lastError = ready == 0 ? "timed out" : errnoDescription(code != 0 ? code : errno)
-                close(fd)
+                return descriptor
             }
-            throw DisconnectError("\(name): cannot connect (\(lastError)); is the server running?")
+            throw last
         }
     }
 
-    /// A UDP socket bound to `port` on every interface.
-    static func listenUDP(port: Int, name: String) throws(DisconnectError) -> Int32 {
-        let fd = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else {
-            throw DisconnectError("\(name): cannot create a socket (\(errnoDescription(errno)))")
+    /// Connects a non-blocking socket, waiting up to `milliseconds`; returns what failed, or `nil`.
+    private static func connect(_ descriptor: FileDescriptor, to info: addrinfo, within milliseconds: Int32)
+        -> Errno?
+    {
+        if Glibc.connect(descriptor.rawValue, info.ai_addr, info.ai_addrlen) == 0 { return nil }
+        guard errno == EINPROGRESS else { return Errno(rawValue: errno) }
+        var pending = pollfd(fd: descriptor.rawValue, events: Int16(POLLOUT), revents: 0)
+        let ready = poll(&pending, 1, milliseconds)
+        guard ready > 0 else { return ready == 0 ? .timedOut : Errno(rawValue: errno) }
+        var code: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(descriptor.rawValue, SOL_SOCKET, SO_ERROR, &code, &length) == 0 else {
+            return Errno(rawValue: errno)
         }
+        return code == 0 ? nil : Errno(rawValue: code)
+    }
+
+    /// A UDP socket bound to `port` on every interface.
+    static func listenUDP(port: Int, name: String) throws(DisconnectError) -> FileDescriptor {
+        let raw = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard raw >= 0 else {
+            throw DisconnectError("\(name): cannot create a socket", errno: Errno(rawValue: errno))
+        }
+        let descriptor = FileDescriptor(rawValue: raw)
         var no: Int32 = 0
         var yes: Int32 = 1
-        _ = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &no, socklen_t(MemoryLayout<Int32>.size))
-        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(raw, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &no, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(raw, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in6()
         address.sin6_family = sa_family_t(AF_INET6)
         address.sin6_port = in_port_t(UInt16(port).bigEndian)
         address.sin6_addr = in6addr_any
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                bind(raw, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
             }
         }
         guard bound == 0 else {
-            let code = errno
-            close(fd)
-            let hint = code == EADDRINUSE ? "; another program listens there" : ""
-            throw DisconnectError("\(name): cannot listen on port \(port) (\(errnoDescription(code)))\(hint)")
+            let code = Errno(rawValue: errno)
+            try? descriptor.close()
+            throw DisconnectError(
+                "\(name): cannot listen on port \(port)", errno: code,
+                hint: code == .addressInUse ? "another program listens there" : nil)
         }
-        return fd
+        return descriptor
     }
 }

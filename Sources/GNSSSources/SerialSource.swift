@@ -4,6 +4,7 @@ import GNSS
 import Logging
 import NMEA
 import Synchronization
+import SystemPackage
 
 /// A serial port opened for a GPS receiver: raw mode, 8N1, no flow control unless asked, and
 /// exclusive (`TIOCEXCL` and an advisory lock), so two programs never share one receiver.
@@ -26,38 +27,50 @@ enum SerialPort {
         }
     }
 
-    /// Opens `path` exclusively; the message says what to do about a failure.
-    static func open(_ path: String) throws(DisconnectError) -> Int32 {
-        let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            var hint = ""
-            switch code {
-            case ENOENT, ENODEV, ENXIO: hint = "; is the receiver plugged in?"
-            case EACCES, EPERM: hint = "; add the user to the group that owns it (often dialout)"
-            case EBUSY: hint = "; another program has it open"
-            default: break
-            }
-            throw DisconnectError("serial:\(path): cannot open (\(errnoDescription(code)))\(hint)")
+    /// Opens `path` exclusively; the error says what to do about a failure.
+    static func open(_ path: String) throws(DisconnectError) -> FileDescriptor {
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(
+                path, .readWrite,
+                // O_NOCTTY, which swift-system does not name: a receiver never becomes our terminal.
+                options: [FileDescriptor.OpenOptions(rawValue: O_NOCTTY), .nonBlocking, .closeOnExec])
+        } catch {
+            let code = error as? Errno
+            let hint: String? =
+                switch code {
+                case .noSuchFileOrDirectory?, .operationNotSupportedByDevice?, .noSuchAddressOrDevice?:
+                    "is the receiver plugged in?"
+                case .permissionDenied?, .notPermitted?:
+                    "add the user to the group that owns it (often dialout, or gnss with gpslocd's udev rule)"
+                case .resourceBusy?: "another program has it open"
+                default: nil
+                }
+            throw DisconnectError("serial:\(path): cannot open", errno: code, hint: hint)
         }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            close(fd)
-            throw DisconnectError("serial:\(path): another program has this receiver open")
+        if flock(descriptor.rawValue, LOCK_EX | LOCK_NB) != 0 {
+            try? descriptor.close()
+            throw DisconnectError(
+                "serial:\(path): another program has this receiver open",
+                hint: "stop it, or share the receiver through gpslocd")
         }
-        _ = ioctl(fd, UInt(TIOCEXCL))
-        return fd
+        _ = ioctl(descriptor.rawValue, UInt(TIOCEXCL))
+        return descriptor
     }
 
     /// Sets raw 8N1 at `baud` and drops whatever was received before.
-    static func configure(_ fd: Int32, path: String, baud: Int, flowControl: Bool) throws(DisconnectError) {
+    static func configure(_ descriptor: FileDescriptor, path: String, baud: Int, flowControl: Bool)
+        throws(DisconnectError)
+    {
         guard let rate = speed(baud) else {
             throw DisconnectError(
-                "serial:\(path): \(baud) is not a standard rate; use one of "
-                    + detectionOrder.sorted().map(String.init).joined(separator: ", "))
+                "serial:\(path): \(baud) is not a standard rate",
+                hint: "use one of " + detectionOrder.sorted().map(String.init).joined(separator: ", "))
         }
+        let fd = descriptor.rawValue
         var settings = termios()
         guard tcgetattr(fd, &settings) == 0 else {
-            throw DisconnectError("serial:\(path): not a serial port (\(errnoDescription(errno)))")
+            throw DisconnectError("serial:\(path): not a serial port", errno: Errno(rawValue: errno))
         }
         cfmakeraw(&settings)
         settings.c_cflag |= tcflag_t(CLOCAL | CREAD)
@@ -72,7 +85,7 @@ enum SerialPort {
         cfsetispeed(&settings, rate)
         cfsetospeed(&settings, rate)
         guard tcsetattr(fd, TCSANOW, &settings) == 0 else {
-            throw DisconnectError("serial:\(path): cannot set \(baud) baud (\(errnoDescription(errno)))")
+            throw DisconnectError("serial:\(path): cannot set \(baud) baud", errno: Errno(rawValue: errno))
         }
         tcflush(fd, TCIFLUSH)
     }
@@ -157,20 +170,20 @@ public final class SerialSource: FixSource {
         _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
     ) async throws {
         let path = path
-        let fd = try SerialPort.open(path)
+        let descriptor = try SerialPort.open(path)
         let rate: Int
         do {
             if let baud {
                 rate = baud
             } else {
-                rate = try await detectRate(fd)
+                rate = try await detectRate(descriptor)
             }
-            try SerialPort.configure(fd, path: path, baud: rate, flowControl: flowControl)
+            try SerialPort.configure(descriptor, path: path, baud: rate, flowControl: flowControl)
         } catch {
-            close(fd)
+            try? descriptor.close()
             throw error
         }
-        let reader = try DescriptorReader(descriptor: fd, name: name)
+        let reader = try DescriptorReader(descriptor: descriptor, name: name)
         current.withLock { $0 = reader }
         defer { current.withLock { if $0 === reader { $0 = nil } } }
         logger.debug("\(name): open at \(rate) baud")
@@ -180,14 +193,15 @@ public final class SerialSource: FixSource {
     }
 
     /// Tries the standard rates (the last one found first) until one gives NMEA.
-    private func detectRate(_ fd: Int32) async throws -> Int {
+    private func detectRate(_ descriptor: FileDescriptor) async throws -> Int {
         var order = SerialPort.detectionOrder
         if let last = detected.withLock({ $0 }) {
             order.removeAll { $0 == last }
             order.insert(last, at: 0)
         }
         let found = try await Self.findRate(
-            fd, path: path, flowControl: flowControl, order: order, probeTime: probeTime, logger: logger)
+            descriptor, path: path, flowControl: flowControl, order: order, probeTime: probeTime,
+            logger: logger)
         detected.withLock { $0 = found }
         logger.notice("serial:\(path): found NMEA at \(found) baud")
         return found
@@ -195,49 +209,56 @@ public final class SerialSource: FixSource {
 
     /// Listens at each rate of `order` for up to `probeTime` until one gives checksummed NMEA.
     static func findRate(
-        _ fd: Int32, path: String, flowControl: Bool, order: [Int], probeTime: Duration, logger: Logger? = nil
+        _ descriptor: FileDescriptor, path: String, flowControl: Bool, order: [Int], probeTime: Duration,
+        logger: Logger? = nil
     ) async throws -> Int {
-        let cancelled = Atomic<Bool>(false)
-        let found: Int? = try await withTaskCancellationHandler {
-            try await onThread(named: "serial rate probe") { () throws(DisconnectError) -> Int? in
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                for rate in order {
-                    try SerialPort.configure(fd, path: path, baud: rate, flowControl: flowControl)
-                    var probe = BaudProbe()
-                    let deadline = ContinuousClock.now.advanced(by: probeTime)
-                    while ContinuousClock.now < deadline && probe.verdict == .undecided {
-                        if cancelled.load(ordering: .relaxed) { return nil }
-                        var pending = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                        guard poll(&pending, 1, 100) > 0 else { continue }
-                        if Int32(pending.revents) & Int32(POLLIN) == 0 {
-                            throw DisconnectError("serial:\(path): disconnected while finding its rate")
-                        }
-                        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                        if count > 0 {
-                            buffer.withUnsafeBytes {
-                                probe.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count]))
-                            }
-                        } else if count == 0 || (errno != EAGAIN && errno != EINTR) {
-                            throw DisconnectError("serial:\(path): disconnected while finding its rate")
-                        }
-                    }
-                    logger?.debug(
-                        """
-                        serial:\(path): at \(rate) baud \(probe.bytes) bytes, \(probe.sentences) sentences, \
-                        \(probe.rejected) rejected: \(probe.verdict)
-                        """)
-                    if probe.verdict == .nmea { return rate }
-                }
-                return nil
+        let loop: PollLoop
+        do { loop = try PollLoop() } catch {
+            throw DisconnectError("serial:\(path): cannot create a pipe", errno: error)
+        }
+        let found: Int? = try await onThread(named: "serial rate probe", stop: { loop.stop() }) {
+            () throws(DisconnectError) -> Int? in
+            defer { loop.close() }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let lost = { (code: Errno?) in
+                DisconnectError("serial:\(path): disconnected while finding its rate", errno: code)
             }
-        } onCancel: {
-            cancelled.store(true, ordering: .relaxed)
+            for rate in order {
+                try SerialPort.configure(descriptor, path: path, baud: rate, flowControl: flowControl)
+                var probe = BaudProbe()
+                let deadline = ContinuousClock.now.advanced(by: probeTime)
+                while probe.verdict == .undecided {
+                    let result: PollLoop.ReadResult?
+                    do {
+                        result = try buffer.withUnsafeMutableBytes { raw throws(Errno) in
+                            try loop.read(descriptor, into: raw, until: deadline)
+                        }
+                    } catch { throw lost(error as? Errno) }
+                    guard let result else { break }
+                    switch result {
+                    case .bytes(let count):
+                        buffer.withUnsafeBytes { probe.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                    case .stopped:
+                        return nil
+                    case .end, .hangUp:
+                        throw lost(nil)
+                    }
+                }
+                logger?.debug(
+                    """
+                    serial:\(path): at \(rate) baud \(probe.bytes) bytes, \(probe.sentences) sentences, \
+                    \(probe.rejected) rejected: \(probe.verdict)
+                    """)
+                if probe.verdict == .nmea { return rate }
+            }
+            return nil
         }
         try Task.checkCancellation()
         guard let found else {
             throw DisconnectError(
-                "serial:\(path): no NMEA at any standard rate; the receiver may send binary only "
-                    + "(UBX, SiRF) or be silent: give the rate with ?baud=N")
+                "serial:\(path): no NMEA at any standard rate",
+                hint: "the receiver may send binary only (UBX, SiRF) or be silent: give the rate with ?baud=N"
+            )
         }
         return found
     }
@@ -245,10 +266,11 @@ public final class SerialSource: FixSource {
     /// Opens `path` exclusively, finds the rate at which it speaks NMEA, and closes it again.
     /// Throws ``DisconnectError`` saying why when the device cannot be opened or sends no NMEA.
     public static func probe(path: String, probeTime: Duration = .milliseconds(1500)) async throws -> Int {
-        let fd = try SerialPort.open(path)
-        defer { close(fd) }
+        let descriptor = try SerialPort.open(path)
+        defer { try? descriptor.close() }
         return try await findRate(
-            fd, path: path, flowControl: false, order: SerialPort.detectionOrder, probeTime: probeTime)
+            descriptor, path: path, flowControl: false, order: SerialPort.detectionOrder, probeTime: probeTime
+        )
     }
 
     /// The devices a GPS receiver is usually found on: `/dev/ttyUSB*`, `/dev/ttyACM*` and the

@@ -151,7 +151,10 @@ public final class LocationService: Sendable {
                 if Task.isCancelled || error is CancellationError { return }
                 // A source that worked before failing is retried soon, as if for the first time.
                 if delivered.withLock({ $0 }) { backoff = .seconds(1) }
-                let message = "\(source.name) failed: \(error); reopening in \(backoff)"
+                // A source's own errors name it first already.
+                let text = "\(error)"
+                let said = text.hasPrefix(source.name) ? text : "\(source.name) failed: \(text)"
+                let message = "\(said); reopening in \(backoff)"
                 log(message)
                 report(.disconnected("\(error)"))
                 report(.reconnecting(after: backoff))

@@ -3,6 +3,7 @@ import GNSS
 import GNSSSources
 import Logging
 import Synchronization
+import SystemPackage
 import TestSupport
 import Testing
 
@@ -140,6 +141,7 @@ struct SerialSourceTests {
         // Unplugged: opening fails and says so.
         let absent = await #expect(throws: DisconnectError.self) { try await source.run { _ in } }
         #expect(absent?.description.contains("is the receiver plugged in?") == true)
+        #expect(absent?.errno == .noSuchFileOrDirectory, "a caller can tell unplugged from refused")
 
         pty = try PseudoTerminal()
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: pty.slavePath)
@@ -275,6 +277,7 @@ struct NetworkSourceTests {
             try await TCPSource(host: "127.0.0.1", port: port).run { _ in }
         }
         #expect(error?.description.contains("is the server running?") == true)
+        #expect(error?.errno == .connectionRefused)
     }
 
     @Test("Datagrams of sentences become fixes")
