@@ -1,5 +1,6 @@
 import GNSS
 import NMEA
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -9,7 +10,7 @@ import NMEA
 
 /// Reads a file or standard input in large chunks with `read(2)`.
 public struct ChunkReader: ~Copyable {
-    private let descriptor: Int32
+    private let descriptor: FileDescriptor
     private let ownsDescriptor: Bool
     private var buffer: UnsafeMutableRawBufferPointer
     /// What is being read, for messages.
@@ -18,23 +19,26 @@ public struct ChunkReader: ~Copyable {
     /// Opens `path`, or standard input when `path` is `nil` or `"-"`.
     public init(path: String?, chunkSize: Int = 1 << 18) throws(SourceError) {
         if let path, path != "-" {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                let code = errno
-                var message = "cannot open '\(path)': \(errnoDescription(code))"
-                if code == ENOENT { message += " (check the path; use '-' to read standard input)" }
-                throw SourceError(message)
+            let opened: FileDescriptor
+            do { opened = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec]) } catch {
+                let code = error as? Errno
+                var message = "cannot open '\(path)': \(code.map { "\($0)" } ?? "\(error)")"
+                if code == .noSuchFileOrDirectory {
+                    message += " (check the path; use '-' to read standard input)"
+                }
+                throw SourceError(message, errno: code)
             }
             var info = stat()
-            if fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
-                close(fd)
-                throw SourceError("cannot read '\(path)': it is a directory, not a log file")
+            if fstat(opened.rawValue, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+                try? opened.close()
+                throw SourceError(
+                    "cannot read '\(path)': it is a directory, not a log file", errno: .isDirectory)
             }
-            descriptor = fd
+            descriptor = opened
             ownsDescriptor = true
             name = path
         } else {
-            descriptor = 0
+            descriptor = .standardInput
             ownsDescriptor = false
             name = "standard input"
         }
@@ -46,18 +50,26 @@ public struct ChunkReader: ~Copyable {
 
     deinit {
         buffer.deallocate()
-        if ownsDescriptor { close(descriptor) }
+        if ownsDescriptor { try? descriptor.close() }
     }
 
     /// Reads the next chunk; `nil` at end of input.
     public mutating func next<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
         while true {
-            let count = read(descriptor, buffer.baseAddress, buffer.count)
-            if count > 0 { return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
+            let count: Int
+            do {
+                count = try descriptor.read(into: buffer, retryOnInterrupt: true)
+            } catch Errno.wouldBlock {
+                // A non-blocking standard input: wait for it rather than spin.
+                var wait = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
+                _ = poll(&wait, 1, -1)
+                continue
+            } catch {
+                let code = error as? Errno
+                throw SourceError("cannot read \(name): \(code.map { "\($0)" } ?? "\(error)")", errno: code)
+            }
             if count == 0 { return nil }
-            let code = errno
-            if code == EINTR || code == EAGAIN { continue }
-            throw SourceError("cannot read \(name): \(errnoDescription(code))")
+            return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
         }
     }
 }

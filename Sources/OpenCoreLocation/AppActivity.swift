@@ -1,4 +1,5 @@
 import Synchronization
+import SystemPackage
 
 /// Whether the app is "in use": in the foreground, as Core Location means it.
 ///
@@ -47,14 +48,24 @@ public final class AppActivity: Sendable {
     /// Whether this process is in the foreground process group of its controlling terminal;
     /// `true` without a terminal.
     public static var isTerminalForeground: Bool {
-        let fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { return true }
-        defer { close(fd) }
-        let group = tcgetpgrp(fd)
+        guard let terminal = try? FileDescriptor.open("/dev/tty", .readOnly, options: noTerminalOptions)
+        else {
+            return true
+        }
+        defer { try? terminal.close() }
+        let group = tcgetpgrp(terminal.rawValue)
         return group < 0 || group == getpgrp()
     }
 
-    /// An activity that follows the terminal's foreground process group, checked every second.
+    /// `O_NOCTTY` (which swift-system does not name) and close-on-exec: opening the terminal to
+    /// look at it never makes it ours.
+    static let noTerminalOptions: FileDescriptor.OpenOptions = [
+        FileDescriptor.OpenOptions(rawValue: O_NOCTTY), .closeOnExec,
+    ]
+
+    /// An activity that follows the terminal's foreground process group, checked every second:
+    /// no kernel event tells a process that its terminal's foreground group changed (`SIGTTOU`
+    /// and `SIGTTIN` come only when it touches the terminal), so it is looked at, as shells do.
     public static func terminalForeground() -> AppActivity {
         let activity = AppActivity(inUse: isTerminalForeground)
         let task = Task.detached { [weak activity] in

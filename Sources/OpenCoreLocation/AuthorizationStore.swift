@@ -1,3 +1,5 @@
+import SystemPackage
+
 /// What the user or an administrator decided for one app (client).
 public struct ClientAuthorization: Codable, Sendable, Hashable {
     public enum Decision: String, Codable, Sendable, Hashable, CaseIterable {
@@ -170,14 +172,17 @@ public final class AuthorizationStore: Sendable {
         -> AuthorizationSnapshot
     {
         try makeDirectory()
-        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lock >= 0 else {
-            throw StoreError(path: lockPath, reason: "cannot be opened (\(errnoDescription()))")
+        let lock: FileDescriptor
+        do {
+            lock = try FileDescriptor.open(
+                lockPath, .readWrite, options: [.create, .closeOnExec], permissions: [.ownerReadWrite])
+        } catch {
+            throw StoreError(path: lockPath, reason: "cannot be opened (\(error))")
         }
-        defer { close(lock) }
-        while flock(lock, LOCK_EX) != 0 {
+        defer { try? lock.close() }
+        while flock(lock.rawValue, LOCK_EX) != 0 {
             guard errno == EINTR else {
-                throw StoreError(path: lockPath, reason: "cannot be locked (\(errnoDescription()))")
+                throw StoreError(path: lockPath, reason: "cannot be locked (\(Errno(rawValue: errno)))")
             }
         }
         var snapshot: AuthorizationSnapshot
@@ -239,26 +244,18 @@ func writeAtomically(_ data: Data, to path: String) -> String? {
     let directory = slash.map { String(path[..<$0]) } ?? "."
     let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
     var template = Array((directory + "/." + name + ".XXXXXX").utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else { return "cannot create a file in \(directory): \(errnoDescription())" }
+    let raw = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard raw >= 0 else { return "cannot create a file in \(directory): \(Errno(rawValue: errno))" }
+    let file = FileDescriptor(rawValue: raw)
     let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     var failure: String?
-    if fchmod(fd, 0o600) != 0 { failure = "chmod: \(errnoDescription())" }
-    data.withUnsafeBytes { raw in
-        var offset = 0
-        while failure == nil && offset < raw.count {
-            let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                failure = "write: \(errnoDescription())"
-            } else {
-                offset += n
-            }
-        }
+    if fchmod(raw, 0o600) != 0 { failure = "chmod: \(Errno(rawValue: errno))" }
+    if failure == nil {
+        do { _ = try data.withUnsafeBytes { try file.writeAll($0) } } catch { failure = "write: \(error)" }
     }
-    if failure == nil && fsync(fd) != 0 { failure = "fsync: \(errnoDescription())" }
-    close(fd)
-    if failure == nil && rename(temporary, path) != 0 { failure = "rename: \(errnoDescription())" }
+    if failure == nil && fsync(raw) != 0 { failure = "fsync: \(Errno(rawValue: errno))" }
+    try? file.close()
+    if failure == nil && rename(temporary, path) != 0 { failure = "rename: \(Errno(rawValue: errno))" }
     if failure != nil { unlink(temporary) }
     return failure
 }

@@ -147,9 +147,11 @@ public struct TerminalPrompter: Prompter {
 
     /// Whether a terminal is attached to this process.
     public static var isAvailable: Bool {
-        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        close(fd)
+        guard
+            let terminal = try? FileDescriptor.open(
+                "/dev/tty", .readWrite, options: AppActivity.noTerminalOptions)
+        else { return false }
+        try? terminal.close()
         return true
     }
 

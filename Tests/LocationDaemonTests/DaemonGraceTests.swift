@@ -55,7 +55,8 @@ struct DaemonGraceTests {
         let alice = try await Account.ensure("ocl-alice")
         let receiver = try TenHertzReceiver()
         defer { receiver.stop() }
-        let daemon = try DaemonHarness(sources: [receiver.source], extra: ["--grace", "4"])
+        // Long enough that a loaded machine starts the second app within it.
+        let daemon = try DaemonHarness(sources: [receiver.source], extra: ["--grace", "12"])
         try daemon.register(
             "tracker",
             [
@@ -96,7 +97,7 @@ struct DaemonGraceTests {
 
         // Gone for longer than the grace period: Allow Once has lapsed and the app is asked again.
         await second.crash()
-        try await Task.sleep(for: .seconds(6))
+        try await Task.sleep(for: .seconds(14))
         let third = try ForegroundApp(socket: daemon.socket, account: alice)
         third.send(#"{"op":"hello","version":1}"#)
         third.send(#"{"op":"session.open","session":1,"authorization":"whenInUse"}"#)

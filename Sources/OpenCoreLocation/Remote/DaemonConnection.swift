@@ -20,12 +20,13 @@ package struct DaemonConnection: Sendable {
     /// Connects to the daemon's socket at `path`.
     package static func open(path: String) throws(ConnectError) -> DaemonConnection {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ConnectError(description: "socket: \(errnoDescription(errno))") }
+        guard fd >= 0 else { throw ConnectError(description: "socket: \(Errno(rawValue: errno))") }
+        let descriptor = FileDescriptor(rawValue: fd)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            Glibc.close(fd)
+            try? descriptor.close()
             throw ConnectError(description: "the socket path \(path) is too long")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
@@ -35,15 +36,15 @@ package struct DaemonConnection: Sendable {
             }
         }
         guard connected == 0 else {
-            let code = errno
-            Glibc.close(fd)
+            let code = Errno(rawValue: errno)
+            try? descriptor.close()
             let hint =
-                code == ECONNREFUSED || code == ENOENT
+                code == .connectionRefused || code == .noSuchFileOrDirectory
                 ? "; is gpslocd running? (systemctl status gpslocd)"
-                : code == EACCES ? "; the socket's permissions do not let this user connect" : ""
-            throw ConnectError(description: "cannot connect to \(path): \(errnoDescription(code))\(hint)")
+                : code == .permissionDenied ? "; the socket's permissions do not let this user connect" : ""
+            throw ConnectError(description: "cannot connect to \(path): \(code)\(hint)")
         }
-        return DaemonConnection(descriptor: FileDescriptor(rawValue: fd))
+        return DaemonConnection(descriptor: descriptor)
     }
 
     /// Writes a whole line; `false` when the daemon is gone.
