@@ -99,6 +99,9 @@ final class DescriptorReader: Sendable {
             }
             open.withLock { open in
                 open = false
+                // A serial port's exclusive flag outlives the descriptor: clear it, or a user
+                // other than root gets EBUSY when opening the receiver next.
+                if isTerminal { _ = ioctl(descriptor.rawValue, UInt(TIOCNXCL)) }
                 try? descriptor.close()
             }
             loop.close()

@@ -47,15 +47,23 @@ public struct TCPSource: FixSource {
     }
 }
 
-/// NMEA broadcast over UDP, one or more sentences per datagram: `udp://:port` listens on every
-/// interface.
+/// NMEA sent over UDP, one or more sentences per datagram. `udp://:port` listens on the loopback
+/// interface only: NMEA over UDP carries no authentication, so any host that can reach the port
+/// can inject positions. Name an address to listen on a network (`udp://0.0.0.0:port` for every
+/// IPv4 interface, `udp://[::]:port` for every interface, or one interface's address).
 public struct UDPSource: FixSource {
+    /// The address to listen on; `nil` for loopback.
+    public let address: String?
     public let port: Int
     private let logger: Logger
     public var origin: FixOrigin { .receiver }
-    public var name: String { "udp://:\(port)" }
+    public var name: String {
+        guard let address else { return "udp://:\(port)" }
+        return address.contains(":") ? "udp://[\(address)]:\(port)" : "udp://\(address):\(port)"
+    }
 
-    public init(port: Int, logger: Logger = Logger(label: "OpenCoreLocation.udp")) {
+    public init(address: String? = nil, port: Int, logger: Logger = Logger(label: "OpenCoreLocation.udp")) {
+        self.address = address
         self.port = port
         self.logger = logger
     }
@@ -67,7 +75,7 @@ public struct UDPSource: FixSource {
     public func run(
         _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
     ) async throws {
-        let socket = try Socket.listenUDP(port: port, name: name)
+        let socket = try Socket.listenUDP(address: address, port: port, name: name)
         let reader = try DescriptorReader(descriptor: socket, name: name, datagrams: true)
         logger.debug("\(name): listening")
         connected("\(name) listening")
@@ -137,32 +145,44 @@ enum Socket {
         return code == 0 ? nil : Errno(rawValue: code)
     }
 
-    /// A UDP socket bound to `port` on every interface.
-    static func listenUDP(port: Int, name: String) throws(DisconnectError) -> FileDescriptor {
-        let raw = socket(AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    /// A UDP socket bound to `port` at `address` (a name or a numeric address), or on the
+    /// IPv4 loopback interface without one.
+    static func listenUDP(address: String?, port: Int, name: String) throws(DisconnectError) -> FileDescriptor
+    {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        hints.ai_flags = AI_PASSIVE
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(address ?? "127.0.0.1", String(port), &hints, &list)
+        guard status == 0, let info = list?.pointee else {
+            throw DisconnectError(
+                "\(name): cannot resolve \(address ?? "127.0.0.1") (\(String(cString: gai_strerror(status))))",
+                hint: "name an address of this machine, 0.0.0.0 or [::]")
+        }
+        defer { freeaddrinfo(list) }
+        let raw = socket(info.ai_family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard raw >= 0 else {
             throw DisconnectError("\(name): cannot create a socket", errno: Errno(rawValue: errno))
         }
         let descriptor = FileDescriptor(rawValue: raw)
         var no: Int32 = 0
         var yes: Int32 = 1
-        _ = setsockopt(raw, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &no, socklen_t(MemoryLayout<Int32>.size))
-        _ = setsockopt(raw, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in6()
-        address.sin6_family = sa_family_t(AF_INET6)
-        address.sin6_port = in_port_t(UInt16(port).bigEndian)
-        address.sin6_addr = in6addr_any
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(raw, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-            }
+        if info.ai_family == AF_INET6 {
+            // [::] takes IPv4 datagrams too.
+            _ = setsockopt(raw, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &no, socklen_t(MemoryLayout<Int32>.size))
         }
-        guard bound == 0 else {
+        _ = setsockopt(raw, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        guard bind(raw, info.ai_addr, info.ai_addrlen) == 0 else {
             let code = Errno(rawValue: errno)
             try? descriptor.close()
-            throw DisconnectError(
-                "\(name): cannot listen on port \(port)", errno: code,
-                hint: code == .addressInUse ? "another program listens there" : nil)
+            let hint: String? =
+                switch code {
+                case .addressInUse: "another program listens there"
+                case .addressNotAvailable: "that address is not one of this machine's"
+                default: nil
+                }
+            throw DisconnectError("\(name): cannot listen on port \(port)", errno: code, hint: hint)
         }
         return descriptor
     }

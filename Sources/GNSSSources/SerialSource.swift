@@ -58,6 +58,13 @@ enum SerialPort {
         return descriptor
     }
 
+    /// Clears the exclusive flag (it outlives the descriptor, and would keep every user but root
+    /// out) and closes the port.
+    static func close(_ descriptor: FileDescriptor) {
+        _ = ioctl(descriptor.rawValue, UInt(TIOCNXCL))
+        try? descriptor.close()
+    }
+
     /// Sets raw 8N1 at `baud` and drops whatever was received before.
     static func configure(_ descriptor: FileDescriptor, path: String, baud: Int, flowControl: Bool)
         throws(DisconnectError)
@@ -180,7 +187,7 @@ public final class SerialSource: FixSource {
             }
             try SerialPort.configure(descriptor, path: path, baud: rate, flowControl: flowControl)
         } catch {
-            try? descriptor.close()
+            SerialPort.close(descriptor)
             throw error
         }
         let reader = try DescriptorReader(descriptor: descriptor, name: name)
@@ -267,7 +274,7 @@ public final class SerialSource: FixSource {
     /// Throws ``DisconnectError`` saying why when the device cannot be opened or sends no NMEA.
     public static func probe(path: String, probeTime: Duration = .milliseconds(1500)) async throws -> Int {
         let descriptor = try SerialPort.open(path)
-        defer { try? descriptor.close() }
+        defer { SerialPort.close(descriptor) }
         return try await findRate(
             descriptor, path: path, flowControl: false, order: SerialPort.detectionOrder, probeTime: probeTime
         )

@@ -10,7 +10,8 @@ import GNSS
 /// `file:PATH` (replay; `?speed=N` or `?speed=max`, default real time by the log's own times),
 /// `-` (standard input), `serial:/dev/ttyUSB0?baud=9600`, `gpsd://host:port[/device]`, `gpsd+libgps://host:port[/device]`
 /// and `gpsd+shm:` (with the `LibGPS` trait), `tcp://host:port`,
-/// `udp://:port`.
+/// `udp://:port` (this machine only) or `udp://ADDRESS:port` (`udp://0.0.0.0:10110` for every
+/// IPv4 interface, `udp://[::]:10110` for every interface).
 public enum SourceAddress: Sendable, Hashable {
     case file(path: String, speed: ReplaySpeed)
     case standardInput(speed: ReplaySpeed)
@@ -21,7 +22,8 @@ public enum SourceAddress: Sendable, Hashable {
     /// The shared-memory export of the local gpsd: `gpsd+shm:` (package trait `LibGPS`).
     case gpsdSharedMemory
     case tcp(host: String, port: Int)
-    case udp(port: Int)
+    /// NMEA datagrams to `port`, on the loopback interface unless `address` names another.
+    case udp(address: String?, port: Int)
 
     /// Why an address could not be understood, with what to write instead.
     public struct ParseError: Error, CustomStringConvertible {
@@ -54,17 +56,33 @@ public enum SourceAddress: Sendable, Hashable {
             }
             return .factor(factor)
         }
-        func hostPort(_ rest: Substring, defaultPort: Int?) throws(ParseError) -> (String, Int) {
+        /// `host:port`, `[IPv6]:port`, `host` or `[IPv6]`; an empty host is `nil`.
+        func hostPort(_ rest: Substring, defaultPort: Int?) throws(ParseError) -> (String?, Int) {
             let rest = rest.hasSuffix("/") ? rest.dropLast() : rest
-            guard let colon = rest.lastIndex(of: ":") else {
-                guard let port = defaultPort else { throw fail("a port is needed, as in host:10110") }
-                return (rest.isEmpty ? "localhost" : String(rest), port)
+            var host = rest
+            var portText: Substring?
+            if rest.hasPrefix("[") {
+                guard let close = rest.firstIndex(of: "]") else {
+                    throw fail("an IPv6 address needs its closing bracket, as in [::1]:10110")
+                }
+                host = rest[rest.index(after: rest.startIndex)..<close]
+                let after = rest[rest.index(after: close)...]
+                if !after.isEmpty {
+                    guard after.hasPrefix(":") else { throw fail("after [address] comes :port") }
+                    portText = after.dropFirst()
+                }
+            } else if let colon = rest.lastIndex(of: ":") {
+                host = rest[..<colon]
+                portText = rest[rest.index(after: colon)...]
             }
-            guard let port = Int(rest[rest.index(after: colon)...]), (1...65535).contains(port) else {
+            guard let portText else {
+                guard let port = defaultPort else { throw fail("a port is needed, as in host:10110") }
+                return (host.isEmpty ? nil : String(host), port)
+            }
+            guard let port = Int(portText), (1...65535).contains(port) else {
                 throw fail("the port must be a number from 1 to 65535")
             }
-            let host = rest[..<colon]
-            return (host.isEmpty ? "localhost" : String(host), port)
+            return (host.isEmpty ? nil : String(host), port)
         }
         if body == "-" {
             self = .standardInput(speed: try speed())
@@ -100,14 +118,14 @@ public enum SourceAddress: Sendable, Hashable {
             let (host, port) = try hostPort(rest, defaultPort: 2947)
             self =
                 viaLibGPS
-                ? .libgps(host: host, port: port, device: device)
-                : .gpsd(host: host, port: port, device: device)
+                ? .libgps(host: host ?? "localhost", port: port, device: device)
+                : .gpsd(host: host ?? "localhost", port: port, device: device)
         } else if body.hasPrefix("tcp://") {
             let (host, port) = try hostPort(body.dropFirst(6), defaultPort: nil)
-            self = .tcp(host: host, port: port)
+            self = .tcp(host: host ?? "localhost", port: port)
         } else if body.hasPrefix("udp://") {
-            let (_, port) = try hostPort(body.dropFirst(6), defaultPort: nil)
-            self = .udp(port: port)
+            let (address, port) = try hostPort(body.dropFirst(6), defaultPort: nil)
+            self = .udp(address: address, port: port)
         } else {
             throw fail("unknown kind of source")
         }
@@ -133,8 +151,8 @@ public enum SourceAddress: Sendable, Hashable {
             return SerialSource(path: path, baud: baud)
         case .tcp(let host, let port):
             return TCPSource(host: host, port: port)
-        case .udp(let port):
-            return UDPSource(port: port)
+        case .udp(let address, let port):
+            return UDPSource(address: address, port: port)
         case .gpsd(let host, let port, let device):
             return GPSDSource(host: host, port: port, device: device)
         case .libgps(let host, let port, let device):

@@ -28,7 +28,8 @@ struct AppOptions: ParsableArguments {
     @Option(
         help: """
             Where fixes come from: file:PATH[?speed=N|max], - (standard input), \
-            serial:/dev/ttyUSB0[?baud=N], gpsd://[host[:port]][/device], tcp://host:port, udp://:port, \
+            serial:/dev/ttyUSB0[?baud=N], gpsd://[host[:port]][/device], tcp://host:port, \
+            udp://:port (this machine) or udp://0.0.0.0:port (the network), \
             or (built with the LibGPS trait) gpsd+libgps://[host[:port]][/device] and gpsd+shm:. \
             Without it, from gpslocd (its socket: $OPENCORELOCATION_SOCKET, else \
             /run/opencorelocation/gpslocd.sock), which knows this program by the kernel's word.

@@ -173,6 +173,31 @@ struct SerialSourceTests {
     }
 }
 
+extension SerialSourceTests {
+    @Test(
+        "A closed receiver is left open to others: the exclusive flag goes with the descriptor",
+        .enabled(if: getuid() == 0, "needs root to open the port as another user"))
+    func exclusiveFlagCleared() async throws {
+        let pty = try PseudoTerminal()
+        chmod(pty.slavePath, 0o666)
+        let received = Received()
+        let source = SerialSource(path: pty.slavePath, baud: 9600, logger: received.logger)
+        let run = Task { try await source.run { _ in } }
+        await eventually { received.log.count == 1 }
+        run.cancel()
+        _ = try? await run.value
+        // What a user's program does next: open the device (root would pass TIOCEXCL anyway).
+        let opened = try await Runner.run(
+            [
+                "--reuid=nobody", "--regid=nogroup", "--clear-groups", "dd", "if=\(pty.slavePath)",
+                "of=/dev/null",
+                "count=0", "iflag=nonblock",
+            ], executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
+        #expect(opened.status == 0, "\(opened.standardError)")
+        pty.close()
+    }
+}
+
 @Suite("NMEA over TCP and UDP")
 struct NetworkSourceTests {
     /// A TCP server on a free loopback port that runs `serve` for its first client.
