@@ -52,6 +52,9 @@ public enum SourceEvent: Sendable, Hashable, CustomStringConvertible {
     case stale(Duration)
     /// The source ended for good (a replayed log reached its end).
     case ended
+    /// The source cannot work, and opening it again would not help (a file that is a directory,
+    /// a device that is not a serial port); the text says why. It is not opened again.
+    case failed(String)
 
     public var description: String {
         switch self {
@@ -60,6 +63,14 @@ public enum SourceEvent: Sendable, Hashable, CustomStringConvertible {
         case .reconnecting(let delay): "reconnecting in \(delay)"
         case .stale(let duration): "no fixes for \(duration)"
         case .ended: "ended"
+        case .failed(let why): "failed: \(why)"
         }
     }
+}
+
+/// An error a source throws that says whether trying again could help: a receiver unplugged or a
+/// server down may come back; a path that names a directory or a device that is not a serial port
+/// will not.
+public protocol SourceFailure: Error {
+    var isPermanent: Bool { get }
 }

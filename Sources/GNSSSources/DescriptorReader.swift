@@ -11,16 +11,20 @@ import SystemPackage
 /// `errno` is the system's error when one caused it, for a caller to match on (`.noSuchDevice`:
 /// unplugged; `.permissionDenied`: not in the device's group; `.connectionRefused`: no server);
 /// `hint` says what to do about it. The description reads "name: what (errno); hint".
-public struct DisconnectError: Error, Sendable, CustomStringConvertible {
+public struct DisconnectError: SourceFailure, Sendable, CustomStringConvertible {
     /// The source's name and what failed: "serial:/dev/ttyUSB0: cannot open".
     public var what: String
     public var errno: Errno?
     public var hint: String?
+    /// Opening the source again would not help: by default, a device that is not a terminal
+    /// (`ENOTTY`: `/dev/null` as a serial port) or a directory.
+    public var isPermanent: Bool
 
-    public init(_ what: String, errno: Errno? = nil, hint: String? = nil) {
+    public init(_ what: String, errno: Errno? = nil, hint: String? = nil, permanent: Bool? = nil) {
         self.what = what
         self.errno = errno
         self.hint = hint
+        isPermanent = permanent ?? (errno == .inappropriateIOCTLForDevice || errno == .isDirectory)
     }
 
     public var description: String {

@@ -72,12 +72,15 @@ enum SerialPort {
         guard let rate = speed(baud) else {
             throw DisconnectError(
                 "serial:\(path): \(baud) is not a standard rate",
-                hint: "use one of " + detectionOrder.sorted().map(String.init).joined(separator: ", "))
+                hint: "use one of " + detectionOrder.sorted().map(String.init).joined(separator: ", "),
+                permanent: true)
         }
         let fd = descriptor.rawValue
         var settings = termios()
         guard tcgetattr(fd, &settings) == 0 else {
-            throw DisconnectError("serial:\(path): not a serial port", errno: Errno(rawValue: errno))
+            throw DisconnectError(
+                "serial:\(path): not a serial port", errno: Errno(rawValue: errno),
+                hint: "name the receiver's device, as gpsloc devices lists them", permanent: true)
         }
         cfmakeraw(&settings)
         settings.c_cflag |= tcflag_t(CLOCAL | CREAD)

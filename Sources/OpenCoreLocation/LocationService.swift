@@ -18,8 +18,10 @@ struct ServiceClock: Sendable {
 ///
 /// The source runs while at least one subscriber is attached and is stopped (its task cancelled,
 /// its device or file released) when the last one leaves. Subscribers are told when fixes stop
-/// arriving for ``staleAfter``, when the source fails (it is then reopened with a growing delay,
-/// up to ``maximumBackoff``), and when a replayed log ends.
+/// arriving for ``staleAfter``, when the source fails (it is then reopened after 1 s, then every
+/// ``maximumBackoff``, 2 s by default, so a receiver plugged back or a server restarted is read
+/// again within about that), and when a replayed log ends. A failure that retrying cannot heal
+/// (``SourceFailure/isPermanent``) ends the source, as a log's end does, and says why.
 public final class LocationService: Sendable {
     public enum Event: Sendable {
         case fix(Fix)
@@ -43,13 +45,14 @@ public final class LocationService: Sendable {
         var generation = 0
         var lastFix: Duration?
         var staleReported = false
+        var failure: String?
     }
 
     private let state = Mutex(State())
 
     public init<C: Clock>(
         source: any FixSource, clock: C, staleAfter: Duration = .seconds(3),
-        maximumBackoff: Duration = .seconds(30),
+        maximumBackoff: Duration = .seconds(2),
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) where C.Duration == Duration {
         self.source = source
@@ -62,6 +65,10 @@ public final class LocationService: Sendable {
     public convenience init(source: any FixSource) {
         self.init(source: source, clock: ContinuousClock())
     }
+
+    /// Why the source ended for good, when it failed in a way retrying cannot heal; `nil` while
+    /// it works, is retried, or ended as a log ends.
+    public var failure: String? { state.withLock { $0.failure } }
 
     /// Whether the source is running now.
     public var isRunning: Bool { state.withLock { $0.task != nil } }
@@ -154,6 +161,14 @@ public final class LocationService: Sendable {
                 // A source's own errors name it first already.
                 let text = "\(error)"
                 let said = text.hasPrefix(source.name) ? text : "\(source.name) failed: \(text)"
+                if (error as? any SourceFailure)?.isPermanent == true {
+                    let message = "\(said); opening it again would not help"
+                    log(message)
+                    state.withLock { $0.failure = message }
+                    report(.failed(message))
+                    await broadcast(.ended, generation: generation)
+                    return
+                }
                 let message = "\(said); reopening in \(backoff)"
                 log(message)
                 report(.disconnected("\(error)"))

@@ -119,6 +119,11 @@ struct AppOptions: ParsableArguments {
                 activity: .terminalForeground(), service: service, log: log))
     }
 
+    /// Ends the command with status 1 when its source failed for good (the service said why).
+    static func checkSource(of context: LocationContext) throws {
+        if context.configuration.service?.failure != nil { throw ExitCode(1) }
+    }
+
     /// A client of gpslocd, or an error saying how to start it or what to pass instead.
     private func daemonContext(command: String) throws -> LocationContext {
         let log: @Sendable (String) -> Void = { printError("gpsloc \(command): \($0)") }

@@ -90,6 +90,7 @@ struct Monitor: AsyncParsableCommand {
                 output.flush()
             }
         }
+        try AppOptions.checkSource(of: context)
     }
 
     static func flags(_ event: CLMonitor.Event) -> [(StaticString, Bool)] {

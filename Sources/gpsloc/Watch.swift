@@ -63,6 +63,7 @@ struct Watch: AsyncParsableCommand {
                 output.flush()
             }
         }
+        try AppOptions.checkSource(of: context)
     }
 
     static func flags(_ update: CLLocationUpdate) -> [(StaticString, Bool)] {

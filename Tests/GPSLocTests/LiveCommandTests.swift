@@ -59,6 +59,20 @@ struct LiveCommandTests {
         #expect(watch.errors.contains("serial:\(pair.device): the device hung up (unplugged?); reopening in"))
     }
 
+    @Test(
+        "A source that cannot work ends watch with the reason and status 1, not retries forever",
+        arguments: [
+            ("serial:/dev/null?baud=9600", "not a serial port"),
+            ("file:/", "it is a directory"),
+        ])
+    func permanentFailure(_ source: String, _ says: String) async throws {
+        let watch = try watch(source, try await setUp())
+        let status = await watch.wait(within: 20)
+        #expect(status == 1, "\(watch.errors)")
+        #expect(watch.errors.contains(says) && watch.errors.contains("opening it again would not help"))
+        #expect(!watch.errors.contains("reopening in"))
+    }
+
     @Test("gpsd stopped mid-stream and started again: watch reconnects by itself")
     func gpsdRestart() async throws {
         let setup = try await setUp()

@@ -117,6 +117,34 @@ struct LiveUpdatesTests {
             ])
     }
 
+    @Test("A source that keeps failing is reopened after 1 s, then every 2 s: never later than that")
+    func cappedBackoff() async throws {
+        let h = try authorizedHarness()
+        let events = Mutex<[SourceEvent]>([])
+        let stream = h.service.sourceEvents()
+        let watcher = Task { for await event in stream { events.withLock { $0.append(event) } } }
+        defer { watcher.cancel() }
+        try await h.run {
+            let updates = Task { try await collect(CLLocationUpdate.liveUpdates()) }
+            await settle { h.source.running == 1 }
+            for (attempt, delay) in [1, 2, 2, 2, 2].enumerated() {
+                h.source.fail("server down")
+                await settle {
+                    events.withLock { $0.contains(.reconnecting(after: .seconds(delay))) }
+                        && h.clock.waitingCount >= 2
+                }
+                h.clock.advance(by: .seconds(delay))
+                await settle { h.source.starts == attempt + 2 }
+            }
+            updates.cancel()
+            _ = try? await updates.value
+        }
+        let delays = events.withLock { $0 }.compactMap {
+            if case .reconnecting(let after) = $0 { after } else { nil }
+        }
+        #expect(delays == [.seconds(1), .seconds(2), .seconds(2), .seconds(2), .seconds(2)])
+    }
+
     @Test("After stillness exactly one update is stationary, then silence until movement")
     func stationary() async throws {
         let h = try authorizedHarness()
