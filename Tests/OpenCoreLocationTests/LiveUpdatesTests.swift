@@ -79,10 +79,8 @@ struct LiveUpdatesTests {
     @Test("No fixes for a while, or a failing source, report locationUnavailable; the source is reopened")
     func staleAndFailingSource() async throws {
         let h = try authorizedHarness()
-        let events = Mutex<[SourceEvent]>([])
-        let stream = h.service.sourceEvents()
-        let watcher = Task { for await event in stream { events.withLock { $0.append(event) } } }
-        defer { watcher.cancel() }
+        let events = SourceEventLog(h.service)
+        defer { events.stop() }
         try await h.run {
             var iterator = CLLocationUpdate.liveUpdates().makeAsyncIterator()
             h.source.send(.position(52, 5, at: 1, speed: 2))
@@ -105,8 +103,8 @@ struct LiveUpdatesTests {
             #expect(stale?.location == nil && stale?.locationUnavailable == true)
         }
         // The same story, told to whoever watches the receiver.
-        await settle { events.withLock { $0.count } >= 5 }
-        let told = events.withLock { $0 }
+        await settle { events.all.count >= 5 }
+        let told = events.all
         #expect(told.count == 5)
         #expect(told.first == .connected("scripted receiver"))
         guard told.count == 5, case .disconnected(let reason) = told[1] else { return }
@@ -120,17 +118,15 @@ struct LiveUpdatesTests {
     @Test("A source that keeps failing is reopened after 1 s, then every 2 s: never later than that")
     func cappedBackoff() async throws {
         let h = try authorizedHarness()
-        let events = Mutex<[SourceEvent]>([])
-        let stream = h.service.sourceEvents()
-        let watcher = Task { for await event in stream { events.withLock { $0.append(event) } } }
-        defer { watcher.cancel() }
+        let events = SourceEventLog(h.service)
+        defer { events.stop() }
         try await h.run {
             let updates = Task { try await collect(CLLocationUpdate.liveUpdates()) }
             await settle { h.source.running == 1 }
             for (attempt, delay) in [1, 2, 2, 2, 2].enumerated() {
                 h.source.fail("server down")
                 await settle {
-                    events.withLock { $0.contains(.reconnecting(after: .seconds(delay))) }
+                    events.all.contains(.reconnecting(after: .seconds(delay)))
                         && h.clock.waitingCount >= 2
                 }
                 h.clock.advance(by: .seconds(delay))
@@ -139,7 +135,7 @@ struct LiveUpdatesTests {
             updates.cancel()
             _ = try? await updates.value
         }
-        let delays = events.withLock { $0 }.compactMap {
+        let delays = events.all.compactMap {
             if case .reconnecting(let after) = $0 { after } else { nil }
         }
         #expect(delays == [.seconds(1), .seconds(2), .seconds(2), .seconds(2), .seconds(2)])
@@ -249,4 +245,23 @@ struct FixConversionTests {
             }
         }
     }
+}
+
+/// Everything a service tells whoever watches its receiver, collected as it comes.
+final class SourceEventLog: Sendable {
+    private final class Events: Sendable {
+        let list = Mutex<[SourceEvent]>([])
+    }
+    private let events = Events()
+    private let watcher: Task<Void, Never>
+
+    init(_ service: LocationService) {
+        let stream = service.sourceEvents()
+        let events = events
+        watcher = Task { for await event in stream { events.list.withLock { $0.append(event) } } }
+    }
+
+    var all: [SourceEvent] { events.list.withLock { $0 } }
+
+    func stop() { watcher.cancel() }
 }
