@@ -16,7 +16,8 @@ extension CLLocation {
     /// - The altitudes are valid only for a 3-D fix with an altitude.
     /// - Speed and course are `-1` when the receiver gave none; their accuracies are `-1` unless
     ///   known.
-    /// - `timestamp` is the fix's UTC time, or `fallbackTime` when the receiver gave no date.
+    /// - `timestamp` is the fix's UTC time, or `fallbackTime` when the receiver gave no date
+    ///   (``Fix/bestTime(received:)`` makes one).
     public convenience init?(fix: Fix, origin: FixOrigin, fallbackTime: Date) {
         guard fix.hasPosition, let latitude = fix.latitude, let longitude = fix.longitude else {
             return nil
@@ -75,5 +76,23 @@ extension CLLocation {
             courseAccuracy: -1, speed: speed, speedAccuracy: speedAccuracy, timestamp: timestamp,
             sourceInfo: CLLocationSourceInformation(
                 softwareSimulationState: origin == .replay, andExternalAccessoryState: true))
+    }
+}
+
+extension Fix {
+    /// When the fix was taken, as best known: its UTC time; for a receiver that gave only a time
+    /// of day (GGA alone, before any RMC or ZDA), that time on the UTC day that puts it nearest
+    /// to `received`, since a receiver's clock and this machine's differ by seconds, not by half a
+    /// day; with no time at all, `received`. Never 1970.
+    public func bestTime(received: Date) -> Date {
+        if let time { return Date(timeIntervalSince1970: time.secondsSinceEpoch) }
+        guard let timeOfDay else { return received }
+        let day = 86_400.0
+        let now = received.timeIntervalSince1970
+        let offset = Double(timeOfDay.nanosecondsOfDay) / 1e9
+        var candidate = (now / day).rounded(.down) * day + offset
+        if candidate - now > day / 2 { candidate -= day }
+        if now - candidate > day / 2 { candidate += day }
+        return Date(timeIntervalSince1970: candidate)
     }
 }

@@ -344,7 +344,8 @@ public final class LocationContext: Sendable {
             case .unavailable(let reason): .unavailable(reason)
             case .ended: .ended
             }
-        mutate { core in core.receive(coreEvent, origin: origin) }
+        let received = Date()
+        mutate { core in core.receive(coreEvent, origin: origin, received: received) }
         guard let source, !source.isRealTime, case .fix = event else { return }
         let mailboxes = state.withLock { Array($0.updates.values) }
         for mailbox in mailboxes { await mailbox.waitForRoom() }

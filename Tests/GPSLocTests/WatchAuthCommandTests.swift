@@ -66,6 +66,39 @@ struct WatchAuthCommandTests {
         #expect(lines.first?.contains("52.37309400,4.89262583") == true)
     }
 
+    @Test("A log of GGA alone, with no date anywhere, is dated today, never 1970")
+    func datelessLogIsDatedToday() async throws {
+        let store = Self.temporaryStore()
+        _ = try await Runner.run(["auth", "grant", app, "--store", store])
+        let path = store + "-gga.nmea"
+        // Times of day of ten seconds ago: the day nearest to now is today (or, just after
+        // midnight, yesterday).
+        let start = Date().addingTimeInterval(-10)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let clock = { (date: Date) in
+            let parts = calendar.dateComponents([.hour, .minute, .second], from: date)
+            return String(format: "%02d%02d%02d", parts.hour!, parts.minute!, parts.second!)
+        }
+        let text = (0..<3).map {
+            SentenceBuilder.sentence(
+                "GPGGA,\(clock(start.addingTimeInterval(Double($0)))).00,5222.3856,N,00453.5576,E,1,08,0.9,12.0,M,46.9,M,,"
+            )
+        }.joined()
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try await Runner.run([
+            "watch", "--source", "file:\(path)?speed=max", "--app", app, "--store", store, "--manifest",
+            try Self.manifest(), "--prompt", "pending", "--format", "jsonl",
+        ])
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        let day = formatter.string(from: start)
+        let lines = result.standardOutput.split(separator: "\n").filter { $0.contains("latitude") }
+        #expect(lines.count >= 2, "\(result.standardOutput)\(result.standardError)")
+        #expect(lines.allSatisfy { $0.contains("\"\(day)T") }, "\(result.standardOutput)")
+        #expect(!result.standardOutput.contains("1970"))
+    }
+
     @Test func watchUnderReducedAccuracyGivesCellsAndAccuracyLimited() async throws {
         let store = Self.temporaryStore()
         _ = try await Runner.run(["auth", "grant", app, "--approximate", "--store", store])

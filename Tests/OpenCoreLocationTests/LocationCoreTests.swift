@@ -1,5 +1,6 @@
 import Foundation
 import GNSS
+import NMEA
 import TestSupport
 import Testing
 
@@ -162,5 +163,58 @@ struct LocationCoreTests {
             if case .completeAccuracyRequest(id, let error) = $0 { error } else { nil }
         }
         #expect(errors.map(\.code) == [.denied])
+    }
+}
+
+extension LocationCore {
+    /// An event received at a time the test does not care about (its fixes carry dates).
+    mutating func receive(_ event: ReceiverEvent, origin: FixOrigin) -> [Action] {
+        receive(event, origin: origin, received: Date(timeIntervalSince1970: 1_800_000_000))
+    }
+}
+
+@Suite("The time of a fix without a date")
+struct DatelessFixTests {
+    static func dateless(_ hour: UInt8, _ minute: UInt8, _ second: UInt8) -> Fix {
+        var fix = Fix.position(52, 5, at: 0)
+        fix.time = nil
+        fix.timeOfDay = NMEATime(hour: hour, minute: minute, second: second)
+        return fix
+    }
+
+    static func date(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
+
+    @Test(
+        "the time of day on the UTC day nearest to its arrival, across midnight both ways",
+        arguments: [
+            ("2026-11-24T07:59:58Z", (8, 0, 0), "2026-11-24T08:00:00Z"),
+            ("2026-11-24T00:00:02Z", (23, 59, 59), "2026-11-23T23:59:59Z"),
+            ("2026-11-23T23:59:58Z", (0, 0, 1), "2026-11-24T00:00:01Z"),
+        ])
+    func timeOfDay(_ received: String, _ clock: (UInt8, UInt8, UInt8), _ expected: String) {
+        let fix = Self.dateless(clock.0, clock.1, clock.2)
+        #expect(fix.bestTime(received: Self.date(received)) == Self.date(expected))
+    }
+
+    @Test("no time at all: when it arrived; a dated fix keeps its own time")
+    func noTime() {
+        var fix = Self.dateless(8, 0, 0)
+        fix.timeOfDay = nil
+        let received = Self.date("2026-11-24T10:00:00Z")
+        #expect(fix.bestTime(received: received) == received)
+        #expect(
+            Fix.position(52, 5, at: 1000).bestTime(received: received) == Date(timeIntervalSince1970: 1000))
+    }
+
+    @Test("a GGA-only receiver's location is dated from its time of day, never 1970")
+    func coreNever1970() {
+        var core = LocationCoreTests.core()
+        let (id, _) = core.subscribeUpdates(configuration: .default)
+        let received = Self.date("2026-11-24T08:00:03Z")
+        let actions = core.receive(.fix(Self.dateless(8, 0, 2)), origin: .receiver, received: received)
+        let located = actions.compactMap { action -> Date? in
+            if case .deliver(id, let update) = action { update.location?.timestamp } else { nil }
+        }
+        #expect(located == [Self.date("2026-11-24T08:00:02Z")])
     }
 }

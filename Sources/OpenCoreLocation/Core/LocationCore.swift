@@ -57,8 +57,6 @@ struct LocationCore: Sendable {
     private(set) var receiverRunning = false
     /// Why no position can be had now, while that lasts.
     private var unavailable: String?
-    /// The newest fix time, for fixes that come without a date.
-    private var lastFixTime: Date?
     /// Seeds each subscription's reduced-accuracy cadence; random when `nil`.
     let reducerSeed: UInt64?
     private var nextID = 0
@@ -221,7 +219,9 @@ struct LocationCore: Sendable {
     }
 
     /// What the receiver said, turned into each subscriber's update.
-    mutating func receive(_ event: ReceiverEvent, origin: FixOrigin) -> [Action] {
+    /// `received` is when the shell got the event: the time of a fix whose receiver never gave a
+    /// date (``Fix/bestTime(received:)``).
+    mutating func receive(_ event: ReceiverEvent, origin: FixOrigin, received: Date) -> [Action] {
         transact { core, actions in
             let gate = core.auth.updateGate
             let ids = core.updates.keys.sorted()
@@ -237,7 +237,7 @@ struct LocationCore: Sendable {
             case .fix(let fix):
                 core.unavailable = nil
                 guard gate.deliver else { return }
-                let fallback = core.lastFixTime ?? Date(timeIntervalSince1970: 0)
+                let fallback = fix.bestTime(received: received)
                 guard let location = CLLocation(fix: fix, origin: origin, fallbackTime: fallback) else {
                     // An epoch without a position: unavailable, without forgetting where the
                     // device stood still.
@@ -248,7 +248,6 @@ struct LocationCore: Sendable {
                     }
                     return
                 }
-                core.lastFixTime = location.timestamp
                 for id in ids {
                     if let update = core.updates[id]!.pipeline(location, gate: gate) {
                         actions.append(.deliver(id, update))
