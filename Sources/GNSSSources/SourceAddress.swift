@@ -47,6 +47,17 @@ public enum SourceAddress: Sendable, Hashable {
             }
             body = body[..<mark]
         }
+        /// Refuses a `?key=` the kind of source does not take: a misspelt `?sped=max` would
+        /// otherwise replay in real time without a word.
+        func only(_ known: [String], for kind: String) throws(ParseError) {
+            for key in query.keys.sorted() where !known.contains(key) {
+                throw fail(
+                    "'\(key)' is not an option of \(kind) sources; "
+                        + (known.isEmpty
+                            ? "they take none"
+                            : "they take " + known.map { "?\($0)=" }.joined(separator: ", ")))
+            }
+        }
         func speed() throws(ParseError) -> ReplaySpeed {
             guard let value = query["speed"] else { return .realTime }
             if value == "max" { return .maximum }
@@ -85,13 +96,16 @@ public enum SourceAddress: Sendable, Hashable {
             return (host.isEmpty ? nil : String(host), port)
         }
         if body == "-" {
+            try only(["speed"], for: "standard input")
             self = .standardInput(speed: try speed())
         } else if body.hasPrefix("file:") {
+            try only(["speed"], for: "file:")
             var path = body.dropFirst(5)
             if path.hasPrefix("//") { path = path.dropFirst(2) }
             guard !path.isEmpty else { throw fail("the file's path is missing") }
             self = .file(path: String(path), speed: try speed())
         } else if body.hasPrefix("serial:") {
+            try only(["baud"], for: "serial:")
             var path = body.dropFirst(7)
             if path.hasPrefix("//") { path = path.dropFirst(2) }
             guard path.hasPrefix("/") else {
@@ -106,9 +120,11 @@ public enum SourceAddress: Sendable, Hashable {
             }
             self = .serial(path: String(path), baud: baud)
         } else if body == "gpsd+shm:" || body == "gpsd+shm://" {
+            try only([], for: "gpsd+shm:")
             self = .gpsdSharedMemory
         } else if body.hasPrefix("gpsd://") || body.hasPrefix("gpsd+libgps://") {
             let viaLibGPS = body.hasPrefix("gpsd+libgps://")
+            try only([], for: viaLibGPS ? "gpsd+libgps://" : "gpsd://")
             var rest = body.dropFirst(viaLibGPS ? 14 : 7)
             var device: String?
             if let slash = rest.firstIndex(of: "/") {
@@ -121,9 +137,11 @@ public enum SourceAddress: Sendable, Hashable {
                 ? .libgps(host: host ?? "localhost", port: port, device: device)
                 : .gpsd(host: host ?? "localhost", port: port, device: device)
         } else if body.hasPrefix("tcp://") {
+            try only([], for: "tcp://")
             let (host, port) = try hostPort(body.dropFirst(6), defaultPort: nil)
             self = .tcp(host: host ?? "localhost", port: port)
         } else if body.hasPrefix("udp://") {
+            try only([], for: "udp://")
             let (address, port) = try hostPort(body.dropFirst(6), defaultPort: nil)
             self = .udp(address: address, port: port)
         } else {

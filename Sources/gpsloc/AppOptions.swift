@@ -8,18 +8,27 @@ import OpenCoreLocation
 /// The command's logging: to standard error, at the level named by `GPSLOC_LOG_LEVEL` (trace,
 /// debug, info, notice, warning, error or critical; info when unset).
 enum CommandLog {
-    private static let bootstrapped: Void = {
+    private static let bootstrapped: Logger.Level? = {
         let name = ProcessInfo.processInfo.environment["GPSLOC_LOG_LEVEL"] ?? "info"
-        let level = Logger.Level(rawValue: name.lowercased()) ?? .info
+        guard let level = Logger.Level(rawValue: name.lowercased()) else { return nil }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
+        return level
     }()
 
-    /// Sets logging up; later calls do nothing.
-    static func bootstrap() { _ = bootstrapped }
+    /// Sets logging up; later calls do nothing. A `GPSLOC_LOG_LEVEL` that names no level is a
+    /// usage error (status 64), not a silent `info`.
+    static func bootstrap() throws {
+        guard bootstrapped == nil else { return }
+        let name = ProcessInfo.processInfo.environment["GPSLOC_LOG_LEVEL"] ?? ""
+        printError(
+            "gpsloc: error: GPSLOC_LOG_LEVEL '\(name)' is not a level; use one of "
+                + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))
+        throw ExitCode.validationFailure
+    }
 }
 
 /// The options that make `gpsloc` act as an app: where fixes come from, which app it is, its
@@ -39,7 +48,12 @@ struct AppOptions: ParsableArguments {
     @Option(help: "The app's client identifier, e.g. com.example.tracker (with --source only).")
     var app: String?
 
-    @Option(help: "The app's Info.plist with its NSLocation… keys.")
+    @Option(
+        help: """
+            The app's Info.plist with its NSLocation… keys (with --source; examples/Info.plist is one). \
+            Without it the app has no NSLocationWhenInUseUsageDescription, and every request is \
+            refused, as Apple refuses such an app.
+            """)
     var manifest: String?
 
     enum Prompt: String, ExpressibleByArgument, CaseIterable {
@@ -67,11 +81,14 @@ struct AppOptions: ParsableArguments {
             throw ValidationError(
                 "--source needs --app, the app's client identifier (e.g. --app com.example.tracker)")
         }
+        if let source {
+            do { _ = try SourceAddress(parsing: source) } catch { throw ValidationError("--source \(error)") }
+        }
     }
 
     /// The context of the app these options describe; errors are reported as `command`'s.
     func makeContext(command: String) throws -> LocationContext {
-        CommandLog.bootstrap()
+        try CommandLog.bootstrap()
         guard let source, let app else { return try daemonContext(command: command) }
         let address: SourceAddress
         do { address = try SourceAddress(parsing: source) } catch {
@@ -88,6 +105,11 @@ struct AppOptions: ParsableArguments {
                 printError("gpsloc \(command): error: \(error)")
                 throw ExitCode(1)
             }
+        } else {
+            printError(
+                "gpsloc \(command): no --manifest, so \(app) has no NSLocationWhenInUseUsageDescription and its "
+                    + "requests are refused unless `gpsloc auth grant \(app)` decided already; pass --manifest "
+                    + "with its Info.plist (examples/Info.plist is one)")
         }
         let store = AuthorizationStore(directory: storeDirectory ?? AuthorizationStore.defaultDirectory())
         let log: @Sendable (String) -> Void = { printError("gpsloc \(command): \($0)") }

@@ -12,7 +12,11 @@ struct StoreOptions: ParsableArguments {
     )
     var directory: String?
 
-    @Option(help: "The user whose decisions gpslocd changes (an administrator's option; default: yours).")
+    // `.unconditional`: a negative value is read as the value it is, and refused with a reason,
+    // rather than taken for an option ("Missing value").
+    @Option(
+        parsing: .unconditional,
+        help: "The user whose decisions gpslocd changes (an administrator's option; default: yours).")
     var uid: Int?
 
     /// The daemon's socket, when the command talks to gpslocd.

@@ -36,7 +36,9 @@ struct Decode: ParsableCommand {
     )
     var referenceDate: DateArgument?
 
-    @Option(name: .customLong("max-length"), help: "The longest sentence accepted, in bytes.")
+    @Option(
+        name: .customLong("max-length"), parsing: .unconditional,
+        help: "The longest sentence accepted, in bytes.")
     var maximumLength: Int = 1024
 
     @Flag(name: .shortAndLong, help: "Do not print the summary.")

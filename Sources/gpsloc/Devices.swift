@@ -17,7 +17,7 @@ struct Devices: AsyncParsableCommand {
     @Argument(help: "Devices to probe instead of the usual ones.")
     var paths: [String] = []
 
-    @Option(help: "How long to listen at each rate, in seconds.")
+    @Option(parsing: .unconditional, help: "How long to listen at each rate, in seconds.")
     var probeTime: Double = 1.5
 
     func validate() throws {
@@ -27,7 +27,7 @@ struct Devices: AsyncParsableCommand {
     }
 
     func run() async throws {
-        CommandLog.bootstrap()
+        try CommandLog.bootstrap()
         let candidates = paths.isEmpty ? SerialSource.candidateDevices() : paths
         guard !candidates.isEmpty else {
             printError(

@@ -8,6 +8,13 @@ struct GPSLoc: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gpsloc",
         abstract: "Location from GPS receivers and NMEA logs.",
+        discussion: """
+            Exit status: 0 done; 1 an error of the input, the output, a source or gpslocd \
+            (the message says which); 64 a usage error (an option, an argument, a source address \
+            or GPSLOC_LOG_LEVEL that is not understood). Ended by a signal (Ctrl-C, SIGTERM), it \
+            dies of it: a shell shows 130 or 143.
+            """,
+        version: ProductVersion.current,
         subcommands: [
             Decode.self, Simulate.self, Watch.self, Monitor.self, Auth.self, Agent.self, Devices.self,
         ]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import GNSS
 import GNSSSimulation
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -29,16 +30,18 @@ struct Simulate: ParsableCommand {
         }
     }
 
-    @Option(help: "How many epochs to write.")
+    // `.unconditional` for the numbers: `--epochs -5` is refused with a reason, not taken for an
+    // option ("Missing value").
+    @Option(parsing: .unconditional, help: "How many epochs to write.")
     var epochs: Int?
 
     @Option(help: "Write at least this many bytes instead: a number with an optional K, M or G suffix.")
     var size: String?
 
-    @Option(help: "Epochs per second (1…50).")
+    @Option(parsing: .unconditional, help: "Epochs per second (1…50).")
     var rate: Int = 1
 
-    @Option(help: "Seed for the route and the noise.")
+    @Option(parsing: .unconditional, help: "Seed for the route and the noise (0 or more).")
     var seed: UInt64 = 1
 
     @Option(
@@ -54,6 +57,9 @@ struct Simulate: ParsableCommand {
         guard (1...50).contains(rate) else { throw ValidationError("--rate must be 1…50 epochs per second") }
         if epochs == nil && size == nil {
             throw ValidationError("give --epochs N or --size BYTES (e.g. --size 100M)")
+        }
+        if epochs != nil && size != nil {
+            throw ValidationError("give --epochs N or --size BYTES, not both: the log ends at the first")
         }
         if let epochs, epochs < 1 { throw ValidationError("--epochs must be at least 1") }
         if let size, Self.bytes(size) == nil {
@@ -78,16 +84,22 @@ struct Simulate: ParsableCommand {
 
     func run() throws {
         var simulator = RouteSimulator(seed: seed, rate: rate, faults: faults.faults)
-        let descriptor: Int32
+        let file: FileDescriptor
         if let output {
-            descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else {
-                throw ValidationError("cannot write '\(output)': \(String(cString: strerror(errno)))")
+            do {
+                file = try FileDescriptor.open(
+                    output, .writeOnly, options: [.create, .truncate, .closeOnExec],
+                    permissions: [.ownerReadWrite, .groupRead, .otherRead])
+            } catch {
+                // An I/O error, not a usage error: status 1, and no usage text.
+                printError("gpsloc simulate: error: cannot write '\(output)': \(error)")
+                throw ExitCode.failure
             }
         } else {
-            descriptor = 1
+            file = .standardOutput
         }
-        defer { if output != nil { close(descriptor) } }
+        defer { if output != nil { try? file.close() } }
+        let descriptor = file.rawValue
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 17)
         var written = 0
@@ -111,7 +123,8 @@ struct Simulate: ParsableCommand {
         do {
             try writeAll(bytes, to: descriptor)
         } catch {
-            throw ValidationError("cannot write output: \(error)")
+            printError("gpsloc simulate: error: cannot write the log: \(error)")
+            throw ExitCode.failure
         }
     }
 }

@@ -7,10 +7,14 @@ struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print live location updates as an app receives them.",
         discussion: """
-            Subscribes to CLLocationUpdate.liveUpdates() as the app named by --app, with its \
-            manifest (Info.plist) and the decisions in the authorization store, and prints every \
-            update with all its flags. An undetermined app is asked on the terminal, or, without \
-            one, its request waits for `gpsloc auth grant|deny`. Ends when a replayed log ends.
+            Subscribes to CLLocationUpdate.liveUpdates() and prints every update with all its \
+            flags. Without --source it is a client of gpslocd, which knows this program by the \
+            kernel's word and decides. With --source it is the app named by --app, with the \
+            manifest given by --manifest (without one, every request is refused, as Apple refuses \
+            an app without NSLocationWhenInUseUsageDescription) and the decisions in the \
+            authorization store; an undetermined app that has the key is asked on the terminal, \
+            or, without one, its request waits for `gpsloc auth grant|deny`. Ends when a replayed \
+            log ends; a source that cannot work ends it with status 1.
             """
     )
 

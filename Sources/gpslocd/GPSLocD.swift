@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GNSS
 import GNSSSources
 import LocationDaemon
 import Logging
@@ -23,7 +24,12 @@ struct GPSLocD: AsyncParsableCommand {
             Clients connect to the Unix socket; the daemon knows each by the kernel's word (uid, pid, \
             cgroup, executable), never by what it says. Options on the command line override the \
             configuration file. SIGTERM shuts it down gracefully. See README, "Run the daemon".
-            """)
+
+            Exit status: 0 stopped by SIGTERM or SIGINT, gracefully; 1 it could not start (a \
+            receiver's address, the state directory or the socket: the log says which); 64 a \
+            usage error (an option, the configuration file or GPSLOCD_LOG_LEVEL).
+            """,
+        version: ProductVersion.current)
 
     @Option(
         name: .customLong("source"),
@@ -56,18 +62,23 @@ struct GPSLocD: AsyncParsableCommand {
     )
     var administratorGroup: String?
 
-    @Option(help: "Seconds a vanished client's sessions are kept for it to take back, 0…600 (default 10).")
+    @Option(
+        parsing: .unconditional,
+        help: "Seconds a vanished client's sessions are kept for it to take back, 0…600 (default 10).")
     var grace: Double?
 
     @Option(
-        name: .customLong("client-buffer"),
+        name: .customLong("client-buffer"), parsing: .unconditional,
         help: "Bytes of unsent lines a client may have before it is cut off, 4096…16777216 (default 65536).")
     var clientBuffer: Int?
 
     func run() async throws {
-        let level =
-            Logger.Level(rawValue: ProcessInfo.processInfo.environment["GPSLOCD_LOG_LEVEL"] ?? "info")
-            ?? .info
+        let name = ProcessInfo.processInfo.environment["GPSLOCD_LOG_LEVEL"] ?? "info"
+        guard let level = Logger.Level(rawValue: name.lowercased()) else {
+            throw ValidationError(
+                "GPSLOCD_LOG_LEVEL '\(name)' is not a level; use one of "
+                    + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))
+        }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level

@@ -1,0 +1,92 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// What the command line says and which status it ends with when it is given something wrong:
+/// usage errors 64 with the option named, I/O errors 1 without the usage text.
+@Suite("gpsloc's messages and exit statuses, the built binary")
+struct CommandLineTests {
+    static var gpslocd: URL { Runner.gpsloc.deletingLastPathComponent().appendingPathComponent("gpslocd") }
+
+    @Test(
+        "usage errors end with 64 and name what to write instead",
+        arguments: [
+            (
+                ["watch", "--source", "file:x.nmea?sped=max", "--app", "a"],
+                "'sped' is not an option of file:"
+            ),
+            (["watch", "--source", "tcp://host:10110?baud=9600", "--app", "a"], "they take none"),
+            (["simulate", "--epochs", "-5"], "--epochs must be at least 1"),
+            (["simulate", "--epochs", "5", "--seed", "-3"], "The value '-3' is invalid for '--seed"),
+            (["simulate", "--epochs", "5", "--size", "1M"], "not both"),
+            (["decode", "--max-length", "-1", "-"], "--max-length"),
+            (["devices", "--probe-time", "-1", "/dev/null"], "--probe-time must be between"),
+        ])
+    func usageErrors(_ arguments: [String], _ says: String) async throws {
+        let result = try await Runner.run(arguments)
+        #expect(result.status == 64, "\(result.standardError)")
+        #expect(result.standardError.contains(says), "\(result.standardError)")
+        #expect(!result.standardError.contains("Missing value"))
+    }
+
+    @Test("a log level that is no level is a usage error for gpsloc and gpslocd alike")
+    func logLevel() async throws {
+        let watch = try await Runner.run(
+            ["watch", "--source", "file:\(Fixtures.url("drive-1hz.nmea").path)", "--app", "a"],
+            environment: ["GPSLOC_LOG_LEVEL": "loud"])
+        #expect(watch.status == 64)
+        #expect(watch.standardError.contains("GPSLOC_LOG_LEVEL 'loud' is not a level; use one of trace"))
+        let daemon = try await Runner.run(
+            ["--socket", "/nonexistent/x.sock"], executable: Self.gpslocd,
+            environment: ["GPSLOCD_LOG_LEVEL": "chatty"])
+        #expect(daemon.status == 64)
+        #expect(daemon.standardError.contains("GPSLOCD_LOG_LEVEL 'chatty' is not a level"))
+    }
+
+    @Test("an output that cannot be written is an I/O error: status 1, the reason, no usage text")
+    func outputErrors() async throws {
+        let missing = try await Runner.run(["simulate", "--epochs", "3", "-o", "/nonexistent/log.nmea"])
+        #expect(missing.status == 1)
+        #expect(
+            missing.standardError.contains("cannot write '/nonexistent/log.nmea': No such file or directory"))
+        #expect(!missing.standardError.contains("Usage:"))
+        let full = try await Runner.run(["simulate", "--epochs", "3000", "-o", "/dev/full"])
+        #expect(full.status == 1)
+        #expect(full.standardError.contains("No space left on device"), "\(full.standardError)")
+    }
+
+    @Test("--version names the same release for both programs; --help lists the exit statuses")
+    func versionAndHelp() async throws {
+        let gpsloc = try await Runner.run(["--version"])
+        let daemon = try await Runner.run(["--version"], executable: Self.gpslocd)
+        #expect(gpsloc.status == 0 && daemon.status == 0)
+        let version = gpsloc.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(version.split(separator: ".").count == 3 && version.allSatisfy { $0.isNumber || $0 == "." })
+        #expect(daemon.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == version)
+        let changelog = try String(
+            contentsOf: Fixtures.packageRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        #expect(changelog.contains("## \(version)"), "CHANGELOG.md has an entry for \(version)")
+        let help = try await Runner.run(["--help"])
+        #expect(help.standardOutput.contains("Exit status: 0 done; 1 an error"))
+    }
+
+    @Test("examples/Info.plist is a manifest watch takes: the app may then be asked, not refused")
+    func exampleManifest() async throws {
+        let store = WatchAuthCommandTests.temporaryStore()
+        let manifest = Fixtures.packageRoot.appendingPathComponent("examples/Info.plist").path
+        let with = try await Runner.run([
+            "watch", "--source", "file:\(Fixtures.url("drive-1hz.nmea").path)?speed=max", "--app",
+            "com.example.tracker", "--manifest", manifest, "--store", store, "--prompt", "pending",
+        ])
+        #expect(with.standardOutput.contains("authorizationRequestInProgress"), "\(with.standardOutput)")
+        #expect(!with.standardOutput.contains("authorizationDenied"))
+        let without = try await Runner.run([
+            "watch", "--source", "file:\(Fixtures.url("drive-1hz.nmea").path)?speed=max", "--app",
+            "com.example.other", "--store", store, "--prompt", "pending",
+        ])
+        #expect(without.standardOutput.contains("authorizationDenied"))
+        #expect(
+            without.standardError.contains("pass --manifest with its Info.plist (examples/Info.plist is one)")
+        )
+    }
+}
