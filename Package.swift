@@ -35,9 +35,10 @@ let package = Package(
             dependencies: [
                 "GNSS", "DescriptorIO", .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
-                .target(name: "CGPS", condition: .when(traits: ["LibGPS"])),
+                .target(name: "CGPS", condition: .when(traits: ["LibGPS"])), "CZlib",
             ]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "LocationWire", dependencies: ["GNSS"]),
         .target(
             name: "OpenCoreLocation",

@@ -8,19 +8,28 @@ import SystemPackage
     import Musl
 #endif
 
-/// Reads a file or standard input in large chunks with `read(2)`.
+/// Reads a file or standard input in large chunks with `read(2)`; a gzip log (known by its first
+/// bytes, whatever its name) is inflated on the way, in constant memory. A format it cannot read
+/// (xz, zstd, bzip2, zip, an executable…) is refused at once, with the command that would help.
 public struct ChunkReader: ~Copyable {
     private let descriptor: FileDescriptor
     private let ownsDescriptor: Bool
     private var buffer: UnsafeMutableRawBufferPointer
     /// What is being read, for messages.
     public let name: String
+    /// What the first bytes showed.
+    public let format: LogFormat
+    /// Bytes of the first read, still to be handed out (plain text only).
+    private var peeked: Int
+    private let inflater: GzipInflater?
 
-    /// Opens `path`, or standard input when `path` is `nil` or `"-"`.
+    /// Opens `path`, or standard input when `path` is `nil` or `"-"`, and reads its first chunk
+    /// to know what it is.
     public init(path: String?, chunkSize: Int = 1 << 18) throws(SourceError) {
+        let descriptor: FileDescriptor
+        let name: String
         if let path, path != "-" {
-            let opened: FileDescriptor
-            do { opened = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec]) } catch {
+            do { descriptor = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec]) } catch {
                 let code = error as? Errno
                 var message = "cannot open '\(path)': \(code.map { "\($0)" } ?? "\(error)")"
                 if code == .noSuchFileOrDirectory {
@@ -29,23 +38,57 @@ public struct ChunkReader: ~Copyable {
                 throw SourceError(message, errno: code)
             }
             var info = stat()
-            if fstat(opened.rawValue, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
-                try? opened.close()
+            if fstat(descriptor.rawValue, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+                try? descriptor.close()
                 throw SourceError(
                     "cannot read '\(path)': it is a directory, not a log file", errno: .isDirectory)
             }
-            descriptor = opened
-            ownsDescriptor = true
             name = path
         } else {
             descriptor = .standardInput
-            ownsDescriptor = false
             name = "standard input"
         }
+        let owns = path != nil && path != "-"
         // Page-aligned: the kernel copies file pages into a buffer that starts on a page several
         // times faster than into one that starts 16 bytes in (decoding a 100 MB log from the page
         // cache took a fifth longer that way).
-        buffer = .allocate(byteCount: chunkSize, alignment: 4096)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 4096)
+        let format: LogFormat
+        let first: Int
+        var inflater: GzipInflater?
+        do throws(SourceError) {
+            first = try Self.read(descriptor, into: buffer, name: name)
+            format = LogFormat.detect(buffer[0..<first])
+            switch format {
+            case .text:
+                break
+            case .gzip:
+                let gzip = try GzipInflater(capacity: chunkSize)
+                _ = gzip.refill { input in
+                    input.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[0..<first]))
+                    return first
+                }
+                inflater = gzip
+            case .compressed(let kind, let command):
+                let file = owns ? " '\(name)'" : ""
+                throw SourceError(
+                    "\(name) is \(kind == "a zip archive" ? kind : kind + "-compressed"); this build reads gzip "
+                        + "only: \(command)\(file) | gpsloc decode -")
+            case .notALog(let what):
+                throw SourceError("\(name) is \(what), not an NMEA log")
+            }
+        } catch {
+            buffer.deallocate()
+            if owns { try? descriptor.close() }
+            throw error
+        }
+        self.descriptor = descriptor
+        self.ownsDescriptor = owns
+        self.name = name
+        self.buffer = buffer
+        self.format = format
+        self.inflater = inflater
+        peeked = inflater == nil ? first : 0
     }
 
     deinit {
@@ -53,23 +96,52 @@ public struct ChunkReader: ~Copyable {
         if ownsDescriptor { try? descriptor.close() }
     }
 
-    /// Reads the next chunk; `nil` at end of input.
-    public mutating func next<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
+    /// Reads what is there into `buffer`; 0 at the end.
+    private static func read(
+        _ descriptor: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, name: String
+    )
+        throws(SourceError) -> Int
+    {
         while true {
-            let count: Int
             do {
-                count = try descriptor.read(into: buffer, retryOnInterrupt: true)
+                return try descriptor.read(into: buffer, retryOnInterrupt: true)
             } catch Errno.wouldBlock {
                 // A non-blocking standard input: wait for it rather than spin.
                 var wait = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
                 _ = poll(&wait, 1, -1)
-                continue
             } catch {
                 let code = error as? Errno
                 throw SourceError("cannot read \(name): \(code.map { "\($0)" } ?? "\(error)")", errno: code)
             }
+        }
+    }
+
+    /// Reads the next chunk (inflated, for gzip); `nil` at end of input.
+    public mutating func next<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
+        if peeked > 0 {
+            defer { peeked = 0 }
+            return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<peeked]))
+        }
+        guard let inflater else {
+            let count = try Self.read(descriptor, into: buffer, name: name)
             if count == 0 { return nil }
             return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+        while true {
+            if !inflater.hasInput {
+                let (descriptor, name) = (self.descriptor, self.name)
+                let count = try inflater.refill { input throws(SourceError) in
+                    try Self.read(descriptor, into: input, name: name)
+                }
+                if count == 0 {
+                    guard inflater.atMemberEnd else {
+                        throw SourceError("cannot read \(name): its gzip data ends early (a truncated file?)")
+                    }
+                    return nil
+                }
+            }
+            let produced = try inflater.inflate(into: buffer, name: name)
+            if produced > 0 { return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<produced])) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GNSS
 import GNSSSources
 import NMEA
@@ -7,9 +8,13 @@ struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decode an NMEA log into one record per receiver epoch.",
         discussion: """
-            Reads FILE (or standard input for '-' or no FILE), skips '#' comment lines, and prints \
-            one record per epoch on standard output. A summary (bytes, sentences by type, rejected \
-            sentences by reason, epochs) goes to standard error.
+            Reads each FILE in turn (a directory: the files in it, by name; standard input for '-' \
+            or no FILE), skips '#' comment lines, and prints one record per epoch on standard \
+            output. A gzip-compressed log is read as it is (known by its first bytes); xz, zstd and \
+            bzip2 are refused with the command that decompresses them. A summary of each file \
+            (bytes, sentences by type, rejected sentences by reason, epochs) goes to standard \
+            error. A file that cannot be read, or holds no NMEA at all, is an error (status 1) \
+            that stops nothing: the other files are still decoded.
             """
     )
 
@@ -17,8 +22,8 @@ struct Decode: ParsableCommand {
         case gpsd, jsonl, csv, none
     }
 
-    @Argument(help: "The NMEA log to decode; '-' or nothing for standard input.")
-    var file: String?
+    @Argument(help: "The NMEA logs (or directories of logs) to decode; '-' or nothing for standard input.")
+    var files: [String] = []
 
     @Option(help: "Output: gpsd (gpsd's TPV and SKY JSON), jsonl (one fix record per line), csv, or none.")
     var format: Format = .jsonl
@@ -53,11 +58,65 @@ struct Decode: ParsableCommand {
     }
 
     func run() throws {
-        let source = ReplaySource(
-            path: file, framing: .init(checksumPolicy: checksum, maximumLength: maximumLength),
-            referenceDate: referenceDate.map { .recordedOn($0.date) })
         var output = OutputBuffer()
         if format == .csv { output.line(FixFormat.csvHeader) }
+        var failed = false
+        let paths: [String?]
+        do { paths = try Self.expand(files) } catch {
+            printError("gpsloc decode: error: \(error)")
+            throw ExitCode.failure
+        }
+        for path in paths {
+            if !decode(path, into: &output) { failed = true }
+        }
+        output.flush()
+        if failed { throw ExitCode.failure }
+    }
+
+    /// The logs the arguments name: files as given, the files of a directory (recursively, by
+    /// name, skipping hidden ones), `nil` for standard input.
+    static func expand(_ arguments: [String]) throws -> [String?] {
+        if arguments.isEmpty { return [nil] }
+        var paths: [String?] = []
+        for argument in arguments {
+            var isDirectory: ObjCBool = false
+            guard argument != "-",
+                FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory),
+                isDirectory.boolValue
+            else {
+                paths.append(argument == "-" ? nil : argument)
+                continue
+            }
+            guard let walker = FileManager.default.enumerator(atPath: argument) else {
+                throw SourceError("cannot list the directory '\(argument)'")
+            }
+            var found: [String] = []
+            while let entry = walker.nextObject() as? String {
+                let name = (entry as NSString).lastPathComponent
+                if name.hasPrefix(".") {
+                    walker.skipDescendants()
+                    continue
+                }
+                let path = (argument as NSString).appendingPathComponent(entry)
+                var entryIsDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: path, isDirectory: &entryIsDirectory),
+                    !entryIsDirectory.boolValue
+                {
+                    found.append(path)
+                }
+            }
+            if found.isEmpty { throw SourceError("the directory '\(argument)' holds no files") }
+            paths += found.sorted().map(Optional.some)
+        }
+        return paths
+    }
+
+    /// Decodes one log into `output`; says whether it went well (the error is printed).
+    private func decode(_ path: String?, into output: inout OutputBuffer) -> Bool {
+        let source = ReplaySource(
+            path: path, framing: .init(checksumPolicy: checksum, maximumLength: maximumLength),
+            referenceDate: referenceDate.map { .recordedOn($0.date) })
+        let name = path ?? "standard input"
         let format = self.format
         let statistics: DecodeStatistics
         do {
@@ -73,14 +132,26 @@ struct Decode: ParsableCommand {
                 case .none: break
                 }
             }
-        } catch let error as SourceError {
-            // Not a usage mistake: say what went wrong, without the usage text, and exit 1.
+        } catch {
+            // Not a usage mistake: say what went wrong, without the usage text.
             output.flush()
             printError("gpsloc decode: error: \(error)")
-            throw ExitCode.failure
+            return false
         }
-        output.flush()
-        if !quiet { printError(Self.summary(statistics, name: file ?? "standard input")) }
+        if !quiet { printError(Self.summary(statistics, name: name)) }
+        let bytes = statistics.bytesRead ?? statistics.framer.bytes
+        guard statistics.framer.sentences > 0 || bytes == 0 else {
+            output.flush()
+            let missing = statistics.framer[.missingChecksum]
+            // Lenient checking helps a log whose lines merely lack checksums, not noise.
+            let hint =
+                missing >= 10 && missing * 2 >= statistics.framer.rejected && checksum == .required
+                ? "its \(missing) sentences without a checksum count with --checksum lenient"
+                : "is it an NMEA log? A receiver's binary log (u-blox UBX, SiRF) needs converting first"
+            printError("gpsloc decode: error: no NMEA sentences in \(name)'s \(bytes) bytes; \(hint)")
+            return false
+        }
+        return true
     }
 
     static func summary(_ statistics: DecodeStatistics, name: String) -> String {

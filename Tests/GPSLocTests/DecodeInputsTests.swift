@@ -1,0 +1,108 @@
+import Foundation
+import GNSS
+import TestSupport
+import Testing
+
+/// What `gpsloc decode` reads: several files, directories, gzip logs; and what it refuses.
+@Suite("gpsloc decode's inputs, the built binary")
+struct DecodeInputsTests {
+    static let drive = Fixtures.url("drive-1hz.nmea").path
+
+    /// A fresh directory for a test's files.
+    static func directory() throws -> String {
+        let path = NSTemporaryDirectory() + "decode-inputs-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// `data` compressed by the gzip program, as logs are kept.
+    static func gzip(_ path: String) async throws -> String {
+        let result = try await Runner.run(["-k", "-f", path], executable: URL(fileURLWithPath: "/bin/gzip"))
+        #expect(result.status == 0, "\(result.standardError)")
+        return path + ".gz"
+    }
+
+    @Test("a gzip log decodes to the same records as the log itself, a multi-member one to both")
+    func gzipLogs() async throws {
+        let directory = try Self.directory()
+        let plain = directory + "/drive.nmea"
+        try FileManager.default.copyItem(atPath: Self.drive, toPath: plain)
+        let compressed = try await Self.gzip(plain)
+        let expected = try await Runner.run(["decode", plain]).standardOutput
+        let inflated = try await Runner.run(["decode", compressed])
+        #expect(inflated.status == 0)
+        #expect(inflated.standardOutput == expected)
+        #expect(inflated.standardError.contains("6600 sentences, 0 rejected"))
+
+        // `cat a.gz b.gz` is a valid gzip file of both.
+        let members = try Data(contentsOf: URL(fileURLWithPath: compressed))
+        let both = try await Runner.run(["decode", "-"], input: members + members)
+        #expect(both.standardOutput == expected + expected)
+
+        // A truncated one: what came before the cut is kept, and the error says why it stopped.
+        let truncated = try await Runner.run(["decode", "-"], input: members.prefix(members.count / 2))
+        #expect(truncated.status == 1)
+        #expect(truncated.standardError.contains("its gzip data ends early"))
+        let kept = truncated.standardOutput.split(separator: "\n")
+        #expect(kept.count > 50 && expected.hasPrefix(kept.dropLast().joined(separator: "\n")))
+    }
+
+    @Test(
+        "formats it cannot read are refused at once with the command that helps",
+        arguments: [
+            (
+                [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00] as [UInt8],
+                "is xz-compressed; this build reads gzip only: xz -dc"
+            ),
+            ([0x28, 0xB5, 0x2F, 0xFD], "is zstd-compressed; this build reads gzip only: zstd -dc"),
+            (Array("BZh9".utf8), "is bzip2-compressed"),
+            ([0x7F, 0x45, 0x4C, 0x46], "is an executable (ELF), not an NMEA log"),
+        ])
+    func refusedFormats(_ magic: [UInt8], _ says: String) async throws {
+        let path = try Self.directory() + "/log.bin"
+        try Data(magic + Array(repeating: 0x41, count: 4000)).write(to: URL(fileURLWithPath: path))
+        let result = try await Runner.run(["decode", path])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains(says), "\(result.standardError)")
+        #expect(!result.standardError.contains("Usage:"))
+    }
+
+    @Test("bytes that hold no NMEA are an error with a hint, not a quiet empty success")
+    func noNMEA() async throws {
+        var generator = SeededGenerator(seed: 3)
+        let noise = Data((0..<20_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let result = try await Runner.run(["decode", "-"], input: noise)
+        #expect(result.status == 1)
+        #expect(
+            result.standardError.contains(
+                "no NMEA sentences in standard input's 20000 bytes; is it an NMEA log?"))
+        let bare = String(
+            repeating: "$GPGGA,080000.00,5222.3856,N,00453.5576,E,1,08,0.9,12.0,M,46.9,M,,\r\n", count: 20)
+        let unchecked = try await Runner.run(["decode", "-"], input: Data(bare.utf8))
+        #expect(
+            unchecked.standardError.contains("count with --checksum lenient"), "\(unchecked.standardError)")
+    }
+
+    @Test("several files and a directory, in order; one that fails stops nothing and makes the status 1")
+    func severalFiles() async throws {
+        let directory = try Self.directory()
+        try FileManager.default.createDirectory(atPath: directory + "/b", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.drive, toPath: directory + "/b/2.nmea")
+        try FileManager.default.copyItem(atPath: Self.drive, toPath: directory + "/1.nmea")
+        _ = try await Self.gzip(directory + "/1.nmea")
+        try FileManager.default.removeItem(atPath: directory + "/1.nmea")
+        try Data("ignored".utf8).write(to: URL(fileURLWithPath: directory + "/.hidden"))
+        let one = try await Runner.run(["decode", Self.drive]).standardOutput
+        let result = try await Runner.run(["decode", directory, "/nonexistent.nmea", Self.drive])
+        #expect(result.status == 1)
+        #expect(result.standardOutput == one + one + one)
+        let named = result.standardError.split(separator: "\n").filter { !$0.hasPrefix(" ") }
+        #expect(
+            named == [
+                "\(directory)/1.nmea.gz: 408009 bytes, 6600 sentences, 0 rejected",
+                "\(directory)/b/2.nmea: 408009 bytes, 6600 sentences, 0 rejected",
+                "gpsloc decode: error: cannot open '/nonexistent.nmea': No such file or directory (check the path; use '-' to read standard input)",
+                "\(Self.drive): 408009 bytes, 6600 sentences, 0 rejected",
+            ], "\(result.standardError)")
+    }
+}
