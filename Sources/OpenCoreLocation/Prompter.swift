@@ -1,4 +1,5 @@
 import DescriptorIO
+import GNSS
 import Synchronization
 import SystemPackage
 

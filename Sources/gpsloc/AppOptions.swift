@@ -14,7 +14,7 @@ enum CommandLog {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
-            return handler
+            return TerminalSafeLogHandler(handler)
         }
         return level
     }()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GNSS
 import LocationWire
 import OpenCoreLocation
 
@@ -96,11 +97,14 @@ struct Auth: ParsableCommand {
                 if decisions.restrictAll {
                     output.line("restricted: every app")
                 } else if !decisions.restricted.isEmpty {
-                    output.line("restricted: " + decisions.restricted.joined(separator: ", "))
+                    output.line(
+                        "restricted: " + decisions.restricted.map { terminalSafe($0) }.joined(separator: ", ")
+                    )
                 }
                 let apps = app.map { [$0] } ?? decisions.decisions.keys.sorted()
                 for app in apps {
-                    output.line("\(app): \(decisions.decisions[app] ?? ClientAuthorization().summary)")
+                    output.line(
+                        "\(terminalSafe(app)): \(decisions.decisions[app] ?? ClientAuthorization().summary)")
                 }
                 return
             }
@@ -110,10 +114,14 @@ struct Auth: ParsableCommand {
             if snapshot.restrictAll {
                 output.line("restricted: every app")
             } else if !snapshot.restrictedClients.isEmpty {
-                output.line("restricted: " + snapshot.restrictedClients.sorted().joined(separator: ", "))
+                output.line(
+                    "restricted: "
+                        + snapshot.restrictedClients.sorted().map { terminalSafe($0) }.joined(separator: ", ")
+                )
             }
             let apps = app.map { [$0] } ?? snapshot.clients.keys.sorted()
-            for app in apps { output.line("\(app): \(snapshot[app].summary)") }
+            // An app's identifier is anyone's choice: shown, never obeyed by the terminal.
+            for app in apps { output.line("\(terminalSafe(app)): \(snapshot[app].summary)") }
         }
     }
 

@@ -67,5 +67,6 @@ struct OutputBuffer: ~Copyable {
 /// Writes `text` and a newline to standard error.
 func printError(_ text: String) {
     var output = OutputBuffer(descriptor: 2)
-    output.line(text)
+    // Messages carry text from outside (app ids, paths, a gpsd's words): it is shown, never obeyed.
+    output.line(terminalSafe(text, keepingLineBreaks: true))
 }

@@ -82,7 +82,7 @@ struct GPSLocD: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
-            return handler
+            return TerminalSafeLogHandler(handler)
         }
         let logger = Logger(label: "gpslocd")
         let settings: DaemonSettings

@@ -90,3 +90,33 @@ struct CommandLineTests {
         )
     }
 }
+
+/// Text from outside reaches the terminal as text: escape sequences in an app's identifier, in a
+/// path or in what a peer says are shown as `\u{1B}`, never obeyed.
+@Suite("Terminal safety, the built binary")
+struct TerminalSafetyTests {
+    static let escape = "\u{1B}"
+
+    @Test("an app id with escape sequences cannot rewrite auth show's lines")
+    func authShow() async throws {
+        let store = WatchAuthCommandTests.temporaryStore()
+        let disguise = "com.evil\u{1B}[2K\rcom.example.nav"
+        #expect(try await Runner.run(["auth", "deny", disguise, "--store", store]).status == 0)
+        #expect(
+            try await Runner.run(["auth", "restrict", "x\u{1B}]0;title\u{7}", "--store", store]).status == 0)
+        let show = try await Runner.run(["auth", "show", "--store", store])
+        #expect(!show.standardOutput.contains(Self.escape) && !show.standardOutput.contains("\r"))
+        #expect(show.standardOutput.contains(#"com.evil\u{1B}[2K\u{D}com.example.nav: denied"#))
+        #expect(show.standardOutput.contains(#"restricted: x\u{1B}]0;title\u{7}"#))
+    }
+
+    @Test("messages on standard error carry the same escapes, not the sequences")
+    func messages() async throws {
+        let result = try await Runner.run([
+            "watch", "--source", "file:\(Fixtures.url("drive-1hz.nmea").path)?speed=max", "--app",
+            "app\u{1B}[31mred", "--store", WatchAuthCommandTests.temporaryStore(), "--prompt", "pending",
+        ])
+        #expect(!result.standardError.contains(Self.escape))
+        #expect(result.standardError.contains(#"app\u{1B}[31mred"#), "\(result.standardError)")
+    }
+}
