@@ -227,20 +227,39 @@ private final class Finished: Sendable {
 }
 
 /// An NMEA decoder shared between a reading thread and nobody else, in a box the thread can
-/// capture.
+/// capture. When a stream has brought ``silenceThreshold`` bytes without a single sentence, it
+/// says so once through `explain` (a wrong rate, or a receiver speaking a binary protocol),
+/// rather than leave only `locationUnavailable` to guess from.
 final class StreamDecoder: @unchecked Sendable {
     // Only the reading thread touches it, one chunk at a time.
     private var decoder: FixDecoder
     private var fixes: [Fix] = []
+    private let explain: ((_ bytes: Int, _ rejected: Int) -> Void)?
+    private var explained = false
 
-    init(framing: NMEAFramer.Configuration = .init()) {
+    static let silenceThreshold = 4096
+
+    init(
+        framing: NMEAFramer.Configuration = .init(),
+        explain: ((_ bytes: Int, _ rejected: Int) -> Void)? = nil
+    ) {
         decoder = FixDecoder(configuration: framing)
+        self.explain = explain
     }
 
     /// The fixes completed by `chunk`.
     func decode(_ chunk: UnsafeRawBufferPointer) -> [Fix] {
         fixes.removeAll(keepingCapacity: true)
         decoder.decode(chunk) { fixes.append($0) }
+        if !explained, let explain {
+            let framer = decoder.statistics.framer
+            if framer.sentences > 0 {
+                explained = true
+            } else if framer.bytes >= Self.silenceThreshold {
+                explained = true
+                explain(framer.bytes, framer.rejected)
+            }
+        }
         return fixes
     }
 

@@ -42,7 +42,12 @@ public struct TCPSource: FixSource {
         let reader = try DescriptorReader(descriptor: socket, name: name)
         logger.debug("\(name): connected")
         connected(name)
-        let decoder = StreamDecoder()
+        let (logger, name) = (logger, name)
+        let decoder = StreamDecoder { bytes, rejected in
+            logger.warning(
+                "\(name): \(bytes) bytes and not one NMEA sentence (\(rejected) rejected): is this port NMEA?"
+            )
+        }
         try await reader.run({ decoder.decode($0) }, deliver: deliver)
     }
 }
@@ -79,7 +84,12 @@ public struct UDPSource: FixSource {
         let reader = try DescriptorReader(descriptor: socket, name: name, datagrams: true)
         logger.debug("\(name): listening")
         connected("\(name) listening")
-        let decoder = StreamDecoder()
+        let (logger, name) = (logger, name)
+        let decoder = StreamDecoder { bytes, rejected in
+            logger.warning(
+                "\(name): \(bytes) bytes and not one NMEA sentence (\(rejected) rejected): is this port NMEA?"
+            )
+        }
         try await reader.run({ decoder.decode($0) }, deliver: deliver)
     }
 }

@@ -198,7 +198,15 @@ public final class SerialSource: FixSource {
         defer { current.withLock { if $0 === reader { $0 = nil } } }
         logger.debug("\(name): open at \(rate) baud")
         connected("\(name) at \(rate) baud")
-        let decoder = StreamDecoder()
+        let (logger, name) = (logger, name)
+        let decoder = StreamDecoder { bytes, rejected in
+            logger.warning(
+                """
+                \(name): \(bytes) bytes at \(rate) baud and not one NMEA sentence (\(rejected) rejected): \
+                is \(rate) its rate (leave ?baud= out to detect it), or does it speak a binary protocol \
+                (UBX, SiRF) only?
+                """)
+        }
         try await reader.run({ decoder.decode($0) }, deliver: deliver)
     }
 

@@ -185,6 +185,7 @@ public final class AuthorizationStore: Sendable {
                 throw StoreError(path: lockPath, reason: "cannot be locked (\(Errno(rawValue: errno)))")
             }
         }
+        removeStaleTemporaries()
         var snapshot: AuthorizationSnapshot
         do {
             snapshot = try loadOwn()
@@ -208,6 +209,16 @@ public final class AuthorizationStore: Sendable {
             try write(snapshot)
         }
         return snapshot
+    }
+
+    /// Removes what writers killed mid-write left: temporary files are made only under the lock,
+    /// so one that exists while this process holds it belongs to nobody.
+    private func removeStaleTemporaries() {
+        let prefix = ".authorization.json."
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names where name.hasPrefix(prefix) && name.count == prefix.count + 6 {
+            unlink(directory + "/" + name)
+        }
     }
 
     private func makeDirectory() throws(StoreError) {

@@ -174,6 +174,28 @@ struct SerialSourceTests {
 }
 
 extension SerialSourceTests {
+    @Test("A receiver that sends only noise at the given rate is explained in the log, once")
+    func noiseIsExplained() async throws {
+        let pty = try PseudoTerminal()
+        let received = Received()
+        let source = SerialSource(path: pty.slavePath, baud: 9600, logger: received.logger)
+        let run = Task { try await source.run { received.add($0) } }
+        await eventually { received.log.contains { $0.contains("open at") } }
+        var generator = SeededGenerator(seed: 5)
+        for _ in 0..<4 {
+            pty.write((0..<3000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        }
+        await eventually { received.log.contains { $0.contains("not one NMEA sentence") } }
+        let explained = received.log.filter { $0.contains("not one NMEA sentence") }
+        #expect(explained.count == 1)
+        #expect(
+            explained.first?.contains("at 9600 baud") == true && explained.first?.contains("?baud=") == true)
+        #expect(received.all.isEmpty)
+        run.cancel()
+        _ = try? await run.value
+        pty.close()
+    }
+
     @Test(
         "A closed receiver is left open to others: the exclusive flag goes with the descriptor",
         .enabled(if: getuid() == 0, "needs root to open the port as another user"))

@@ -28,4 +28,21 @@ struct StoreCorruptionTests {
         let fresh = try store.update { $0["com.example.b"] = ClientAuthorization(decision: .whenInUse) }
         #expect(fresh["com.example.b"].decision == .whenInUse)
     }
+
+    @Test("a write killed midway leaves a temporary file that the next write removes; others stay")
+    func staleTemporaries() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ocl-\(UUID().uuidString)"
+        ).path
+        let store = AuthorizationStore(directory: directory)
+        try store.update { $0["com.example.a"] = ClientAuthorization(decision: .denied) }
+        // What mkstemp leaves when the writer is killed before its rename.
+        let stale = ["/.authorization.json.Ab3xYz", "/.authorization.json.000000"].map { directory + $0 }
+        let unrelated = directory + "/notes.txt"
+        for path in stale + [unrelated] { try Data("{".utf8).write(to: URL(fileURLWithPath: path)) }
+        try store.update { $0["com.example.b"] = ClientAuthorization(decision: .whenInUse) }
+        #expect(stale.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
+        #expect(FileManager.default.fileExists(atPath: unrelated))
+        #expect(try store.load()["com.example.a"].decision == .denied)
+    }
 }
