@@ -8,6 +8,7 @@ import NMEA
 #endif
 
 /// Removes `#` comment lines from a log as it streams by, and reads the `# Date: YYYY-MM-DD`
+/// (or `# Date = YYYY-MM-DD`)
 /// header that names the day the log was recorded.
 public struct CommentFilter: IncrementalDecoder, Sendable {
     /// A run of bytes outside comments, with the header date known so far.
@@ -83,10 +84,12 @@ public struct CommentFilter: IncrementalDecoder, Sendable {
     private mutating func endComment() {
         commentLines += 1
         guard headerDate == nil else { return }
+        // Both forms logs use: `# Date: 2015-03-18` and `# Date = 2015-03-18`.
         let text = String(decoding: comment, as: UTF8.self)
-        let prefix = " Date:"
-        guard text.hasPrefix(prefix) else { return }
-        let value = text.dropFirst(prefix.count).drop(while: { $0 == " " })
+        guard text.hasPrefix(" Date") else { return }
+        let rest = text.dropFirst(" Date".count).drop(while: { $0 == " " })
+        guard let mark = rest.first, mark == ":" || mark == "=" else { return }
+        let value = rest.dropFirst().drop(while: { $0 == " " })
         headerDate = CivilDate(parsing: value.prefix(while: { !$0.isWhitespace }))
     }
 }

@@ -53,6 +53,22 @@ struct ReplaySourceTests {
         #expect(trailing.commentLines == 1 && trailing.headerDate == CivilDate(year: 2020, month: 1, day: 2))
     }
 
+    @Test(
+        "Both header forms date a log; a key merely starting with Date does not",
+        arguments: [
+            ("# Date: 2015-03-18\n", CivilDate(year: 2015, month: 3, day: 18)),
+            ("# Date = 2015-03-10\n", CivilDate(year: 2015, month: 3, day: 10)),
+            ("#Date=2019-3-14\n", nil),
+            ("# Date:2021-12-18T\n", CivilDate(year: 2021, month: 12, day: 18)),
+            ("# Dated = 2015-03-10\n", nil),
+            ("# Date - 2015-03-10\n", nil),
+        ] as [(String, CivilDate?)])
+    func headerForms(_ header: String, _ date: CivilDate?) {
+        var filter = CommentFilter()
+        Array(header.utf8).withUnsafeBytes { filter.append($0) { _ in } }
+        #expect(filter.headerDate == date)
+    }
+
     @Test func theLogHeaderDatesTheReplay() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
