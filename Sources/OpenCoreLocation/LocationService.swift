@@ -34,6 +34,10 @@ public final class LocationService: Sendable {
     public let source: any FixSource
     public let staleAfter: Duration
     public let maximumBackoff: Duration
+    /// How long a live receiver may stay open and silent before it is closed and opened again (a
+    /// receiver that hung, a USB adapter that lost its device, a TCP peer that stopped sending
+    /// without closing); `nil` never. Replayed logs are never reopened for silence.
+    public let reopenAfterSilence: Duration?
     let clock: ServiceClock
     let log: @Sendable (String) -> Void
 
@@ -46,19 +50,23 @@ public final class LocationService: Sendable {
         var lastFix: Duration?
         var staleReported = false
         var failure: String?
+        /// The run of the source now, for the watchdog to end when it has been silent too long.
+        var attempt: Task<Void, any Error>?
+        var silenced = false
     }
 
     private let state = Mutex(State())
 
     public init<C: Clock>(
         source: any FixSource, clock: C, staleAfter: Duration = .seconds(3),
-        maximumBackoff: Duration = .seconds(2),
+        maximumBackoff: Duration = .seconds(2), reopenAfterSilence: Duration? = .seconds(10),
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) where C.Duration == Duration {
         self.source = source
         self.clock = ServiceClock(clock)
         self.staleAfter = staleAfter
         self.maximumBackoff = maximumBackoff
+        self.reopenAfterSilence = source.origin == .receiver ? reopenAfterSilence : nil
         self.log = log
     }
 
@@ -139,25 +147,40 @@ public final class LocationService: Sendable {
         let watchdog = Task { [self] in await self.watch(generation: generation) }
         defer { watchdog.cancel() }
         var backoff = Duration.seconds(1)
-        let delivered = Mutex(false)
+        let delivered = DeliveredFlag()
         while !Task.isCancelled {
             state.withLock { $0.lastFix = clock.elapsed() }
-            delivered.withLock { $0 = false }
-            do {
+            delivered.value.store(false, ordering: .relaxed)
+            let source = source
+            let attempt = Task { [self] in
                 try await source.run(
                     { [self] fix in
-                        delivered.withLock { $0 = true }
+                        delivered.value.store(true, ordering: .relaxed)
                         await self.broadcast(.fix(fix), generation: generation)
                     },
                     connected: { [self] in self.report(.connected($0)) })
+            }
+            state.withLock {
+                $0.attempt = attempt
+                $0.silenced = false
+            }
+            do {
+                try await withTaskCancellationHandler {
+                    try await attempt.value
+                } onCancel: {
+                    attempt.cancel()
+                }
                 if Task.isCancelled { return }
+                if reopenedForSilence() { continue }
                 report(.ended)
                 await broadcast(.ended, generation: generation)
                 return
             } catch {
-                if Task.isCancelled || error is CancellationError { return }
+                if Task.isCancelled { return }
+                if reopenedForSilence() { continue }
+                if error is CancellationError { return }
                 // A source that worked before failing is retried soon, as if for the first time.
-                if delivered.withLock({ $0 }) { backoff = .seconds(1) }
+                if delivered.value.load(ordering: .relaxed) { backoff = .seconds(1) }
                 // A source's own errors name it first already.
                 let text = "\(error)"
                 let said = text.hasPrefix(source.name) ? text : "\(source.name) failed: \(text)"
@@ -180,22 +203,48 @@ public final class LocationService: Sendable {
         }
     }
 
-    /// Reports `unavailable` once whenever no fix has arrived for `staleAfter`.
+    /// Whether the source delivered a fix in its current run.
+    private final class DeliveredFlag: Sendable {
+        let value = Atomic<Bool>(false)
+    }
+
+    /// Whether the run that just ended was ended by the watchdog for silence; says so.
+    private func reopenedForSilence() -> Bool {
+        guard state.withLock({ $0.silenced }), let reopenAfterSilence else { return false }
+        let message = "\(source.name): no fixes for \(reopenAfterSilence) although it is open; reopening it"
+        log(message)
+        report(.disconnected(message))
+        return true
+    }
+
+    /// Reports `unavailable` once whenever no fix has arrived for `staleAfter`, and ends the run
+    /// of a live receiver silent for ``reopenAfterSilence``, for it to be opened again.
     private func watch(generation: Int) async {
         var wait = staleAfter
         while !Task.isCancelled {
             do { try await clock.sleep(wait) } catch { return }
             let now = clock.elapsed()
-            let stale = state.withLock { state -> Bool in
+            let reopenAfter = reopenAfterSilence
+            let (stale, silent) = state.withLock { state -> (Bool, Task<Void, any Error>?) in
                 wait = staleAfter
-                guard let last = state.lastFix, !state.staleReported else { return false }
+                guard let last = state.lastFix else { return (false, nil) }
+                if let reopenAfter, now - last >= reopenAfter, !state.silenced, let attempt = state.attempt {
+                    state.silenced = true
+                    return (false, attempt)
+                }
+                if let reopenAfter, state.staleReported {
+                    wait = max(reopenAfter - (now - last), .milliseconds(1))  // wake when it is due
+                    return (false, nil)
+                }
                 guard now - last >= staleAfter else {
                     wait = staleAfter - (now - last)  // wake when this fix goes stale
-                    return false
+                    return (false, nil)
                 }
                 state.staleReported = true
-                return true
+                if let reopenAfter { wait = reopenAfter - (now - last) }
+                return (true, nil)
             }
+            silent?.cancel()
             if stale {
                 report(.stale(staleAfter))
                 await broadcast(

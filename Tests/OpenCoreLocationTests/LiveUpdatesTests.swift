@@ -141,6 +141,42 @@ struct LiveUpdatesTests {
         #expect(delays == [.seconds(1), .seconds(2), .seconds(2), .seconds(2), .seconds(2)])
     }
 
+    @Test(
+        "A receiver open but silent for 10 s is opened again; a replayed log never is",
+        arguments: [FixOrigin.receiver, .replay])
+    func silentReceiverIsReopened(_ origin: FixOrigin) async throws {
+        let h = try authorizedHarness(origin: origin)
+        let events = SourceEventLog(h.service)
+        defer { events.stop() }
+        try await h.run {
+            var iterator = CLLocationUpdate.liveUpdates().makeAsyncIterator()
+            h.source.send(.position(52, 5, at: 1, speed: 2))
+            #expect(try await iterator.next()?.location != nil)
+            // Silent: stale after 3 s, reopened at 10 s (a receiver only).
+            await settle { h.clock.waitingCount >= 1 }
+            h.clock.advance(by: .seconds(3))
+            #expect(try await iterator.next()?.locationUnavailable == true)
+            await settle { h.clock.waitingCount >= 1 }
+            h.clock.advance(by: .seconds(7))
+            if origin == .receiver {
+                await settle { h.source.starts == 2 }
+                #expect(
+                    h.messages.all.contains { $0.contains("no fixes for 10.0 seconds although it is open") })
+                h.source.send(.position(52.001, 5, at: 20, speed: 2))
+                #expect(try await iterator.next()?.location != nil)
+            } else {
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(h.source.starts == 1)
+            }
+        }
+        if origin == .receiver {
+            #expect(
+                events.all.contains {
+                    if case .disconnected(let why) = $0 { why.contains("reopening") } else { false }
+                })
+        }
+    }
+
     @Test("After stillness exactly one update is stationary, then silence until movement")
     func stationary() async throws {
         let h = try authorizedHarness()
