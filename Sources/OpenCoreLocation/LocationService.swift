@@ -228,7 +228,9 @@ public final class LocationService: Sendable {
             let (stale, silent) = state.withLock { state -> (Bool, Task<Void, any Error>?) in
                 wait = staleAfter
                 guard let last = state.lastFix else { return (false, nil) }
-                if let reopenAfter, now - last >= reopenAfter, !state.silenced, let attempt = state.attempt {
+                if let reopenAfter, now - last >= reopenAfter {
+                    // Ended once already: the run opens it again (and starts counting) soon.
+                    guard !state.silenced, let attempt = state.attempt else { return (false, nil) }
                     state.silenced = true
                     return (false, attempt)
                 }
