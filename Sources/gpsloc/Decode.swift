@@ -60,12 +60,10 @@ struct Decode: ParsableCommand {
     func run() throws {
         var output = OutputBuffer()
         if format == .csv { output.line(FixFormat.csvHeader) }
-        var failed = false
-        let paths: [String?]
-        do { paths = try Self.expand(files) } catch {
-            printError("gpsloc decode: error: \(error)")
-            throw ExitCode.failure
-        }
+        let (paths, problems) = Self.expand(files)
+        // A directory that cannot be read stops nothing either: the other logs are decoded.
+        for problem in problems { printError("gpsloc decode: error: \(problem)") }
+        var failed = !problems.isEmpty
         for path in paths {
             if !decode(path, into: &output) { failed = true }
         }
@@ -74,10 +72,12 @@ struct Decode: ParsableCommand {
     }
 
     /// The logs the arguments name: files as given, the files of a directory (recursively, by
-    /// name, skipping hidden ones), `nil` for standard input.
-    static func expand(_ arguments: [String]) throws -> [String?] {
-        if arguments.isEmpty { return [nil] }
+    /// name, skipping hidden ones), `nil` for standard input; and what was wrong with directories
+    /// that gave none.
+    static func expand(_ arguments: [String]) -> (paths: [String?], problems: [String]) {
+        if arguments.isEmpty { return ([nil], []) }
         var paths: [String?] = []
+        var problems: [String] = []
         for argument in arguments {
             var isDirectory: ObjCBool = false
             guard argument != "-",
@@ -88,7 +88,8 @@ struct Decode: ParsableCommand {
                 continue
             }
             guard let walker = FileManager.default.enumerator(atPath: argument) else {
-                throw SourceError("cannot list the directory '\(argument)'")
+                problems.append("cannot list the directory '\(argument)'")
+                continue
             }
             var found: [String] = []
             while let entry = walker.nextObject() as? String {
@@ -105,10 +106,10 @@ struct Decode: ParsableCommand {
                     found.append(path)
                 }
             }
-            if found.isEmpty { throw SourceError("the directory '\(argument)' holds no files") }
+            if found.isEmpty { problems.append("the directory '\(argument)' holds no log files") }
             paths += found.sorted().map(Optional.some)
         }
-        return paths
+        return (paths, problems)
     }
 
     /// Decodes one log into `output`; says whether it went well (the error is printed).

@@ -93,12 +93,14 @@ struct DecodeInputsTests {
         try FileManager.default.removeItem(atPath: directory + "/1.nmea")
         try Data("ignored".utf8).write(to: URL(fileURLWithPath: directory + "/.hidden"))
         let one = try await Runner.run(["decode", Self.drive]).standardOutput
-        let result = try await Runner.run(["decode", directory, "/nonexistent.nmea", Self.drive])
+        let empty = try Self.directory()
+        let result = try await Runner.run(["decode", empty, directory, "/nonexistent.nmea", Self.drive])
         #expect(result.status == 1)
         #expect(result.standardOutput == one + one + one)
         let named = result.standardError.split(separator: "\n").filter { !$0.hasPrefix(" ") }
         #expect(
             named == [
+                "gpsloc decode: error: the directory '\(empty)' holds no log files",
                 "\(directory)/1.nmea.gz: 408009 bytes, 6600 sentences, 0 rejected",
                 "\(directory)/b/2.nmea: 408009 bytes, 6600 sentences, 0 rejected",
                 "gpsloc decode: error: cannot open '/nonexistent.nmea': No such file or directory (check the path; use '-' to read standard input)",
