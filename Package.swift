@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
         .target(name: "NMEA"),
@@ -45,6 +46,7 @@ let package = Package(
             dependencies: [
                 "GNSS", "DescriptorIO", "LocationWire",
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .target(
             name: "LocationDaemon",

@@ -40,9 +40,18 @@ public final class Daemon: Sendable {
     let router: PromptRouter
     var log: @Sendable (String) -> Void { configuration.log }
     private let clients = Mutex<[HostedClient.Key: HostedClient]>([:])
+    /// The secret behind every receiver's reduced-accuracy offset, one for the whole daemon so
+    /// that apps comparing notes, even across users, meet one offset per receiver.
+    let reducerSecret: ReducerSecret
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
+        do {
+            reducerSecret = try ReducerSecret.load(directory: configuration.stateDirectory)
+        } catch {
+            configuration.log("\(error); using a secret for this run only")
+            reducerSecret = .random()
+        }
         stores = DecisionStores(stateDirectory: configuration.stateDirectory)
         registry = AppRegistry(directory: configuration.appsDirectory, log: configuration.log)
         router = PromptRouter(stores: stores, log: configuration.log)
@@ -89,8 +98,9 @@ public final class Daemon: Sendable {
             LocationContext.Configuration(
                 client: key.app, manifest: manifest, store: stores.store(uid: key.uid),
                 prompter: router.prompter(uid: key.uid) { latest.identity }, activity: activity,
-                service: service,
-                watchesStore: false, log: { log("\(latest.identity?.summary ?? label): \($0)") }))
+                service: service, watchesStore: false, reducerSecret: reducerSecret,
+                receiverName: key.receiver,
+                log: { log("\(latest.identity?.summary ?? label): \($0)") }))
         let made = HostedClient(key: key, app: app, activity: activity, latest: latest)
         clients[key] = made
         return made

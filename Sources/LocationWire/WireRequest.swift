@@ -33,8 +33,9 @@ public enum WireRequest: Sendable, Hashable {
     /// A `CLBackgroundActivitySession`.
     case openBackgroundSession(session: Int)
     case closeSession(session: Int)
-    /// `liveUpdates` with a `LiveConfiguration` raw value; a monitor's feed when `monitoring`.
-    case subscribeUpdates(subscription: Int, configuration: Int, monitoring: Bool)
+    /// `liveUpdates` with a `LiveConfiguration` raw value; a monitor's feed when `monitoring`;
+    /// reduced locations whatever the authorization when `reduced` (`kind` `monitor` or `reduced`).
+    case subscribeUpdates(subscription: Int, configuration: Int, monitoring: Bool, reduced: Bool = false)
     case subscribeDiagnostics(subscription: Int, session: Int)
     case unsubscribe(subscription: Int)
     /// `requestWhenInUseAuthorization()` or `requestAlwaysAuthorization()`.
@@ -160,7 +161,8 @@ public enum WireRequest: Sendable, Hashable {
             request = .subscribeUpdates(
                 subscription: try need(
                     fields.subscription, "subscription", "a number of the client's choosing"),
-                configuration: fields.configuration ?? 0, monitoring: fields.kind == "monitor")
+                configuration: fields.configuration ?? 0, monitoring: fields.kind == "monitor",
+                reduced: fields.kind == "reduced")
         case "diagnostics.subscribe":
             request = .subscribeDiagnostics(
                 subscription: try need(
@@ -273,10 +275,14 @@ public enum WireRequest: Sendable, Hashable {
                 json.add("purposeKey", string: purposeKey)
             case .openBackgroundSession(let session), .closeSession(let session):
                 json.add("session", integer: session)
-            case .subscribeUpdates(let subscription, let configuration, let monitoring):
+            case .subscribeUpdates(let subscription, let configuration, let monitoring, let reduced):
                 json.add("subscription", integer: subscription)
                 json.add("configuration", integer: configuration)
-                if monitoring { json.add("kind", string: "monitor") }
+                if monitoring {
+                    json.add("kind", string: "monitor")
+                } else if reduced {
+                    json.add("kind", string: "reduced")
+                }
             case .subscribeDiagnostics(let subscription, let session):
                 json.add("subscription", integer: subscription)
                 json.add("session", integer: session)

@@ -1,46 +1,171 @@
+import Foundation
 import GNSS
 
-/// Turns precise locations into approximate ones for apps with reduced accuracy authorization.
+/// Turns precise locations into approximate ones for an app with reduced accuracy authorization.
 ///
-/// The world is divided into a fixed grid of cells about 5 km on a side (bands of 0.045° of
-/// latitude, each cut into as many equal columns as keep cells about 5 km wide). A reduced
-/// location is the centre of a cell with a constant radius for that cell, so every position in a
-/// cell gives the same output and averaging many outputs reveals nothing more than the cell.
+/// - The grid: bands of 0.045° of latitude (about 5 km), each cut into as many equal columns as
+///   keep cells about 5 km wide, snapped latitude first.
+/// - The secret offset: before snapping, the position is moved by ``ReducerOffset`` (Gaussian,
+///   σ a quarter of a cell, drifting slowly, from a secret the app never sees), so the edges an
+///   observer could compute from the public grid are not where the device's edges are.
+/// - Hysteresis: the current cell is kept until the moved position lies more than
+///   ``hysteresis`` metres outside it, so a device on an edge does not flip between cells.
+/// - Cadence: the first output at once; after that at most one per interval, drawn uniformly from
+///   15 to 20 minutes of fix time. Each output is the location when one can be had, else
+///   "unavailable", so neither the timing of cell changes nor that of losing the fix is seen
+///   sooner than the cadence allows.
+/// - What is given: the centre of the cell and the cell's radius; speed, course, altitude and
+///   their accuracies are `-1`. The same precise fix reduced twice gives the same cell.
 ///
-/// - Hysteresis: the current cell is kept until a fix lies more than ``hysteresis`` metres outside
-///   it, so a device sitting on an edge does not flip between cells.
-/// - Cadence: the first location is given at once; after that at most one per interval, each
-///   interval drawn uniformly from 15 to 20 minutes of fix time. When a location is due does not
-///   depend on where the device is, so the timing reveals no edge crossing.
-/// - Speed, course and altitude are withheld (`-1`).
+/// The ``State`` is the app's: the shell keeps one reducer per app, shared by all its
+/// subscriptions and processes, and stores the state across restarts.
 public struct AccuracyReducer: Sendable {
     /// A cell of the grid: its latitude band and its column within the band.
-    public struct Cell: Sendable, Hashable {
+    public struct Cell: Sendable, Hashable, Codable {
         public var row: Int
         public var column: Int
     }
 
     /// The height of a cell, degrees of latitude (about 5 km).
     public static let cellHeight = 0.045
-    /// How far outside its current cell a fix must be before the reduced location moves, metres.
+    /// How far outside its current cell a moved position must be before the output moves, metres.
     public static let hysteresis = 1_000.0
-    /// The shortest and longest interval between two reduced locations, seconds.
+    /// The shortest and longest interval between two outputs, seconds.
     public static let intervals: ClosedRange<Double> = 900...1200
 
-    private static let rows = Int((180 / cellHeight).rounded())
-    private static let metresPerDegree = 6_371_008.8 * Double.pi / 180
+    static let rows = Int((180 / cellHeight).rounded())
+    static let metresPerDegree = 6_371_008.8 * Double.pi / 180
 
-    private var current: Cell?
-    private var nextDue: Date?
+    /// What the app was last told and when it is told again: the app's, kept across restarts.
+    public struct State: Sendable, Hashable, Codable {
+        /// The cell the app is in, as it was last told.
+        public var cell: Cell?
+        /// The last output: the cell's centre and radius, or `nil` for "unavailable".
+        public var said: Said?
+        /// When the next output is due, in fix time.
+        public var nextDue: Date?
+        /// The last precise coordinate reduced and the cell it gave: the same fix, the same answer.
+        var lastFine: [Double]?
+        var lastFineCell: Cell?
+
+        public init() {}
+    }
+
+    /// An output as stored: when, and either a location or none.
+    public struct Said: Sendable, Hashable, Codable {
+        public var time: Date
+        public var latitude: Double?
+        public var longitude: Double?
+        public var radius: Double?
+        /// Where the location came from (a simulation, an accessory), as Core Location says it.
+        public var simulated: Bool?
+        public var accessory: Bool?
+    }
+
+    /// What the app is told at a due time.
+    public enum Output: Sendable, Hashable {
+        case location(CLLocation)
+        case unavailable
+    }
+
+    public private(set) var state: State
+    private var offset: ReducerOffset
     private var generator: SeededGenerator
 
-    /// - Parameter seed: seeds the random intervals; a random seed when `nil`.
-    public init(seed: UInt64? = nil) {
+    /// - Parameters:
+    ///   - offset: the receiver's secret offset.
+    ///   - state: the app's state as last stored.
+    ///   - seed: seeds the random intervals; from the system's random source when `nil`.
+    public init(offset: ReducerOffset, state: State = State(), seed: UInt64? = nil) {
+        self.offset = offset
+        self.state = state
         var system = SystemRandomNumberGenerator()
         generator = SeededGenerator(seed: seed ?? system.next())
     }
 
-    /// The cell that contains a coordinate.
+    /// What the app was last told, for a subscription that starts now: the same output, with its
+    /// original time, never a fresh one.
+    public var current: Output? {
+        guard let said = state.said else { return nil }
+        guard let latitude = said.latitude, let longitude = said.longitude, let radius = said.radius else {
+            return .unavailable
+        }
+        return .location(
+            Self.location(
+                CLLocationCoordinate2D(latitude: latitude, longitude: longitude), radius: radius,
+                at: said.time,
+                source: said.simulated.map {
+                    CLLocationSourceInformation(
+                        softwareSimulationState: $0, andExternalAccessoryState: said.accessory ?? false)
+                }))
+    }
+
+    /// Takes what the receiver says at `time` (a location, or `nil` when none can be had) and
+    /// returns what the app is told, when an output is due.
+    public mutating func observe(_ location: CLLocation?, at time: Date) -> Output? {
+        if let due = state.nextDue, time < due.addingTimeInterval(-Self.intervals.upperBound) {
+            // The receiver's time went back before the last output (another log, a receiver
+            // reset): the cadence starts again from here, without an output.
+            state.nextDue = time.addingTimeInterval(Double.random(in: Self.intervals, using: &generator))
+            return nil
+        }
+        if let due = state.nextDue, time < due { return nil }
+        state.nextDue = time.addingTimeInterval(Double.random(in: Self.intervals, using: &generator))
+        guard let location else {
+            state.said = Said(time: time)
+            return .unavailable
+        }
+        let cell = cell(for: location)
+        let centre = Self.centre(of: cell)
+        let radius = Self.radius(of: cell)
+        let source = location.sourceInformation
+        state.said = Said(
+            time: time, latitude: centre.latitude, longitude: centre.longitude, radius: radius,
+            simulated: source?.isSimulatedBySoftware, accessory: source?.isProducedByAccessory)
+        return .location(Self.location(centre, radius: radius, at: time, source: location.sourceInformation))
+    }
+
+    /// The cell a precise location reduces to now, with hysteresis.
+    private mutating func cell(for location: CLLocation) -> Cell {
+        let fine = [location.coordinate.latitude, location.coordinate.longitude]
+        if fine == state.lastFine, let cell = state.lastFineCell { return cell }
+        let moved = Self.moved(location.coordinate, by: offset.metres(at: location.timestamp))
+        let cell: Cell
+        if let current = state.cell, Self.isNear(moved, current) {
+            cell = current
+        } else {
+            cell = Self.cell(containing: moved)
+        }
+        state.cell = cell
+        state.lastFine = fine
+        state.lastFineCell = cell
+        return cell
+    }
+
+    private static func location(
+        _ centre: CLLocationCoordinate2D, radius: Double, at time: Date, source: CLLocationSourceInformation?
+    ) -> CLLocation {
+        CLLocation(
+            coordinate: centre, altitude: 0, ellipsoidalAltitude: 0, horizontalAccuracy: radius,
+            verticalAccuracy: -1, course: -1, courseAccuracy: -1, speed: -1, speedAccuracy: -1,
+            timestamp: time,
+            sourceInfo: source)
+    }
+
+    /// A coordinate moved by an offset in metres; latitude kept inside the poles.
+    static func moved(_ coordinate: CLLocationCoordinate2D, by offset: (north: Double, east: Double))
+        -> CLLocationCoordinate2D
+    {
+        let latitude = min(89.999_999, max(-89.999_999, coordinate.latitude + offset.north / metresPerDegree))
+        let cosine = max(0.01, cos(coordinate.latitude * .pi / 180))
+        var longitude = coordinate.longitude + offset.east / (metresPerDegree * cosine)
+        longitude = (longitude + 180).truncatingRemainder(dividingBy: 360)
+        if longitude < 0 { longitude += 360 }
+        return CLLocationCoordinate2D(latitude: latitude, longitude: longitude - 180)
+    }
+
+    /// The cell that contains a coordinate: its band from the latitude, then its column from the
+    /// band's own width.
     public static func cell(containing coordinate: CLLocationCoordinate2D) -> Cell {
         let row = min(rows - 1, max(0, Int(((coordinate.latitude + 90) / cellHeight).rounded(.down))))
         let columns = columnCount(row: row)
@@ -87,24 +212,5 @@ public struct AccuracyReducer: Sendable {
         if dLon > 180 { dLon = 360 - dLon }
         return abs(coordinate.latitude - centre.latitude) <= cellHeight / 2 + marginLatitude
             && dLon <= halfWidth + marginLongitude
-    }
-
-    /// The reduced location for a precise one when one is due, or `nil` when it is withheld.
-    public mutating func reduce(_ location: CLLocation) -> CLLocation? {
-        let coordinate = location.coordinate
-        if let cell = current, Self.isNear(coordinate, cell) {
-            // keep the current cell
-        } else {
-            current = Self.cell(containing: coordinate)
-        }
-        if let due = nextDue, location.timestamp < due { return nil }
-        let interval = Double.random(in: Self.intervals, using: &generator)
-        nextDue = location.timestamp.addingTimeInterval(interval)
-        let cell = current!
-        return CLLocation(
-            coordinate: Self.centre(of: cell), altitude: 0, ellipsoidalAltitude: 0,
-            horizontalAccuracy: Self.radius(of: cell), verticalAccuracy: -1, course: -1,
-            courseAccuracy: -1, speed: -1, speedAccuracy: -1, timestamp: location.timestamp,
-            sourceInfo: location.sourceInformation)
     }
 }

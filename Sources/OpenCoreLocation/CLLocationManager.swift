@@ -74,6 +74,8 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     public var isAuthorizedForWidgetUpdates: Bool { context.authorizationStatus == .authorizedAlways }
     /// The most recent location delivered to the delegate.
     public var location: CLLocation? { state.withLock { $0.location } }
+    /// `kCLLocationAccuracyReduced` gives reduced locations even to an app with full accuracy, from
+    /// the next `startUpdatingLocation()`, as on Apple platforms; other values are kept.
     public var desiredAccuracy: CLLocationAccuracy = kCLLocationAccuracyBest
     public var distanceFilter: CLLocationDistance = kCLDistanceFilterNone
 
@@ -112,7 +114,8 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     /// Starts delivering locations to the delegate (`locationManager(_:didUpdateLocations:)`);
     /// when none can be had, `locationManager(_:didFailWithError:)` says why.
     open func startUpdatingLocation() {
-        let updates = CLLocationUpdate.Updates(context: context, configuration: .default)
+        let updates = CLLocationUpdate.Updates(
+            context: context, configuration: .default, reduced: desiredAccuracy == kCLLocationAccuracyReduced)
         let task = Task { [weak self] in
             do {
                 for try await update in updates {

@@ -85,9 +85,13 @@ public struct CLLocationUpdate: Sendable {
 
         let context: LocationContext
         let configuration: LiveConfiguration
+        /// Reduced locations whatever the authorization (`CLLocationManager.desiredAccuracy`).
+        var reduced = false
 
         public func makeAsyncIterator() -> Iterator {
-            Iterator(lease: MailboxLease(context.subscribeUpdates(configuration: configuration)))
+            Iterator(
+                lease: MailboxLease(
+                    context.subscribeUpdates(configuration: configuration, wantsReduced: reduced)))
         }
 
         public struct Iterator: AsyncIteratorProtocol {

@@ -121,12 +121,15 @@ public final class LocationContext: Sendable {
         if remote == nil {
             do { snapshot = try configuration.store.load() } catch { configuration.log("\(error)") }
         }
+        let reducer =
+            remote == nil
+            ? Self.reducer(configuration) : AccuracyReducer(offset: ReducerOffset(secret: .random()))
         state = Mutex(
             State(
                 core: LocationCore(
                     client: configuration.client, manifest: configuration.manifest, snapshot: snapshot,
                     inUse: configuration.activity.isInUse, hasReceiver: configuration.service != nil,
-                    reducerSeed: configuration.reducerSeed)))
+                    reducer: reducer)))
         let token = configuration.activity.observe { [weak self] inUse in self?.activityChanged(inUse) }
         var watcher: StoreWatcher?
         if configuration.watchesStore && remote == nil {
@@ -215,6 +218,17 @@ public final class LocationContext: Sendable {
         case .log(let message):
             let log = log
             later.append { log(message) }
+        case .persistReduced(let reduced):
+            let (store, client, receiver, log) = (
+                configuration.store, client, configuration.receiverName, log
+            )
+            later.append {
+                if let failure = ReducedStateFile.save(
+                    reduced, store: store, client: client, receiver: receiver)
+                {
+                    log("the approximate-location state of \(client) could not be saved: \(failure)")
+                }
+            }
         case .startReceiver:
             // The service's own lock is never held while it calls back into a context, so
             // subscribing under this one keeps start and stop in the core's order.
@@ -305,12 +319,15 @@ public final class LocationContext: Sendable {
     // MARK: Updates
 
     /// A subscription to updates; it holds an implicit when-in-use session while it lasts.
+    /// `wantsReduced`: reduced locations whatever the authorization allows.
     func subscribeUpdates(
-        configuration live: CLLocationUpdate.LiveConfiguration, monitoring: Bool = false
+        configuration live: CLLocationUpdate.LiveConfiguration, monitoring: Bool = false,
+        wantsReduced: Bool = false
     ) -> Mailbox<CLLocationUpdate> {
         if let remote {
             return remote.subscribeUpdates(
-                configuration: live.rawValue, monitoring: monitoring, capacity: Self.subscriberCapacity)
+                configuration: live.rawValue, monitoring: monitoring, reduced: wantsReduced,
+                capacity: Self.subscriberCapacity)
         }
         let box = Mutex<LocationCore.ID?>(nil)
         let mailbox = Mailbox<CLLocationUpdate>(capacity: Self.subscriberCapacity) { [weak self] in
@@ -318,7 +335,8 @@ public final class LocationContext: Sendable {
             self?.unsubscribeUpdates(id)
         }
         mutate { state in
-            let (id, actions) = state.core.subscribeUpdates(configuration: live, monitoring: monitoring)
+            let (id, actions) = state.core.subscribeUpdates(
+                configuration: live, monitoring: monitoring, wantsReduced: wantsReduced)
             box.withLock { $0 = id }
             state.updates[id] = mailbox
             return ((), actions)

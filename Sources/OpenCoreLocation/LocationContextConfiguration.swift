@@ -13,17 +13,25 @@ extension LocationContext {
         public var service: LocationService?
         /// Follow changes of the store made by other processes (`gpsloc auth`).
         public var watchesStore: Bool
-        /// Seeds the reduced-accuracy cadence; random when `nil`.
+        /// Seeds the reduced-accuracy cadence; from the system's random source when `nil`.
         public var reducerSeed: UInt64?
+        /// The secret behind the reduced-accuracy offset; when `nil`, the one kept in the
+        /// store's directory (made the first time). The daemon passes its own.
+        public var reducerSecret: ReducerSecret?
+        /// The receiver's name: each receiver has its own offset.
+        public var receiverName: String
         /// Where refusals and failures are explained; standard error by default.
         public var log: @Sendable (String) -> Void
 
         public init(
             client: String, manifest: Manifest, store: AuthorizationStore, prompter: any Prompter,
             activity: AppActivity = AppActivity(), service: LocationService? = nil,
-            watchesStore: Bool = true, reducerSeed: UInt64? = nil,
+            watchesStore: Bool = true, reducerSeed: UInt64? = nil, reducerSecret: ReducerSecret? = nil,
+            receiverName: String = "",
             log: @escaping @Sendable (String) -> Void = LocationContext.standardErrorLog
         ) {
+            self.reducerSecret = reducerSecret
+            self.receiverName = receiverName
             self.client = client
             self.manifest = manifest
             self.store = store

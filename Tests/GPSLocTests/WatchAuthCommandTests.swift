@@ -110,10 +110,18 @@ struct WatchAuthCommandTests {
         let objects = try result.standardOutput.split(separator: "\n").map {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
         }
-        #expect(objects.count == 2)  // one approximate location at once; 300 s is under 15 min
-        #expect((objects[0]["horizontalAccuracy"] as? Double ?? 0) >= 1000)
-        #expect(objects[0]["speed"] as? Double == -1 && objects[0]["course"] as? Double == -1)
-        #expect(objects[1]["location"] is NSNull && objects[1]["accuracyLimited"] as? Bool == true)
+        // One approximate location at once, then nothing: 300 s is under 15 min.
+        #expect(objects.count == 1)
+        #expect((objects.first?["horizontalAccuracy"] as? Double ?? 0) >= 3600)
+        #expect(objects.first?["speed"] as? Double == -1 && objects.first?["course"] as? Double == -1)
+        #expect(objects.first?["accuracyLimited"] as? Bool == true)
+        // Watching again is told the same location at the same time, not a fresh one.
+        let again = try await Runner.run([
+            "watch", "--source", "file:\(log)?speed=max", "--app", app, "--store", store, "--format", "jsonl",
+            "--prompt", "pending",
+        ])
+        #expect(again.standardOutput == result.standardOutput)
+        #expect(FileManager.default.fileExists(atPath: store + "/reducer.key"))
     }
 
     @Test func watchExplainsDenialsAndBadArguments() async throws {

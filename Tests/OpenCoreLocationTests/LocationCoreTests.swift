@@ -21,7 +21,8 @@ struct LocationCoreTests {
         }
         return LocationCore(
             client: client, manifest: manifest, snapshot: snapshot, inUse: inUse, hasReceiver: true,
-            reducerSeed: 7)
+            reducer: AccuracyReducer(
+                offset: ReducerOffset(secret: ReducerSecret(bytes: Array(repeating: 7, count: 32))), seed: 7))
     }
 
     /// The updates that `actions` deliver to subscription `id`.

@@ -1,28 +1,41 @@
 import Foundation
 import GNSS
-import OpenCoreLocation
 import TestSupport
 import Testing
 
+@testable import OpenCoreLocation
+
 @Suite("Reduced accuracy")
 struct ReducedAccuracyTests {
+    static let secret = ReducerSecret(bytes: Array(1...32))
+
     static func location(_ latitude: Double, _ longitude: Double, at seconds: Double) -> CLLocation {
         CLLocation(
             fix: .position(latitude, longitude, at: seconds, speed: 12, course: 80), origin: .receiver,
             fallbackTime: Date())!
     }
 
-    @Test("Positions snap to fixed cells: one cell, one output, a constant radius of at least 1 km")
+    static func reducer(seed: UInt64, secret: ReducerSecret = secret) -> AccuracyReducer {
+        AccuracyReducer(offset: ReducerOffset(secret: secret), seed: seed)
+    }
+
+    static func isCentre(_ coordinate: CLLocationCoordinate2D) -> Bool {
+        let centre = AccuracyReducer.centre(of: AccuracyReducer.cell(containing: coordinate))
+        return abs(centre.latitude - coordinate.latitude) < 1e-9
+            && abs(centre.longitude - coordinate.longitude) < 1e-9
+    }
+
+    @Test("Cells: one cell, one centre, a radius of 3.6 km that covers the cell, latitude snapped first")
     func fixedCells() {
         var generator = SeededGenerator(seed: 3)
         for _ in 0..<2000 {
-            let latitude = Double.random(in: -80...80, using: &generator)
+            let latitude = Double.random(in: -89.9...89.9, using: &generator)
             let longitude = Double.random(in: -180..<180, using: &generator)
             let cell = AccuracyReducer.cell(containing: .init(latitude: latitude, longitude: longitude))
             let centre = AccuracyReducer.centre(of: cell)
             #expect(AccuracyReducer.cell(containing: centre) == cell)
             let radius = AccuracyReducer.radius(of: cell)
-            #expect(radius >= 1000 && radius <= 4000)
+            #expect(radius >= 3600 && radius <= 3700)
             let distance = Geodesy.distance(
                 latitude1: latitude, longitude1: longitude, latitude2: centre.latitude,
                 longitude2: centre.longitude)
@@ -30,13 +43,48 @@ struct ReducedAccuracyTests {
         }
     }
 
-    @Test("At most one location per 15–20 minutes; speed, course and altitude are withheld")
-    func cadence() {
-        var reducer = AccuracyReducer(seed: 1)
+    @Test(
+        "The offset: σ a quarter of a cell per axis, the same for the same secret and hour, drifting slowly")
+    func offset() {
+        let hour = Date(timeIntervalSince1970: 1_800_000_000)
+        var norths: [Double] = []
+        for index in 0..<400 {
+            var offset = ReducerOffset(
+                secret: ReducerSecret(
+                    bytes: (0..<32).map { UInt8(($0 * 7 + index) & 0xFF) ^ UInt8(index >> 8) }))
+            norths.append(offset.metres(at: hour).north)
+        }
+        let sigma = (norths.map { $0 * $0 }.reduce(0, +) / Double(norths.count)).squareRoot()
+        #expect(abs(sigma - ReducerOffset.sigma) < 0.12 * ReducerOffset.sigma, "σ \(sigma) m")
+
+        // Walking forward an hour at a time gives what a fresh computation gives.
+        var walked = ReducerOffset(secret: Self.secret, receiver: "boat")
+        var previous = walked.metres(at: hour)
+        var largestStep = 0.0
+        for h in 1...100 {
+            let now = walked.metres(at: hour.addingTimeInterval(Double(h) * 3600))
+            largestStep = max(largestStep, abs(now.north - previous.north), abs(now.east - previous.east))
+            previous = now
+        }
+        var fresh = ReducerOffset(secret: Self.secret, receiver: "boat")
+        let direct = fresh.metres(at: hour.addingTimeInterval(100 * 3600))
+        #expect(abs(direct.north - previous.north) < 1e-6 && abs(direct.east - previous.east) < 1e-6)
+        // 3 % of σ per hour: an hour moves it about 40 m, never a cell.
+        #expect(largestStep < 5 * 0.03 * ReducerOffset.sigma)
+        // Another receiver, another offset.
+        var other = ReducerOffset(secret: Self.secret, receiver: "car")
+        #expect(other.metres(at: hour).north != fresh.metres(at: hour).north)
+    }
+
+    @Test("At most one output per 15–20 minutes; nothing precise-derived; the same fix, the same answer")
+    func cadenceAndFields() {
+        var reducer = Self.reducer(seed: 1)
         var emitted: [CLLocation] = []
         for second in stride(from: 0.0, to: 6 * 3600, by: 1) {
             let moving = Self.location(52.0 + second * 0.00001, 5.0, at: second)
-            if let reduced = reducer.reduce(moving) { emitted.append(reduced) }
+            if case .location(let reduced) = reducer.observe(moving, at: moving.timestamp) {
+                emitted.append(reduced)
+            }
         }
         #expect(emitted.count >= 18 && emitted.count <= 25)
         for (a, b) in zip(emitted, emitted.dropFirst()) {
@@ -45,57 +93,88 @@ struct ReducedAccuracyTests {
         }
         for location in emitted {
             #expect(location.speed == -1 && location.course == -1)
-            #expect(location.verticalAccuracy <= 0 && location.speedAccuracy == -1)
-            #expect(location.horizontalAccuracy >= 1000)
+            #expect(location.speedAccuracy == -1 && location.courseAccuracy == -1)
+            #expect(location.altitude == 0 && location.verticalAccuracy == -1)
+            #expect(
+                location.horizontalAccuracy
+                    == AccuracyReducer.radius(of: AccuracyReducer.cell(containing: location.coordinate)))
+            #expect(Self.isCentre(location.coordinate))
+        }
+
+        // Property: two reducers with the same secret, whatever their cadence, reduce a fix to
+        // the same cell; the same reducer reduces a fix seen again to the same cell.
+        var generator = SeededGenerator(seed: 9)
+        for trial in 0..<300 {
+            let fix = Self.location(
+                Double.random(in: -85...85, using: &generator),
+                Double.random(in: -180..<180, using: &generator),
+                at: 1_700_000_000 + Double(trial) * 7200)
+            var a = Self.reducer(seed: UInt64(trial))
+            var b = Self.reducer(seed: UInt64(trial) + 1000)
+            let first = a.observe(fix, at: fix.timestamp)
+            let other = b.observe(fix, at: fix.timestamp)
+            if case .location(let l1) = first, case .location(let l2) = other {
+                #expect(l1.coordinate == l2.coordinate && l1.timestamp == l2.timestamp)
+            } else {
+                Issue.record("no output")
+            }
+            let later = fix.timestamp.addingTimeInterval(1300)
+            let again = a.observe(fix, at: later)
+            if case .location(let l1) = first, case .location(let l2) = again {
+                #expect(l1.coordinate == l2.coordinate)
+            } else {
+                Issue.record("no output")
+            }
         }
     }
 
-    @Test("A device sitting still for 30 days: every output is the same cell centre")
-    func stillForAMonth() {
-        let truth = CLLocationCoordinate2D(latitude: 48.85661, longitude: 2.35222)
-        var reducer = AccuracyReducer(seed: 7)
-        var generator = SeededGenerator(seed: 8)
-        var outputs: [CLLocationCoordinate2D] = []
-        for minute in 0..<(30 * 24 * 60) {
-            let noise = Double.random(in: -0.00005...0.00005, using: &generator)
-            let location = Self.location(
-                truth.latitude + noise, truth.longitude - noise, at: Double(minute) * 60)
-            if let reduced = reducer.reduce(location) { outputs.append(reduced.coordinate) }
+    @Test("The secret moves the grid: the cells differ from the public grid's for most places")
+    func secretMovesTheGrid() {
+        var generator = SeededGenerator(seed: 4)
+        var moved = 0
+        for trial in 0..<200 {
+            let fix = Self.location(
+                Double.random(in: -60...60, using: &generator),
+                Double.random(in: -180..<180, using: &generator),
+                at: 1_700_000_000)
+            var reducer = Self.reducer(seed: UInt64(trial))
+            guard case .location(let out) = reducer.observe(fix, at: fix.timestamp) else { continue }
+            if AccuracyReducer.cell(containing: out.coordinate)
+                != AccuracyReducer.cell(containing: fix.coordinate)
+            {
+                moved += 1
+            }
         }
-        #expect(outputs.count > 2000)
-        let centre = AccuracyReducer.centre(of: AccuracyReducer.cell(containing: truth))
-        #expect(outputs.allSatisfy { $0 == centre })
-        // The average is the centre: it is no closer to the truth than the cell itself.
-        let mean = CLLocationCoordinate2D(
-            latitude: outputs.map(\.latitude).reduce(0, +) / Double(outputs.count),
-            longitude: outputs.map(\.longitude).reduce(0, +) / Double(outputs.count))
-        let error = Geodesy.distance(
-            latitude1: mean.latitude, longitude1: mean.longitude, latitude2: truth.latitude,
-            longitude2: truth.longitude)
-        let cellError = Geodesy.distance(
-            latitude1: centre.latitude, longitude1: centre.longitude, latitude2: truth.latitude,
-            longitude2: truth.longitude)
-        #expect(abs(error - cellError) < 1)
+        // σ = 1.25 km on 5 km cells: about 38 % of places land in a neighbouring cell.
+        #expect(moved > 40 && moved < 120, "\(moved) of 200")
     }
 
-    @Test("Back and forth across a cell edge: no flapping, and timing does not reveal the crossings")
+    @Test("Back and forth across the device's own cell edge: one cell, and the times do not change")
     func edgeCrossings() {
-        // A point just inside a cell's northern edge; the device wanders ±300 m across it.
+        let time = Date(timeIntervalSince1970: 1_800_000_000)
+        var offset = ReducerOffset(secret: Self.secret)
+        let shift = offset.metres(at: time)
+        // The public edge north of 45.02 N, moved back by the offset: where this device's edge is.
         let cell = AccuracyReducer.cell(containing: .init(latitude: 45.02, longitude: 7.01))
-        let edge = AccuracyReducer.centre(of: cell).latitude + AccuracyReducer.cellHeight / 2
+        let edge =
+            AccuracyReducer.centre(of: cell).latitude + AccuracyReducer.cellHeight / 2
+            - shift.north / AccuracyReducer.metresPerDegree
         var generator = SeededGenerator(seed: 11)
-        var crossing = AccuracyReducer(seed: 5)
-        var still = AccuracyReducer(seed: 5)
+        var crossing = Self.reducer(seed: 5)
+        var still = Self.reducer(seed: 5)
         var crossingTimes: [Date] = []
         var stillTimes: [Date] = []
         var cells = Set<AccuracyReducer.Cell>()
-        for second in stride(from: 0.0, to: 12 * 3600, by: 5) {
-            let offset = Double.random(in: -0.0027...0.0027, using: &generator)  // ±300 m
-            if let out = crossing.reduce(Self.location(edge + offset, 7.01, at: second)) {
+        for second in stride(from: 0.0, to: 3 * 3600, by: 5) {
+            let wander = Double.random(in: -0.0027...0.0027, using: &generator)  // ±300 m
+            let at = 1_800_000_000 + second
+            let fix = Self.location(edge + wander, 7.01, at: at)
+            if case .location(let out) = crossing.observe(fix, at: fix.timestamp) {
                 crossingTimes.append(out.timestamp)
                 cells.insert(AccuracyReducer.cell(containing: out.coordinate))
             }
-            if let out = still.reduce(Self.location(edge - 0.01, 7.01, at: second)) {
+            let parked = Self.location(edge - 0.01, 7.01, at: at)
+            if case .location(let out) = still.observe(parked, at: parked.timestamp) {
                 stillTimes.append(out.timestamp)
             }
         }
@@ -103,7 +182,25 @@ struct ReducedAccuracyTests {
         #expect(crossingTimes == stillTimes)
     }
 
-    @Test("Under reduced accuracy, updates between approximate locations carry accuracyLimited")
+    @Test("Losing the fix is told at the next due time, not when it happens")
+    func availabilityAtTheCadence() {
+        var reducer = Self.reducer(seed: 2)
+        let start = 1_800_000_000.0
+        var outputs: [(Double, AccuracyReducer.Output)] = []
+        for second in stride(from: 0.0, to: 3600, by: 1) {
+            // In a garage from the 100th second to the 400th.
+            let inside = second >= 100 && second < 400
+            let fix: CLLocation? = inside ? nil : Self.location(48.1, 11.5, at: start + second)
+            if let out = reducer.observe(fix, at: Date(timeIntervalSince1970: start + second)) {
+                outputs.append((second, out))
+            }
+        }
+        #expect(outputs.first?.0 == 0)
+        #expect(outputs.allSatisfy { if case .location = $0.1 { true } else { false } })
+        #expect(outputs.dropFirst().allSatisfy { $0.0 >= 900 })
+    }
+
+    @Test("Under reduced accuracy every update carries accuracyLimited, and nothing comes between outputs")
     func serviceUnderReducedAccuracy() async throws {
         let h = try authorizedHarness(precise: false)
         h.source.send(
@@ -113,9 +210,9 @@ struct ReducedAccuracyTests {
         let located = updates.filter { $0.location != nil }
         #expect(located.count == 2)
         #expect(located.allSatisfy { $0.location!.speed == -1 && $0.location!.course == -1 })
-        #expect(located.allSatisfy { $0.location!.horizontalAccuracy >= 1000 })
-        let between = updates.filter { $0.location == nil }
-        #expect(between.allSatisfy { $0.accuracyLimited })
-        #expect(updates[1].accuracyLimited && updates[1].location == nil)
+        #expect(located.allSatisfy { $0.location!.horizontalAccuracy >= 3600 })
+        #expect(updates.allSatisfy { $0.accuracyLimited })
+        #expect(updates.count == located.count)
+        #expect(FileManager.default.fileExists(atPath: h.directory + "/reducer.key"))
     }
 }

@@ -35,6 +35,8 @@ struct LocationCore: Sendable {
         case authorizationChanged
         /// Answer the precise-location request `ID`: granted (`nil`) or refused with an error.
         case completeAccuracyRequest(ID, CLError?)
+        /// Store the app's reduced-accuracy state: it changed with an output.
+        case persistReduced(AccuracyReducer.State)
     }
 
     /// What the receiver says, as the service hands it on.
@@ -57,17 +59,21 @@ struct LocationCore: Sendable {
     private(set) var receiverRunning = false
     /// Why no position can be had now, while that lasts.
     private var unavailable: String?
-    /// Seeds each subscription's reduced-accuracy cadence; random when `nil`.
-    let reducerSeed: UInt64?
+    /// The app's one reducer: every reduced subscription is told its outputs, so subscribing
+    /// again (from this process or another) learns nothing sooner than one long subscription.
+    private(set) var reducer: AccuracyReducer
+    /// The time of the last fix and when it was received: the reducer's clock for events that
+    /// carry no time of their own (the receiver went away).
+    private var lastFixTime: (fix: Date, received: Date)?
     private var nextID = 0
 
     init(
         client: String, manifest: Manifest, snapshot: AuthorizationSnapshot, inUse: Bool,
-        hasReceiver: Bool, reducerSeed: UInt64? = nil
+        hasReceiver: Bool, reducer: AccuracyReducer
     ) {
         auth = AuthorizationState(client: client, manifest: manifest, snapshot: snapshot, inUse: inUse)
         self.hasReceiver = hasReceiver
-        self.reducerSeed = reducerSeed
+        self.reducer = reducer
     }
 
     var client: String { auth.client }
@@ -170,19 +176,25 @@ struct LocationCore: Sendable {
     /// A subscription to updates; it holds an implicit when-in-use session while it lasts. A
     /// monitor's feed (`monitoring`) gets every precise fix, without stationary pauses, and no
     /// location at all under reduced accuracy.
+    /// `wantsReduced` asks for reduced locations whatever the authorization allows.
     mutating func subscribeUpdates(
-        configuration live: CLLocationUpdate.LiveConfiguration, monitoring: Bool = false
+        configuration live: CLLocationUpdate.LiveConfiguration, monitoring: Bool = false,
+        wantsReduced: Bool = false
     ) -> (ID, [Action]) {
         var id = 0
         let actions = transact { core, actions in
             id = core.makeID()
             core.auth.sessions[id] = SessionRequirement(level: .whenInUse, explicit: false)
             var subscriber = UpdateSubscriber(
-                stationary: StationaryDetector(tuning: live.stationaryTuning),
-                reducer: AccuracyReducer(seed: core.reducerSeed.map { $0 &+ UInt64(id) }),
-                monitoring: monitoring)
+                stationary: StationaryDetector(tuning: live.stationaryTuning), monitoring: monitoring,
+                wantsReduced: wantsReduced)
             let gate = core.auth.updateGate
-            if !core.hasReceiver {
+            if core.hasReceiver, subscriber.isReduced(gate) {
+                // What the app was last told, as it was told: a new subscription learns nothing new.
+                if let update = subscriber.reduced(core.reducer.current, gate: gate) {
+                    actions.append(.deliver(id, update))
+                }
+            } else if !core.hasReceiver {
                 let message =
                     "no receiver is configured for \(core.client): bootstrap a LocationContext with a "
                     + "LocationService (see README)"
@@ -231,30 +243,49 @@ struct LocationCore: Sendable {
             case .unavailable(let reason):
                 core.unavailable = reason
                 guard gate.deliver else { return }
+                let clock = core.lastFixTime.map {
+                    $0.fix.addingTimeInterval(received.timeIntervalSince($0.received))
+                }
+                let output = core.reduce(nil, at: clock ?? received, gate: gate, &actions)
                 for id in ids {
-                    if let update = core.updates[id]!.lost(gate) { actions.append(.deliver(id, update)) }
+                    let update =
+                        core.updates[id]!.isReduced(gate)
+                        ? core.updates[id]!.reduced(output, gate: gate) : core.updates[id]!.lost(gate)
+                    if let update { actions.append(.deliver(id, update)) }
                 }
             case .fix(let fix):
                 core.unavailable = nil
                 guard gate.deliver else { return }
                 let fallback = fix.bestTime(received: received)
-                guard let location = CLLocation(fix: fix, origin: origin, fallbackTime: fallback) else {
-                    // An epoch without a position: unavailable, without forgetting where the
-                    // device stood still.
-                    for id in ids {
-                        if let update = core.updates[id]!.status(gate.flags, unavailable: true) {
-                            actions.append(.deliver(id, update))
-                        }
-                    }
-                    return
-                }
+                core.lastFixTime = (fallback, received)
+                let location = CLLocation(fix: fix, origin: origin, fallbackTime: fallback)
+                let output = core.reduce(location, at: location?.timestamp ?? fallback, gate: gate, &actions)
                 for id in ids {
-                    if let update = core.updates[id]!.pipeline(location, gate: gate) {
-                        actions.append(.deliver(id, update))
+                    let update: CLLocationUpdate?
+                    if core.updates[id]!.isReduced(gate) {
+                        update = core.updates[id]!.reduced(output, gate: gate)
+                    } else if let location {
+                        update = core.updates[id]!.pipeline(location, gate: gate)
+                    } else {
+                        // An epoch without a position: unavailable, without forgetting where the
+                        // device stood still.
+                        update = core.updates[id]!.status(gate.flags, unavailable: true)
                     }
+                    if let update { actions.append(.deliver(id, update)) }
                 }
             }
         }
+    }
+
+    /// Gives the app's reducer what the receiver says, when any subscriber is reduced; its output
+    /// when one is due, and the state to store with it.
+    private mutating func reduce(
+        _ location: CLLocation?, at time: Date, gate: UpdateGate, _ actions: inout [Action]
+    ) -> AccuracyReducer.Output? {
+        guard updates.values.contains(where: { $0.isReduced(gate) }) else { return nil }
+        let output = reducer.observe(location, at: time)
+        if output != nil { actions.append(.persistReduced(reducer.state)) }
+        return output
     }
 
     // MARK: Authorization

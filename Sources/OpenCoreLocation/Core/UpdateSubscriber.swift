@@ -1,45 +1,69 @@
 /// One subscription to updates and the state that shapes what it is told: its stationary
-/// detector, its accuracy reducer, and the last status it was told.
+/// detector and the last status it was told.
 ///
-/// ``pipeline(_:gate:)`` is the one place where a precise location becomes what a subscriber
-/// may see: the gate (decision, sessions, in use, global switch, restrictions), then stationary
-/// detection for full accuracy or the reducer for reduced accuracy, then the update.
+/// ``pipeline(_:gate:)`` is the one place where a precise location becomes what a precise
+/// subscriber may see: the gate (decision, sessions, in use, global switch, restrictions), then
+/// stationary detection, then the update. A subscriber under reduced accuracy is told only what
+/// the app's one ``AccuracyReducer`` outputs, through ``reduced(_:gate:)``.
 struct UpdateSubscriber: Sendable {
     var stationary: StationaryDetector
-    var reducer: AccuracyReducer
     /// A monitor's feed: every precise fix (no stationary pause), and no location at all under
     /// reduced accuracy, where geographic conditions are not evaluated.
     var monitoring = false
+    /// Asked for reduced locations although the app may have precise ones
+    /// (`desiredAccuracy = kCLLocationAccuracyReduced`).
+    var wantsReduced = false
     /// The last state sent without a location, so that such updates go out on change only.
     private var lastStatus: CLLocationUpdate.Status?
+    /// The flags of the last update of any kind, and whether the reducer's last output was
+    /// "unavailable": what a reduced subscriber was told, to say nothing new between outputs.
+    private var lastFlags: AuthorizationFlags?
+    private var reducedUnavailable = false
 
-    init(stationary: StationaryDetector, reducer: AccuracyReducer, monitoring: Bool) {
+    init(stationary: StationaryDetector, monitoring: Bool, wantsReduced: Bool = false) {
         self.stationary = stationary
-        self.reducer = reducer
         self.monitoring = monitoring
+        self.wantsReduced = wantsReduced
     }
 
-    /// What this subscriber is told of a precise location, if anything.
+    /// Whether this subscriber, under `gate`, is told the reducer's outputs.
+    func isReduced(_ gate: UpdateGate) -> Bool {
+        gate.deliver && !monitoring && (!gate.full || wantsReduced)
+    }
+
+    /// What this subscriber is told of a precise location, if anything (not for a reduced one).
     mutating func pipeline(_ location: CLLocation, gate: UpdateGate) -> CLLocationUpdate? {
         guard gate.deliver else { return status(gate.flags) }
         if monitoring {
             return gate.full
                 ? located(CLLocationUpdate(location: location, flags: gate.flags)) : status(gate.flags)
         }
-        if gate.full {
-            switch stationary.observe(location) {
-            case .deliver:
-                return located(CLLocationUpdate(location: location, flags: gate.flags))
-            case .becameStationary:
-                return located(CLLocationUpdate(location: location, flags: gate.flags, stationary: true))
-            case .silent:
-                return nil
-            }
+        switch stationary.observe(location) {
+        case .deliver:
+            return located(CLLocationUpdate(location: location, flags: gate.flags))
+        case .becameStationary:
+            return located(CLLocationUpdate(location: location, flags: gate.flags, stationary: true))
+        case .silent:
+            return nil
         }
-        guard let reduced = reducer.reduce(location) else { return status(gate.flags) }
+    }
+
+    /// What a reduced subscriber is told: the reducer's output when there is one; between outputs
+    /// nothing, unless the authorization's flags changed (which says nothing of the position).
+    mutating func reduced(_ output: AccuracyReducer.Output?, gate: UpdateGate) -> CLLocationUpdate? {
         var flags = gate.flags
-        flags.accuracyLimited = false
-        return located(CLLocationUpdate(location: reduced, flags: flags))
+        flags.accuracyLimited = true
+        switch output {
+        case .location(let location):
+            reducedUnavailable = false
+            return located(CLLocationUpdate(location: location, flags: flags))
+        case .unavailable:
+            reducedUnavailable = true
+            return status(flags, unavailable: true)
+        case nil:
+            guard let lastFlags, lastFlags != flags else { return nil }
+            return status(flags, unavailable: reducedUnavailable)
+        }
     }
 
     /// No position can be had: said once, and the device's stillness is forgotten.
@@ -55,12 +79,14 @@ struct UpdateSubscriber: Sendable {
         let status = CLLocationUpdate.Status(flags: flags, unavailable: unavailable)
         guard status != lastStatus else { return nil }
         lastStatus = status
+        lastFlags = flags
         return CLLocationUpdate(location: nil, flags: flags, unavailable: unavailable)
     }
 
     /// An update with a location; the next location-less one is news again.
     private mutating func located(_ update: CLLocationUpdate) -> CLLocationUpdate {
         lastStatus = nil
+        lastFlags = update.flags
         return update
     }
 }

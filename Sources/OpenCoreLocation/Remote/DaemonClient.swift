@@ -22,6 +22,7 @@ final class DaemonClient: Sendable {
         var mailbox: Mailbox<CLLocationUpdate>
         var configuration: Int
         var monitoring: Bool
+        var reduced = false
         var flags = AuthorizationFlags()
     }
 
@@ -145,7 +146,9 @@ final class DaemonClient: Sendable {
         send(.closeSession(session: id))
     }
 
-    func subscribeUpdates(configuration: Int, monitoring: Bool, capacity: Int) -> Mailbox<CLLocationUpdate> {
+    func subscribeUpdates(configuration: Int, monitoring: Bool, reduced: Bool = false, capacity: Int)
+        -> Mailbox<CLLocationUpdate>
+    {
         let id = number()
         let mailbox = Mailbox<CLLocationUpdate>(capacity: capacity) { [weak self] in
             guard let self else { return }
@@ -154,9 +157,11 @@ final class DaemonClient: Sendable {
         }
         state.withLock {
             $0.updates[id] = UpdateRecord(
-                mailbox: mailbox, configuration: configuration, monitoring: monitoring)
+                mailbox: mailbox, configuration: configuration, monitoring: monitoring, reduced: reduced)
         }
-        send(.subscribeUpdates(subscription: id, configuration: configuration, monitoring: monitoring))
+        send(
+            .subscribeUpdates(
+                subscription: id, configuration: configuration, monitoring: monitoring, reduced: reduced))
         return mailbox
     }
 
@@ -338,7 +343,8 @@ final class DaemonClient: Sendable {
             for (id, record) in state.updates.sorted(by: { $0.key < $1.key }) {
                 requests.append(
                     .subscribeUpdates(
-                        subscription: id, configuration: record.configuration, monitoring: record.monitoring))
+                        subscription: id, configuration: record.configuration, monitoring: record.monitoring,
+                        reduced: record.reduced))
             }
             for (id, record) in state.diagnostics.sorted(by: { $0.key < $1.key }) {
                 requests.append(.subscribeDiagnostics(subscription: id, session: record.session))

@@ -113,10 +113,13 @@ package final class HostedApp: Sendable {
     }
 
     /// `liveUpdates` with a `LiveConfiguration` raw value, or a monitor's feed.
-    package func updates(configuration: Int, monitoring: Bool) -> HostedFeed<WireUpdate> {
+    package func updates(configuration: Int, monitoring: Bool, reduced: Bool = false) -> HostedFeed<
+        WireUpdate
+    > {
         let mailbox = context.subscribeUpdates(
-            configuration: CLLocationUpdate.LiveConfiguration(rawValue: configuration), monitoring: monitoring
-        )
+            configuration: CLLocationUpdate.LiveConfiguration(rawValue: configuration),
+            monitoring: monitoring,
+            wantsReduced: reduced)
         return HostedFeed(MailboxLease(mailbox)) { $0.wire }
     }
 
