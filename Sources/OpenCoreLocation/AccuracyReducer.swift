@@ -6,10 +6,12 @@ import GNSS
 /// - The grid: bands of 0.045° of latitude (about 5 km), each cut into as many equal columns as
 ///   keep cells about 5 km wide, snapped latitude first.
 /// - The secret offset: before snapping, the position is moved by ``ReducerOffset`` (Gaussian,
-///   σ a quarter of a cell, drifting slowly, from a secret the app never sees), so the edges an
+///   σ half a cell, drifting slowly, from a secret the app never sees), so the edges an
 ///   observer could compute from the public grid are not where the device's edges are.
-/// - Hysteresis: the current cell is kept until the moved position lies more than
-///   ``hysteresis`` metres outside it, so a device on an edge does not flip between cells.
+/// - Hysteresis: the current cell is kept until the position, moved by the offset the cell was
+///   found with, lies more than ``hysteresis`` metres outside it, so a device on an edge does not
+///   flip between cells, and the offset's drift never moves a device that stays (averaging a
+///   parked device's month of updates finds one cell); a new cell is found with today's offset.
 /// - Cadence: the first output at once; after that at most one per interval, drawn uniformly from
 ///   15 to 20 minutes of fix time. Each output is the location when one can be had, else
 ///   "unavailable", so neither the timing of cell changes nor that of losing the fix is seen
@@ -47,6 +49,9 @@ public struct AccuracyReducer: Sendable {
         /// The last precise coordinate reduced and the cell it gave: the same fix, the same answer.
         var lastFine: [Double]?
         var lastFineCell: Cell?
+        /// The offset the current cell was found with (metres north and east): a device is kept
+        /// in its cell by that one, so the drift alone never moves a device that stays.
+        var cellOffset: [Double]?
 
         public init() {}
     }
@@ -70,17 +75,13 @@ public struct AccuracyReducer: Sendable {
 
     public private(set) var state: State
     private var offset: ReducerOffset
-    private var generator: SeededGenerator
 
     /// - Parameters:
     ///   - offset: the receiver's secret offset.
     ///   - state: the app's state as last stored.
-    ///   - seed: seeds the random intervals; from the system's random source when `nil`.
-    public init(offset: ReducerOffset, state: State = State(), seed: UInt64? = nil) {
+    public init(offset: ReducerOffset, state: State = State()) {
         self.offset = offset
         self.state = state
-        var system = SystemRandomNumberGenerator()
-        generator = SeededGenerator(seed: seed ?? system.next())
     }
 
     /// What the app was last told, for a subscription that starts now: the same output, with its
@@ -106,11 +107,11 @@ public struct AccuracyReducer: Sendable {
         if let due = state.nextDue, time < due.addingTimeInterval(-Self.intervals.upperBound) {
             // The receiver's time went back before the last output (another log, a receiver
             // reset): the cadence starts again from here, without an output.
-            state.nextDue = time.addingTimeInterval(Double.random(in: Self.intervals, using: &generator))
+            state.nextDue = time.addingTimeInterval(interval(after: time))
             return nil
         }
         if let due = state.nextDue, time < due { return nil }
-        state.nextDue = time.addingTimeInterval(Double.random(in: Self.intervals, using: &generator))
+        state.nextDue = time.addingTimeInterval(interval(after: time))
         guard let location else {
             state.said = Said(time: time)
             return .unavailable
@@ -125,16 +126,29 @@ public struct AccuracyReducer: Sendable {
         return .location(Self.location(centre, radius: radius, at: time, source: location.sourceInformation))
     }
 
+    /// The interval after an output at `time`: uniform over ``intervals``, drawn from the secret.
+    private func interval(after time: Date) -> Double {
+        Self.intervals.lowerBound + offset.unit(after: time)
+            * (Self.intervals.upperBound - Self.intervals.lowerBound)
+    }
+
     /// The cell a precise location reduces to now, with hysteresis.
     private mutating func cell(for location: CLLocation) -> Cell {
         let fine = [location.coordinate.latitude, location.coordinate.longitude]
         if fine == state.lastFine, let cell = state.lastFineCell { return cell }
-        let moved = Self.moved(location.coordinate, by: offset.metres(at: location.timestamp))
+        let now = offset.metres(at: location.timestamp)
         let cell: Cell
-        if let current = state.cell, Self.isNear(moved, current) {
+        if let current = state.cell,
+            Self.isNear(
+                Self.moved(
+                    location.coordinate,
+                    by: state.cellOffset.map { (north: $0[0], east: $0[1]) } ?? now),
+                current)
+        {
             cell = current
         } else {
-            cell = Self.cell(containing: moved)
+            cell = Self.cell(containing: Self.moved(location.coordinate, by: now))
+            state.cellOffset = [now.north, now.east]
         }
         state.cell = cell
         state.lastFine = fine

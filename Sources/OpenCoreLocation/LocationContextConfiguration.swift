@@ -13,8 +13,6 @@ extension LocationContext {
         public var service: LocationService?
         /// Follow changes of the store made by other processes (`gpsloc auth`).
         public var watchesStore: Bool
-        /// Seeds the reduced-accuracy cadence; from the system's random source when `nil`.
-        public var reducerSeed: UInt64?
         /// The secret behind the reduced-accuracy offset; when `nil`, the one kept in the
         /// store's directory (made the first time). The daemon passes its own.
         public var reducerSecret: ReducerSecret?
@@ -26,7 +24,7 @@ extension LocationContext {
         public init(
             client: String, manifest: Manifest, store: AuthorizationStore, prompter: any Prompter,
             activity: AppActivity = AppActivity(), service: LocationService? = nil,
-            watchesStore: Bool = true, reducerSeed: UInt64? = nil, reducerSecret: ReducerSecret? = nil,
+            watchesStore: Bool = true, reducerSecret: ReducerSecret? = nil,
             receiverName: String = "",
             log: @escaping @Sendable (String) -> Void = LocationContext.standardErrorLog
         ) {
@@ -39,7 +37,6 @@ extension LocationContext {
             self.activity = activity
             self.service = service
             self.watchesStore = watchesStore
-            self.reducerSeed = reducerSeed
             self.log = log
         }
     }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Where an app's reduced-accuracy state is kept between runs: `reduced/<client>.json` (or
@@ -6,7 +7,13 @@ import Foundation
 enum ReducedStateFile {
     static func path(store: AuthorizationStore, client: String, receiver: String) -> String {
         let name = receiver.isEmpty ? client : client + "@" + receiver
-        return store.directory + "/reduced/" + MonitorCore.fileName(name) + ".json"
+        var file = MonitorCore.fileName(name)
+        if file.utf8.count > 200 {
+            // Escaped executable paths and source addresses can pass a file name's 255 bytes.
+            let digest = SHA256.hash(data: Array(name.utf8)).map { String(format: "%02x", $0) }.joined()
+            file = String(file.prefix(100)) + "-" + digest
+        }
+        return store.directory + "/reduced/" + file + ".json"
     }
 
     /// The stored state, or a fresh one (with the reason, when one existed but cannot be read).
@@ -59,7 +66,6 @@ extension LocationContext {
         if let problem { configuration.log(problem) }
         return AccuracyReducer(
             offset: ReducerOffset(secret: secret ?? .random(), receiver: configuration.receiverName),
-            state: state,
-            seed: configuration.reducerSeed)
+            state: state)
     }
 }

@@ -63,8 +63,12 @@ public struct ReducerSecret: Sendable {
 /// meets the same offset, whatever restarted in between, and two apps on one receiver meet the
 /// same one (comparing notes gains them nothing).
 public struct ReducerOffset: Sendable {
-    /// σ per axis, metres: a quarter of a cell, as Android's.
-    public static let sigma = AccuracyReducer.cellHeight * AccuracyReducer.metresPerDegree / 4
+    /// σ per axis, metres: half a cell (2.5 km). Android uses a quarter, which hides a parked
+    /// device well; but a moving one gives its cell edges away (a drive along a known road is
+    /// fitted through its cells), and then the offset is all that is left between an attacker and
+    /// the track: `tools/privacy-attack` places such a car within 0.94 km with a quarter, 1.5 km
+    /// being the aim.
+    public static let sigma = AccuracyReducer.cellHeight * AccuracyReducer.metresPerDegree / 2
     /// How much of σ the offset takes anew each hour. Slow on purpose: its correlation time is
     /// about 2,200 hours (three months), so a month of averaging a parked device still meets
     /// nearly one offset and cannot remove it, while an offset an observer once learned (from a
@@ -136,17 +140,30 @@ public struct ReducerOffset: Sendable {
 
     /// A standard normal pair for day `d`, from the secret (Box–Muller).
     private func innovation(_ d: Int64) -> (Double, Double) {
+        let (u1, u2) = units(domain: 0, d)
+        let radius = (-2 * log(u1)).squareRoot()
+        let angle = 2 * Double.pi * u2
+        return (radius * cos(angle), radius * sin(angle))
+    }
+
+    /// A number in (0, 1) for the output told at `time`, from the secret: what draws the next
+    /// interval of the cadence, so that the same history always gives the same times, whichever
+    /// process or how many subscriptions listened.
+    func unit(after time: Date) -> Double {
+        units(domain: 1, Int64((time.timeIntervalSince1970 * 1000).rounded())).0
+    }
+
+    /// Two numbers in (0, 1) from HMAC-SHA256 of the secret, the receiver, a domain and a value.
+    private func units(domain: UInt8, _ value: Int64) -> (Double, Double) {
         var message = receiver
-        message.append(0)
-        withUnsafeBytes(of: d.bigEndian) { message.append(contentsOf: $0) }
+        message.append(domain)
+        withUnsafeBytes(of: value.bigEndian) { message.append(contentsOf: $0) }
         let code = Array(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: secret)))
         func unit(_ offset: Int) -> Double {
             var value: UInt64 = 0
             for i in 0..<8 { value = value << 8 | UInt64(code[offset + i]) }
-            return (Double(value >> 11) + 0.5) / Double(1 << 53)  // in (0, 1)
+            return (Double(value >> 11) + 0.5) / Double(1 << 53)
         }
-        let radius = (-2 * log(unit(0))).squareRoot()
-        let angle = 2 * Double.pi * unit(8)
-        return (radius * cos(angle), radius * sin(angle))
+        return (unit(0), unit(8))
     }
 }

@@ -45,7 +45,7 @@ public let kCLLocationAccuracyThreeKilometers: CLLocationAccuracy = 3000
 /// Asks for reduced ("approximate") locations (`CLLocationManager.desiredAccuracy`); Apple's value.
 /// The `horizontalAccuracy` such locations actually carry is their cell's radius: 3,600 m for
 /// every cell but those within 0.2° of a pole (3,700 m there), and the
-/// position itself is also moved by a secret offset of about 1.25 km per axis (see PRIVACY.md).
+/// position itself is also moved by a secret offset of about 2.5 km per axis (see PRIVACY.md).
 public let kCLLocationAccuracyReduced: CLLocationAccuracy = 3000
 
 /// What the user, an administrator or the system decided about an app's use of location.

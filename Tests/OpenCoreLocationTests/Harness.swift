@@ -53,7 +53,7 @@ struct Harness {
         context = LocationContext(
             .init(
                 client: client, manifest: manifest, store: store, prompter: prompter,
-                activity: activity, service: service, watchesStore: watchesStore, reducerSeed: 42,
+                activity: activity, service: service, watchesStore: watchesStore,
                 log: { messages.append($0) }))
     }
 

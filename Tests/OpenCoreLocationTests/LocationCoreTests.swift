@@ -22,7 +22,7 @@ struct LocationCoreTests {
         return LocationCore(
             client: client, manifest: manifest, snapshot: snapshot, inUse: inUse, hasReceiver: true,
             reducer: AccuracyReducer(
-                offset: ReducerOffset(secret: ReducerSecret(bytes: Array(repeating: 7, count: 32))), seed: 7))
+                offset: ReducerOffset(secret: ReducerSecret(bytes: Array(repeating: 7, count: 32)))))
     }
 
     /// The updates that `actions` deliver to subscription `id`.

@@ -19,8 +19,7 @@ struct ReducedAccuracyCoreTests {
             hasReceiver: true,
             reducer: AccuracyReducer(
                 offset: ReducerOffset(secret: ReducerSecret(bytes: Array(repeating: 3, count: 32))),
-                state: state,
-                seed: 5))
+                state: state))
     }
 
     static func fix(_ second: Double) -> LocationCore.ReceiverEvent {

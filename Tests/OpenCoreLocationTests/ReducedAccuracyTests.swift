@@ -15,8 +15,8 @@ struct ReducedAccuracyTests {
             fallbackTime: Date())!
     }
 
-    static func reducer(seed: UInt64, secret: ReducerSecret = secret) -> AccuracyReducer {
-        AccuracyReducer(offset: ReducerOffset(secret: secret), seed: seed)
+    static func reducer(secret: ReducerSecret = secret) -> AccuracyReducer {
+        AccuracyReducer(offset: ReducerOffset(secret: secret))
     }
 
     static func isCentre(_ coordinate: CLLocationCoordinate2D) -> Bool {
@@ -44,7 +44,7 @@ struct ReducedAccuracyTests {
     }
 
     @Test(
-        "The offset: σ a quarter of a cell per axis, the same for the same secret and hour, drifting slowly")
+        "The offset: σ half a cell per axis, the same for the same secret and hour, drifting slowly")
     func offset() {
         let hour = Date(timeIntervalSince1970: 1_800_000_000)
         var norths: [Double] = []
@@ -78,7 +78,7 @@ struct ReducedAccuracyTests {
 
     @Test("At most one output per 15–20 minutes; nothing precise-derived; the same fix, the same answer")
     func cadenceAndFields() {
-        var reducer = Self.reducer(seed: 1)
+        var reducer = Self.reducer()
         var emitted: [CLLocation] = []
         for second in stride(from: 0.0, to: 6 * 3600, by: 1) {
             let moving = Self.location(52.0 + second * 0.00001, 5.0, at: second)
@@ -101,16 +101,16 @@ struct ReducedAccuracyTests {
             #expect(Self.isCentre(location.coordinate))
         }
 
-        // Property: two reducers with the same secret, whatever their cadence, reduce a fix to
-        // the same cell; the same reducer reduces a fix seen again to the same cell.
+        // Property: two reducers with the same secret (two apps on one receiver) reduce a fix to
+        // the same cell at the same time; the same reducer reduces a fix seen again to the same cell.
         var generator = SeededGenerator(seed: 9)
         for trial in 0..<300 {
             let fix = Self.location(
                 Double.random(in: -85...85, using: &generator),
                 Double.random(in: -180..<180, using: &generator),
                 at: 1_700_000_000 + Double(trial) * 7200)
-            var a = Self.reducer(seed: UInt64(trial))
-            var b = Self.reducer(seed: UInt64(trial) + 1000)
+            var a = Self.reducer()
+            var b = Self.reducer()
             let first = a.observe(fix, at: fix.timestamp)
             let other = b.observe(fix, at: fix.timestamp)
             if case .location(let l1) = first, case .location(let l2) = other {
@@ -137,7 +137,8 @@ struct ReducedAccuracyTests {
                 Double.random(in: -60...60, using: &generator),
                 Double.random(in: -180..<180, using: &generator),
                 at: 1_700_000_000)
-            var reducer = Self.reducer(seed: UInt64(trial))
+            var reducer = Self.reducer(
+                secret: ReducerSecret(bytes: (0..<32).map { UInt8(($0 * 31 + trial) & 0xFF) }))
             guard case .location(let out) = reducer.observe(fix, at: fix.timestamp) else { continue }
             if AccuracyReducer.cell(containing: out.coordinate)
                 != AccuracyReducer.cell(containing: fix.coordinate)
@@ -145,8 +146,32 @@ struct ReducedAccuracyTests {
                 moved += 1
             }
         }
-        // σ = 1.25 km on 5 km cells: about 38 % of places land in a neighbouring cell.
-        #expect(moved > 40 && moved < 120, "\(moved) of 200")
+        // σ = 2.5 km on 5 km cells: about 63 % of places land in another cell.
+        #expect(moved > 100 && moved < 150, "\(moved) of 200")
+    }
+
+    @Test("Parked for 90 days while the offset drifts: always the same cell")
+    func parkedWhileTheOffsetDrifts() {
+        var generator = SeededGenerator(seed: 21)
+        for trial in 0..<20 {
+            let secret = ReducerSecret(bytes: (0..<32).map { UInt8(($0 * 17 + trial * 5) & 0xFF) })
+            var reducer = Self.reducer(secret: secret)
+            let latitude = Double.random(in: -70...70, using: &generator)
+            let longitude = Double.random(in: -180..<180, using: &generator)
+            var cells = Set<AccuracyReducer.Cell>()
+            var outputs = 0
+            for step in 0..<(90 * 24 * 4) {  // every 15 minutes
+                let jitter = Double.random(in: -0.00003...0.00003, using: &generator)  // ±3 m
+                let fix = Self.location(
+                    latitude + jitter, longitude - jitter, at: 1_800_000_000 + Double(step) * 900)
+                if case .location(let out) = reducer.observe(fix, at: fix.timestamp) {
+                    cells.insert(AccuracyReducer.cell(containing: out.coordinate))
+                    outputs += 1
+                }
+            }
+            #expect(outputs >= 90 * 24 * 2, "outputs \(outputs)")
+            #expect(cells.count == 1, "trial \(trial): \(cells.count) cells")
+        }
     }
 
     @Test("Back and forth across the device's own cell edge: one cell, and the times do not change")
@@ -160,8 +185,8 @@ struct ReducedAccuracyTests {
             AccuracyReducer.centre(of: cell).latitude + AccuracyReducer.cellHeight / 2
             - shift.north / AccuracyReducer.metresPerDegree
         var generator = SeededGenerator(seed: 11)
-        var crossing = Self.reducer(seed: 5)
-        var still = Self.reducer(seed: 5)
+        var crossing = Self.reducer()
+        var still = Self.reducer()
         var crossingTimes: [Date] = []
         var stillTimes: [Date] = []
         var cells = Set<AccuracyReducer.Cell>()
@@ -184,7 +209,7 @@ struct ReducedAccuracyTests {
 
     @Test("Losing the fix is told at the next due time, not when it happens")
     func availabilityAtTheCadence() {
-        var reducer = Self.reducer(seed: 2)
+        var reducer = Self.reducer()
         let start = 1_800_000_000.0
         var outputs: [(Double, AccuracyReducer.Output)] = []
         for second in stride(from: 0.0, to: 3600, by: 1) {

@@ -62,8 +62,9 @@ struct LocationCore: Sendable {
     /// The app's one reducer: every reduced subscription is told its outputs, so subscribing
     /// again (from this process or another) learns nothing sooner than one long subscription.
     private(set) var reducer: AccuracyReducer
-    /// The time of the last fix and when it was received: the reducer's clock for events that
-    /// carry no time of their own (the receiver went away).
+    /// The time of the last location and when it was received: the reducer's clock for events
+    /// without a location, whose own time may be missing or a guess (a receiver without a fix
+    /// often gives no date), so that a guess never moves the app's cadence.
     private var lastFixTime: (fix: Date, received: Date)?
     private var nextID = 0
 
@@ -243,10 +244,7 @@ struct LocationCore: Sendable {
             case .unavailable(let reason):
                 core.unavailable = reason
                 guard gate.deliver else { return }
-                let clock = core.lastFixTime.map {
-                    $0.fix.addingTimeInterval(received.timeIntervalSince($0.received))
-                }
-                let output = core.reduce(nil, at: clock ?? received, gate: gate, &actions)
+                let output = core.reduce(nil, at: core.reducerTime(received), gate: gate, &actions)
                 for id in ids {
                     let update =
                         core.updates[id]!.isReduced(gate)
@@ -257,9 +255,10 @@ struct LocationCore: Sendable {
                 core.unavailable = nil
                 guard gate.deliver else { return }
                 let fallback = fix.bestTime(received: received)
-                core.lastFixTime = (fallback, received)
                 let location = CLLocation(fix: fix, origin: origin, fallbackTime: fallback)
-                let output = core.reduce(location, at: location?.timestamp ?? fallback, gate: gate, &actions)
+                if let location { core.lastFixTime = (location.timestamp, received) }
+                let output = core.reduce(
+                    location, at: location?.timestamp ?? core.reducerTime(received), gate: gate, &actions)
                 for id in ids {
                     let update: CLLocationUpdate?
                     if core.updates[id]!.isReduced(gate) {
@@ -279,13 +278,21 @@ struct LocationCore: Sendable {
 
     /// Gives the app's reducer what the receiver says, when any subscriber is reduced; its output
     /// when one is due, and the state to store with it.
+    /// `time` is `nil` when it is not known (nothing with a location arrived yet): the reducer is
+    /// not told then.
     private mutating func reduce(
-        _ location: CLLocation?, at time: Date, gate: UpdateGate, _ actions: inout [Action]
+        _ location: CLLocation?, at time: Date?, gate: UpdateGate, _ actions: inout [Action]
     ) -> AccuracyReducer.Output? {
-        guard updates.values.contains(where: { $0.isReduced(gate) }) else { return nil }
+        guard let time, updates.values.contains(where: { $0.isReduced(gate) }) else { return nil }
+        let before = reducer.state
         let output = reducer.observe(location, at: time)
-        if output != nil { actions.append(.persistReduced(reducer.state)) }
+        if reducer.state != before { actions.append(.persistReduced(reducer.state)) }
         return output
+    }
+
+    /// The receiver's time now, from the last location's time and how long ago it arrived.
+    private func reducerTime(_ received: Date) -> Date? {
+        lastFixTime.map { $0.fix.addingTimeInterval(received.timeIntervalSince($0.received)) }
     }
 
     // MARK: Authorization
