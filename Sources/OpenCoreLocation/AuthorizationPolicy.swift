@@ -155,6 +155,7 @@ struct AuthorizationState: Sendable {
     /// The flags of an explicit session's diagnostics.
     func diagnostic(for session: SessionRequirement) -> AuthorizationFlags {
         var flags = baseFlags
+        flags.accuracyLimited = isAuthorized && accuracy == .reducedAccuracy
         if let key = session.purposeKey, accuracy == .reducedAccuracy, declinedPurposes.contains(key) {
             flags.fullAccuracyDenied = true
         }

@@ -25,6 +25,16 @@ open class CLLocation: NSObject, @unchecked Sendable {
     public let floor: CLFloor?
     public let sourceInformation: CLLocationSourceInformation?
 
+    /// A location at 0°, 0° now, with no accuracy, speed or course: what `CLLocation()` gives on
+    /// Apple platforms, as a placeholder (`@Published var location = CLLocation()`).
+    public override convenience init() {
+        self.init(
+            coordinate: CLLocationCoordinate2D(latitude: 0, longitude: 0), altitude: 0,
+            ellipsoidalAltitude: 0,
+            horizontalAccuracy: 0, verticalAccuracy: -1, course: -1, courseAccuracy: -1, speed: -1,
+            speedAccuracy: -1, timestamp: Date(), sourceInfo: nil)
+    }
+
     public convenience init(latitude: CLLocationDegrees, longitude: CLLocationDegrees) {
         self.init(
             coordinate: CLLocationCoordinate2D(latitude: latitude, longitude: longitude), altitude: 0,

@@ -8,9 +8,15 @@ public protocol CLLocationManagerDelegate: NSObjectProtocol {
     func locationManagerDidChangeAuthorization(_ manager: CLLocationManager)
     func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation])
     func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error)
+    /// The form Apple deprecated in iOS 14 and still calls, with the new status; called right
+    /// after ``locationManagerDidChangeAuthorization(_:)``.
+    func locationManager(_ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus)
 }
 
 extension CLLocationManagerDelegate {
+    public func locationManager(
+        _ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus
+    ) {}
     public func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {}
     public func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {}
     public func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {}
@@ -31,6 +37,8 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     private struct State {
         var delegate = DelegateReference(nil)
         var updating: Task<Void, Never>?
+        /// The one-shot request of ``requestLocation()`` under way.
+        var requesting: Task<Void, Never>?
         var location: CLLocation?
         var observer: Int?
     }
@@ -45,9 +53,10 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     }
 
     deinit {
-        let (observer, task) = state.withLock { ($0.observer, $0.updating) }
+        let (observer, task, request) = state.withLock { ($0.observer, $0.updating, $0.requesting) }
         if let observer { context.removeAuthorizationObserver(observer) }
         task?.cancel()
+        request?.cancel()
     }
 
     /// Receives this manager's events on the main actor. Setting it reports the current
@@ -65,6 +74,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
         Task { @MainActor [weak self] in
             guard let self, let delegate = self.delegate else { return }
             delegate.locationManagerDidChangeAuthorization(self)
+            delegate.locationManager(self, didChangeAuthorization: self.authorizationStatus)
         }
     }
 
@@ -83,7 +93,13 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     open class func locationServicesEnabled() -> Bool { LocationContext.current.servicesEnabled }
     /// Heading needs a magnetometer, which a GNSS receiver does not have.
     open class func headingAvailable() -> Bool { false }
-    open class func significantLocationChangeMonitoringAvailable() -> Bool { true }
+    /// Significant-change monitoring is not offered (yet): false, so an app falls back to
+    /// `startUpdatingLocation()` as it would on a device without the service.
+    open class func significantLocationChangeMonitoringAvailable() -> Bool { false }
+    /// The current app's authorization status (Apple's class form, deprecated in iOS 14).
+    open class func authorizationStatus() -> CLAuthorizationStatus {
+        LocationContext.current.authorizationStatus
+    }
 
     /// Asks for when-in-use authorization once the app is in use, if not yet determined.
     open func requestWhenInUseAuthorization() { context.requestAuthorization(.whenInUse) }
@@ -129,6 +145,61 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
             return state.updating
         }
         old?.cancel()
+    }
+
+    /// How long ``requestLocation()`` waits for a position before it fails.
+    var requestLocationTimeout: Duration = .seconds(15)
+
+    /// Delivers one location to the delegate, or `locationManager(_:didFailWithError:)` with
+    /// `CLError.denied` when the app may not have one, or `CLError.locationUnknown` when none came
+    /// within 15 s. Like Apple's, it asks for nothing: call `request…Authorization()` first.
+    open func requestLocation() {
+        let updates = CLLocationUpdate.Updates(
+            context: context, configuration: .default, reduced: desiredAccuracy == kCLLocationAccuracyReduced)
+        let timeout = requestLocationTimeout
+        let task = Task { [weak self] in
+            let outcome = await withTaskGroup(of: OneShot.self) { group -> OneShot in
+                group.addTask {
+                    do {
+                        for try await update in updates {
+                            if let location = update.location { return .location(location) }
+                            if update.authorizationDenied || update.authorizationDeniedGlobally
+                                || update.authorizationRestricted
+                            {
+                                return .failed(CLError(.denied, "location access is denied"))
+                            }
+                        }
+                    } catch {}
+                    return .failed(CLError(.locationUnknown, "the receiver ended without a position"))
+                }
+                group.addTask {
+                    try? await Task.sleep(for: timeout)
+                    return .failed(CLError(.locationUnknown, "no position within \(timeout)"))
+                }
+                let first = await group.next()!
+                group.cancelAll()
+                return first
+            }
+            guard let self, !Task.isCancelled else { return }
+            if case .location(let location) = outcome { self.state.withLock { $0.location = location } }
+            await MainActor.run {
+                guard let delegate = self.delegate else { return }
+                switch outcome {
+                case .location(let location): delegate.locationManager(self, didUpdateLocations: [location])
+                case .failed(let error): delegate.locationManager(self, didFailWithError: error)
+                }
+            }
+        }
+        let old = state.withLock { state -> Task<Void, Never>? in
+            defer { state.requesting = task }
+            return state.requesting
+        }
+        old?.cancel()
+    }
+
+    private enum OneShot: Sendable {
+        case location(CLLocation)
+        case failed(CLError)
     }
 
     open func stopUpdatingLocation() {

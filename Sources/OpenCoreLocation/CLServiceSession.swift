@@ -26,8 +26,11 @@ public final class CLServiceSession: Sendable {
         public let fullAccuracyDenied: Bool
         public let alwaysAuthorizationDenied: Bool
         public let authorizationRequestInProgress: Bool
+        /// The app has approximate locations only.
+        public let accuracyLimited: Bool
 
         init(_ flags: AuthorizationFlags) {
+            accuracyLimited = flags.accuracyLimited
             authorizationDenied = flags.authorizationDenied
             authorizationDeniedGlobally = flags.authorizationDeniedGlobally
             authorizationRestricted = flags.authorizationRestricted

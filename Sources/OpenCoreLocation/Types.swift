@@ -32,6 +32,19 @@ public func CLLocationCoordinate2DIsValid(_ coordinate: CLLocationCoordinate2D) 
         && abs(coordinate.latitude) <= 90 && abs(coordinate.longitude) <= 180
 }
 
+/// A coordinate, as Core Location's C function makes one.
+public func CLLocationCoordinate2DMake(
+    _ latitude: CLLocationDegrees, _ longitude: CLLocationDegrees
+) -> CLLocationCoordinate2D {
+    CLLocationCoordinate2D(latitude: latitude, longitude: longitude)
+}
+
+/// The largest distance, and the longest time interval, Core Location's APIs take ("no limit").
+public let CLLocationDistanceMax: CLLocationDistance = .greatestFiniteMagnitude
+public let CLTimeIntervalMax: TimeInterval = .greatestFiniteMagnitude
+/// The heading filter value meaning "every change".
+public let kCLHeadingFilterNone: CLLocationDirection = -1
+
 /// The coordinate Core Location uses for "no coordinate".
 public let kCLLocationCoordinate2DInvalid = CLLocationCoordinate2D(latitude: -180, longitude: -180)
 /// The distance filter value meaning "every movement".
@@ -56,6 +69,10 @@ public enum CLAuthorizationStatus: Int32, Sendable, Hashable, CustomStringConver
     case authorizedAlways = 3
     case authorizedWhenInUse = 4
 
+    /// macOS's name for Always authorization (the same raw value, 3).
+    @available(*, deprecated, renamed: "authorizedAlways")
+    public static var authorized: CLAuthorizationStatus { .authorizedAlways }
+
     public var description: String {
         switch self {
         case .notDetermined: "notDetermined"
@@ -75,28 +92,6 @@ public enum CLAccuracyAuthorization: Int, Sendable, Hashable, CustomStringConver
     public var description: String {
         self == .fullAccuracy ? "fullAccuracy" : "reducedAccuracy"
     }
-}
-
-/// Errors of the location service, with Core Location's codes.
-public struct CLError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Code: Int, Sendable, Hashable {
-        case locationUnknown = 0
-        case denied = 1
-        case network = 2
-        case headingFailure = 3
-        case promptDeclined = 18
-    }
-
-    public var code: Code
-    /// What went wrong, for a person to read.
-    public var reason: String
-
-    public init(_ code: Code, _ reason: String) {
-        self.code = code
-        self.reason = reason
-    }
-
-    public var description: String { "CLError.\(code) (\(code.rawValue)): \(reason)" }
 }
 
 /// Where a location came from.
