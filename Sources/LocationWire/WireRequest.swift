@@ -33,7 +33,7 @@ public enum WireRequest: Sendable, Hashable {
     /// A `CLBackgroundActivitySession`.
     case openBackgroundSession(session: Int)
     case closeSession(session: Int)
-    /// `liveUpdates` with a `LiveConfiguration` raw value; a monitor's feed when `monitoring`;
+    /// `liveUpdates` with an `Activity` raw value; a monitor's feed when `monitoring`;
     /// reduced locations whatever the authorization when `reduced` (`kind` `monitor` or `reduced`).
     case subscribeUpdates(subscription: Int, configuration: Int, monitoring: Bool, reduced: Bool = false)
     case subscribeDiagnostics(subscription: Int, session: Int)

@@ -30,48 +30,67 @@ public struct CLLocationUpdate: Sendable {
         locationUnavailable = unavailable
     }
 
-    /// The kind of activity updates are for; it tunes filtering and stationary detection, it does
-    /// not suppress updates.
-    public struct LiveConfiguration: Sendable, Hashable, CustomStringConvertible {
-        public let rawValue: Int
-        public init(rawValue: Int) { self.rawValue = rawValue }
+    /// The kind of activity updates are for, as Apple declares it (an exhaustive `switch` needs no
+    /// `default`); it tunes stationary detection, it does not suppress updates.
+    public enum LiveConfiguration: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        case `default` = 0
+        case automotiveNavigation = 1
+        case otherNavigation = 2
+        case fitness = 3
+        case airborne = 4
 
-        public static let `default` = LiveConfiguration(rawValue: 0)
-        public static let automotiveNavigation = LiveConfiguration(rawValue: 1)
-        public static let otherNavigation = LiveConfiguration(rawValue: 2)
-        public static let fitness = LiveConfiguration(rawValue: 3)
-        public static let airborne = LiveConfiguration(rawValue: 4)
-        public static let maritime = LiveConfiguration(rawValue: 5)
+        public var description: String { "\(activity)" }
+
+        /// The activity this configuration stands for.
+        public var activity: Activity { Activity(rawValue: rawValue)! }
+    }
+
+    /// The activities updates can be tuned for: Apple's ``LiveConfiguration`` and a boat's, which
+    /// Apple does not have (``liveUpdates(for:)``).
+    public enum Activity: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        case `default` = 0
+        case automotiveNavigation = 1
+        case otherNavigation = 2
+        case fitness = 3
+        case airborne = 4
+        /// A boat: it swings at anchor without going anywhere.
+        case maritime = 5
 
         public var description: String {
-            switch rawValue {
-            case 1: "automotiveNavigation"
-            case 2: "otherNavigation"
-            case 3: "fitness"
-            case 4: "airborne"
-            case 5: "maritime"
-            default: "default"
+            switch self {
+            case .default: "default"
+            case .automotiveNavigation: "automotiveNavigation"
+            case .otherNavigation: "otherNavigation"
+            case .fitness: "fitness"
+            case .airborne: "airborne"
+            case .maritime: "maritime"
             }
         }
 
         /// How long and how still a device must be to count as stationary for this activity.
         public var stationaryTuning: StationaryDetector.Tuning {
-            switch rawValue {
-            case 1: .init(radius: 25, duration: 180, speed: 1.0)  // traffic lights are not a stop
-            case 2: .init(radius: 15, duration: 120, speed: 0.5)
-            case 3: .init(radius: 10, duration: 120, speed: 0.3)  // a runner's pause
-            case 4: .init(radius: 50, duration: 300, speed: 2.0)
-            case 5: .init(radius: 60, duration: 300, speed: 0.5)  // a boat swinging at anchor
-            default: .init(radius: 15, duration: 60, speed: 0.5)
+            switch self {
+            case .automotiveNavigation: .init(radius: 25, duration: 180, speed: 1.0)  // traffic lights are not a stop
+            case .otherNavigation: .init(radius: 15, duration: 120, speed: 0.5)
+            case .fitness: .init(radius: 10, duration: 120, speed: 0.3)  // a runner's pause
+            case .airborne: .init(radius: 50, duration: 300, speed: 2.0)
+            case .maritime: .init(radius: 60, duration: 300, speed: 0.5)  // a boat swinging at anchor
+            case .default: .init(radius: 15, duration: 60, speed: 0.5)
             }
         }
+    }
+
+    /// Updates tuned for an ``Activity``, including those Apple's ``LiveConfiguration`` lacks
+    /// (`.maritime`); otherwise the same as ``liveUpdates(_:)``.
+    public static func liveUpdates(for activity: Activity) -> Updates {
+        Updates(context: LocationContext.current, configuration: activity)
     }
 
     /// Updates from the current ``LocationContext``'s receiver. Iterating acts as a
     /// when-in-use service session (unless the manifest requires explicit sessions); breaking out
     /// of the loop or cancelling its task ends the updates.
     public static func liveUpdates(_ configuration: LiveConfiguration = .default) -> Updates {
-        Updates(context: LocationContext.current, configuration: configuration)
+        Updates(context: LocationContext.current, configuration: configuration.activity)
     }
 
     /// ``liveUpdates(_:)`` with the default configuration, for `for try await update in
@@ -84,7 +103,7 @@ public struct CLLocationUpdate: Sendable {
         public typealias Failure = any Error
 
         let context: LocationContext
-        let configuration: LiveConfiguration
+        let configuration: Activity
         /// Reduced locations whatever the authorization (`CLLocationManager.desiredAccuracy`).
         var reduced = false
 

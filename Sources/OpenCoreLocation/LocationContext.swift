@@ -321,7 +321,7 @@ public final class LocationContext: Sendable {
     /// A subscription to updates; it holds an implicit when-in-use session while it lasts.
     /// `wantsReduced`: reduced locations whatever the authorization allows.
     func subscribeUpdates(
-        configuration live: CLLocationUpdate.LiveConfiguration, monitoring: Bool = false,
+        configuration live: CLLocationUpdate.Activity, monitoring: Bool = false,
         wantsReduced: Bool = false
     ) -> Mailbox<CLLocationUpdate> {
         if let remote {

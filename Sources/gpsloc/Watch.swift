@@ -21,7 +21,7 @@ struct Watch: AsyncParsableCommand {
     enum Activity: String, ExpressibleByArgument, CaseIterable {
         case `default`, automotive, navigation, fitness, airborne, maritime
 
-        var configuration: CLLocationUpdate.LiveConfiguration {
+        var configuration: CLLocationUpdate.Activity {
             switch self {
             case .default: .default
             case .automotive: .automotiveNavigation
@@ -62,7 +62,7 @@ struct Watch: AsyncParsableCommand {
             let held = session.map { CLServiceSession(authorization: $0.requirement) }
             defer { held?.invalidate() }
             var output = OutputBuffer()
-            for try await update in CLLocationUpdate.liveUpdates(activity.configuration) {
+            for try await update in CLLocationUpdate.liveUpdates(for: activity.configuration) {
                 output.line(format == .text ? Self.text(update) : Self.json(update))
                 output.flush()
             }

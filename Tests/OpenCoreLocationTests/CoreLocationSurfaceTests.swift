@@ -76,6 +76,30 @@ struct CoreLocationSurfaceTests {
         #expect(CLAuthorizationStatus.authorizedAlways.rawValue == 3)
     }
 
+    @Test(
+        "LiveConfiguration is Apple's enum: an exhaustive switch needs no default; a boat has its own activity"
+    )
+    func liveConfiguration() {
+        func name(_ configuration: CLLocationUpdate.LiveConfiguration) -> String {
+            switch configuration {
+            case .default: "default"
+            case .automotiveNavigation: "car"
+            case .otherNavigation: "other"
+            case .fitness: "fitness"
+            case .airborne: "plane"
+            }
+        }
+        #expect(
+            CLLocationUpdate.LiveConfiguration.allCases.map(name) == [
+                "default", "car", "other", "fitness", "plane",
+            ])
+        #expect(CLLocationUpdate.LiveConfiguration.allCases.map(\.rawValue) == [0, 1, 2, 3, 4])
+        #expect(CLLocationUpdate.LiveConfiguration.fitness.activity == .fitness)
+        #expect(
+            CLLocationUpdate.Activity.maritime.stationaryTuning.radius
+                > CLLocationUpdate.Activity.default.stationaryTuning.radius)
+    }
+
     @Test("requestLocation() delivers one location, then nothing more")
     @MainActor func requestLocationOnce() async throws {
         let h = try authorizedHarness()

@@ -179,7 +179,7 @@ struct LocationCore: Sendable {
     /// location at all under reduced accuracy.
     /// `wantsReduced` asks for reduced locations whatever the authorization allows.
     mutating func subscribeUpdates(
-        configuration live: CLLocationUpdate.LiveConfiguration, monitoring: Bool = false,
+        configuration live: CLLocationUpdate.Activity, monitoring: Bool = false,
         wantsReduced: Bool = false
     ) -> (ID, [Action]) {
         var id = 0

@@ -112,12 +112,13 @@ package final class HostedApp: Sendable {
         context.removeSession(id)
     }
 
-    /// `liveUpdates` with a `LiveConfiguration` raw value, or a monitor's feed.
+    /// `liveUpdates` with an `Activity` raw value (an unknown one is `.default`), or a monitor's
+    /// feed.
     package func updates(configuration: Int, monitoring: Bool, reduced: Bool = false) -> HostedFeed<
         WireUpdate
     > {
         let mailbox = context.subscribeUpdates(
-            configuration: CLLocationUpdate.LiveConfiguration(rawValue: configuration),
+            configuration: CLLocationUpdate.Activity(rawValue: configuration) ?? .default,
             monitoring: monitoring,
             wantsReduced: reduced)
         return HostedFeed(MailboxLease(mailbox)) { $0.wire }
