@@ -111,6 +111,18 @@ public actor CLMonitor {
             CLLocationCoordinate2DIsValid(center) && radius.isFinite && radius > 0
         }
 
+        // Spelled out: CLLocationCoordinate2D is not Equatable, as on Apple platforms.
+        public static func == (a: Self, b: Self) -> Bool {
+            a.center.latitude == b.center.latitude && a.center.longitude == b.center.longitude
+                && a.radius == b.radius
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(center.latitude)
+            hasher.combine(center.longitude)
+            hasher.combine(radius)
+        }
+
         /// The state a location shows, starting from `current`.
         func evaluate(_ location: CLLocation, from current: CLMonitoringState) -> CLMonitoringState {
             let uncertainty = max(0, location.horizontalAccuracy)

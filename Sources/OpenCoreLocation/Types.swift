@@ -11,7 +11,7 @@ public typealias CLBeaconMajorValue = UInt16
 public typealias CLBeaconMinorValue = UInt16
 
 /// A latitude and longitude in degrees, WGS 84.
-public struct CLLocationCoordinate2D: Sendable, Hashable {
+public struct CLLocationCoordinate2D: Sendable {
     public var latitude: CLLocationDegrees
     public var longitude: CLLocationDegrees
 
