@@ -95,11 +95,15 @@ final class ClientSession: Sendable {
             guard let session else { throw WireError("no session \(number) is open on this connection") }
             app.closeSession(session.id)
             ok(id)
-        case .subscribeUpdates(let number, let configuration, let monitoring, let reduced):
+        case .subscribeUpdates(let number, let configuration, let monitoring, let reduced, let continuous):
             try reserveFeed(number)
             ok(id)
-            start(number, app.updates(configuration: configuration, monitoring: monitoring, reduced: reduced))
-            {
+            start(
+                number,
+                app.updates(
+                    configuration: configuration, monitoring: monitoring, reduced: reduced,
+                    continuous: continuous)
+            ) {
                 WireEvent.update(subscription: number, $0)
             }
         case .subscribeDiagnostics(let number, let sessionNumber):

@@ -35,7 +35,12 @@ public enum WireRequest: Sendable, Hashable {
     case closeSession(session: Int)
     /// `liveUpdates` with an `Activity` raw value; a monitor's feed when `monitoring`;
     /// reduced locations whatever the authorization when `reduced` (`kind` `monitor` or `reduced`).
-    case subscribeUpdates(subscription: Int, configuration: Int, monitoring: Bool, reduced: Bool = false)
+    /// `continuous`: every fix, without pausing while the device stands still
+    /// (`pausesLocationUpdatesAutomatically = false`). On the wire, `kind` lists `monitor`,
+    /// `reduced` and `continuous`, separated by commas.
+    case subscribeUpdates(
+        subscription: Int, configuration: Int, monitoring: Bool, reduced: Bool = false,
+        continuous: Bool = false)
     case subscribeDiagnostics(subscription: Int, session: Int)
     case unsubscribe(subscription: Int)
     /// `requestWhenInUseAuthorization()` or `requestAlwaysAuthorization()`.
@@ -158,11 +163,12 @@ public enum WireRequest: Sendable, Hashable {
             request = .closeSession(
                 session: try need(fields.session, "session", "the number of an open session"))
         case "updates.subscribe":
+            let kinds = Set((fields.kind ?? "").split(separator: ",").map(String.init))
             request = .subscribeUpdates(
                 subscription: try need(
                     fields.subscription, "subscription", "a number of the client's choosing"),
-                configuration: fields.configuration ?? 0, monitoring: fields.kind == "monitor",
-                reduced: fields.kind == "reduced")
+                configuration: fields.configuration ?? 0, monitoring: kinds.contains("monitor"),
+                reduced: kinds.contains("reduced"), continuous: kinds.contains("continuous"))
         case "diagnostics.subscribe":
             request = .subscribeDiagnostics(
                 subscription: try need(
@@ -275,14 +281,13 @@ public enum WireRequest: Sendable, Hashable {
                 json.add("purposeKey", string: purposeKey)
             case .openBackgroundSession(let session), .closeSession(let session):
                 json.add("session", integer: session)
-            case .subscribeUpdates(let subscription, let configuration, let monitoring, let reduced):
+            case .subscribeUpdates(
+                let subscription, let configuration, let monitoring, let reduced, let continuous):
                 json.add("subscription", integer: subscription)
                 json.add("configuration", integer: configuration)
-                if monitoring {
-                    json.add("kind", string: "monitor")
-                } else if reduced {
-                    json.add("kind", string: "reduced")
-                }
+                let kinds = [(monitoring, "monitor"), (reduced, "reduced"), (continuous, "continuous")]
+                    .filter(\.0).map(\.1)
+                if !kinds.isEmpty { json.add("kind", string: kinds.joined(separator: ",")) }
             case .subscribeDiagnostics(let subscription, let session):
                 json.add("subscription", integer: subscription)
                 json.add("session", integer: session)

@@ -11,9 +11,15 @@ public protocol CLLocationManagerDelegate: NSObjectProtocol {
     /// The form Apple deprecated in iOS 14 and still calls, with the new status; called right
     /// after ``locationManagerDidChangeAuthorization(_:)``.
     func locationManager(_ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus)
+    /// Updates paused: the device stands still (`pausesLocationUpdatesAutomatically`).
+    func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager)
+    /// Updates resumed: the device moves again.
+    func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager)
 }
 
 extension CLLocationManagerDelegate {
+    public func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager) {}
+    public func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager) {}
     public func locationManager(
         _ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus
     ) {}
@@ -39,6 +45,11 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
         var updating: Task<Void, Never>?
         /// The one-shot request of ``requestLocation()`` under way.
         var requesting: Task<Void, Never>?
+        /// What keeps updates going after the app leaves use (`allowsBackgroundLocationUpdates`).
+        var background: CLBackgroundActivitySession?
+        /// Updates paused for stillness; the last location given to the delegate.
+        var paused = false
+        var delivered: CLLocation?
         var location: CLLocation?
         var observer: Int?
     }
@@ -53,10 +64,13 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     }
 
     deinit {
-        let (observer, task, request) = state.withLock { ($0.observer, $0.updating, $0.requesting) }
+        let (observer, task, request, background) = state.withLock {
+            ($0.observer, $0.updating, $0.requesting, $0.background)
+        }
         if let observer { context.removeAuthorizationObserver(observer) }
         task?.cancel()
         request?.cancel()
+        background?.invalidate()
     }
 
     /// Receives this manager's events on the main actor. Setting it reports the current
@@ -87,7 +101,20 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     /// `kCLLocationAccuracyReduced` gives reduced locations even to an app with full accuracy, from
     /// the next `startUpdatingLocation()`, as on Apple platforms; other values are kept.
     public var desiredAccuracy: CLLocationAccuracy = kCLLocationAccuracyBest
+    /// Locations closer than this to the last one delivered are not delivered (metres);
+    /// `kCLDistanceFilterNone` delivers every one.
     public var distanceFilter: CLLocationDistance = kCLDistanceFilterNone
+    /// What the updates are for: tunes when a still device counts as stopped.
+    public var activityType: CLActivityType = .other
+    /// When true (the default), updates pause while the device stands still
+    /// (`locationManagerDidPauseLocationUpdates(_:)`) and resume when it moves
+    /// (`locationManagerDidResumeLocationUpdates(_:)`); when false, every fix is delivered.
+    public var pausesLocationUpdatesAutomatically = true
+    /// When true, updates started while the app is in use go on after it leaves use, as a
+    /// `CLBackgroundActivitySession` would keep them; when false, they stop with its use.
+    public var allowsBackgroundLocationUpdates = false
+    /// Kept for code that sets it; Linux has no status bar to show an indicator in.
+    public var showsBackgroundLocationIndicator = false
 
     /// Whether location services are on (the global switch of the authorization store).
     open class func locationServicesEnabled() -> Bool { LocationContext.current.servicesEnabled }
@@ -131,7 +158,10 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     /// when none can be had, `locationManager(_:didFailWithError:)` says why.
     open func startUpdatingLocation() {
         let updates = CLLocationUpdate.Updates(
-            context: context, configuration: .default, reduced: desiredAccuracy == kCLLocationAccuracyReduced)
+            context: context, configuration: activityType.activity,
+            reduced: desiredAccuracy == kCLLocationAccuracyReduced,
+            continuous: !pausesLocationUpdatesAutomatically)
+        let background = allowsBackgroundLocationUpdates ? CLBackgroundActivitySession(context: context) : nil
         let task = Task { [weak self] in
             do {
                 for try await update in updates {
@@ -140,11 +170,16 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
                 }
             } catch {}
         }
-        let old = state.withLock { state -> Task<Void, Never>? in
-            defer { state.updating = task }
-            return state.updating
+        let old = state.withLock { state -> (Task<Void, Never>?, CLBackgroundActivitySession?) in
+            defer {
+                state.updating = task
+                state.background = background
+                state.paused = false
+            }
+            return (state.updating, state.background)
         }
-        old?.cancel()
+        old.0?.cancel()
+        old.1?.invalidate()
     }
 
     /// How long ``requestLocation()`` waits for a position before it fails.
@@ -203,10 +238,16 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     }
 
     open func stopUpdatingLocation() {
-        state.withLock { state -> Task<Void, Never>? in
-            defer { state.updating = nil }
-            return state.updating
-        }?.cancel()
+        let (task, background) = state.withLock {
+            state -> (Task<Void, Never>?, CLBackgroundActivitySession?) in
+            defer {
+                state.updating = nil
+                state.background = nil
+            }
+            return (state.updating, state.background)
+        }
+        task?.cancel()
+        background?.invalidate()
     }
 
     /// Heading is not available (see ``headingAvailable()``); the delegate gets a heading failure.
@@ -221,13 +262,27 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     open func stopUpdatingHeading() {}
 
     private func deliver(_ update: CLLocationUpdate) async {
-        if let location = update.location {
-            state.withLock { $0.location = location }
+        let filter = distanceFilter
+        let pauses = pausesLocationUpdatesAutomatically
+        // What to tell: the location unless the distance filter holds it back, and whether
+        // updates resume (a location after a pause) or pause (the device became still).
+        let (send, resumed, paused) = state.withLock { state -> (Bool, Bool, Bool) in
+            guard let location = update.location else { return (false, false, false) }
+            state.location = location
+            let resumed = state.paused
+            state.paused = pauses && update.stationary
+            if filter > 0, let last = state.delivered, location.distance(from: last) < filter {
+                return (false, resumed, state.paused)
+            }
+            state.delivered = location
+            return (true, resumed, state.paused)
         }
         await MainActor.run {
             guard let delegate = self.delegate else { return }
+            if resumed { delegate.locationManagerDidResumeLocationUpdates(self) }
             if let location = update.location {
-                delegate.locationManager(self, didUpdateLocations: [location])
+                if send { delegate.locationManager(self, didUpdateLocations: [location]) }
+                if paused { delegate.locationManagerDidPauseLocationUpdates(self) }
             } else if update.authorizationDenied || update.authorizationDeniedGlobally
                 || update.authorizationRestricted
             {

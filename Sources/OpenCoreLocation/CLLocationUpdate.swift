@@ -106,11 +106,14 @@ public struct CLLocationUpdate: Sendable {
         let configuration: Activity
         /// Reduced locations whatever the authorization (`CLLocationManager.desiredAccuracy`).
         var reduced = false
+        /// Every fix, without pausing while still (`pausesLocationUpdatesAutomatically = false`).
+        var continuous = false
 
         public func makeAsyncIterator() -> Iterator {
             Iterator(
                 lease: MailboxLease(
-                    context.subscribeUpdates(configuration: configuration, wantsReduced: reduced)))
+                    context.subscribeUpdates(
+                        configuration: configuration, wantsReduced: reduced, continuous: continuous)))
         }
 
         public struct Iterator: AsyncIteratorProtocol {

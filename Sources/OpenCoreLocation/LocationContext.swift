@@ -322,11 +322,12 @@ public final class LocationContext: Sendable {
     /// `wantsReduced`: reduced locations whatever the authorization allows.
     func subscribeUpdates(
         configuration live: CLLocationUpdate.Activity, monitoring: Bool = false,
-        wantsReduced: Bool = false
+        wantsReduced: Bool = false, continuous: Bool = false
     ) -> Mailbox<CLLocationUpdate> {
         if let remote {
             return remote.subscribeUpdates(
                 configuration: live.rawValue, monitoring: monitoring, reduced: wantsReduced,
+                continuous: continuous,
                 capacity: Self.subscriberCapacity)
         }
         let box = Mutex<LocationCore.ID?>(nil)
@@ -336,7 +337,8 @@ public final class LocationContext: Sendable {
         }
         mutate { state in
             let (id, actions) = state.core.subscribeUpdates(
-                configuration: live, monitoring: monitoring, wantsReduced: wantsReduced)
+                configuration: live, monitoring: monitoring, wantsReduced: wantsReduced,
+                continuous: continuous)
             box.withLock { $0 = id }
             state.updates[id] = mailbox
             return ((), actions)

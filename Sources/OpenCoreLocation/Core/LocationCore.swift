@@ -177,10 +177,11 @@ struct LocationCore: Sendable {
     /// A subscription to updates; it holds an implicit when-in-use session while it lasts. A
     /// monitor's feed (`monitoring`) gets every precise fix, without stationary pauses, and no
     /// location at all under reduced accuracy.
-    /// `wantsReduced` asks for reduced locations whatever the authorization allows.
+    /// `wantsReduced` asks for reduced locations whatever the authorization allows; `continuous`
+    /// for every fix, without pausing while the device stands still.
     mutating func subscribeUpdates(
         configuration live: CLLocationUpdate.Activity, monitoring: Bool = false,
-        wantsReduced: Bool = false
+        wantsReduced: Bool = false, continuous: Bool = false
     ) -> (ID, [Action]) {
         var id = 0
         let actions = transact { core, actions in
@@ -188,7 +189,7 @@ struct LocationCore: Sendable {
             core.auth.sessions[id] = SessionRequirement(level: .whenInUse, explicit: false)
             var subscriber = UpdateSubscriber(
                 stationary: StationaryDetector(tuning: live.stationaryTuning), monitoring: monitoring,
-                wantsReduced: wantsReduced)
+                wantsReduced: wantsReduced, continuous: continuous)
             let gate = core.auth.updateGate
             if core.hasReceiver, subscriber.isReduced(gate) {
                 // What the app was last told, as it was told: a new subscription learns nothing new.

@@ -13,6 +13,8 @@ struct UpdateSubscriber: Sendable {
     /// Asked for reduced locations although the app may have precise ones
     /// (`desiredAccuracy = kCLLocationAccuracyReduced`).
     var wantsReduced = false
+    /// Every fix, without the stationary pause (`pausesLocationUpdatesAutomatically = false`).
+    var continuous = false
     /// The last state sent without a location, so that such updates go out on change only.
     private var lastStatus: CLLocationUpdate.Status?
     /// The flags of the last update of any kind, and whether the reducer's last output was
@@ -20,7 +22,10 @@ struct UpdateSubscriber: Sendable {
     private var lastFlags: AuthorizationFlags?
     private var reducedUnavailable = false
 
-    init(stationary: StationaryDetector, monitoring: Bool, wantsReduced: Bool = false) {
+    init(
+        stationary: StationaryDetector, monitoring: Bool, wantsReduced: Bool = false, continuous: Bool = false
+    ) {
+        self.continuous = continuous
         self.stationary = stationary
         self.monitoring = monitoring
         self.wantsReduced = wantsReduced
@@ -44,7 +49,8 @@ struct UpdateSubscriber: Sendable {
         case .becameStationary:
             return located(CLLocationUpdate(location: location, flags: gate.flags, stationary: true))
         case .silent:
-            return nil
+            return continuous
+                ? located(CLLocationUpdate(location: location, flags: gate.flags, stationary: true)) : nil
         }
     }
 

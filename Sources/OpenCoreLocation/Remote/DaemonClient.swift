@@ -23,6 +23,7 @@ final class DaemonClient: Sendable {
         var configuration: Int
         var monitoring: Bool
         var reduced = false
+        var continuous = false
         var flags = AuthorizationFlags()
     }
 
@@ -146,7 +147,9 @@ final class DaemonClient: Sendable {
         send(.closeSession(session: id))
     }
 
-    func subscribeUpdates(configuration: Int, monitoring: Bool, reduced: Bool = false, capacity: Int)
+    func subscribeUpdates(
+        configuration: Int, monitoring: Bool, reduced: Bool = false, continuous: Bool = false, capacity: Int
+    )
         -> Mailbox<CLLocationUpdate>
     {
         let id = number()
@@ -157,11 +160,13 @@ final class DaemonClient: Sendable {
         }
         state.withLock {
             $0.updates[id] = UpdateRecord(
-                mailbox: mailbox, configuration: configuration, monitoring: monitoring, reduced: reduced)
+                mailbox: mailbox, configuration: configuration, monitoring: monitoring, reduced: reduced,
+                continuous: continuous)
         }
         send(
             .subscribeUpdates(
-                subscription: id, configuration: configuration, monitoring: monitoring, reduced: reduced))
+                subscription: id, configuration: configuration, monitoring: monitoring, reduced: reduced,
+                continuous: continuous))
         return mailbox
     }
 
@@ -344,7 +349,7 @@ final class DaemonClient: Sendable {
                 requests.append(
                     .subscribeUpdates(
                         subscription: id, configuration: record.configuration, monitoring: record.monitoring,
-                        reduced: record.reduced))
+                        reduced: record.reduced, continuous: record.continuous))
             }
             for (id, record) in state.diagnostics.sorted(by: { $0.key < $1.key }) {
                 requests.append(.subscribeDiagnostics(subscription: id, session: record.session))

@@ -114,13 +114,17 @@ package final class HostedApp: Sendable {
 
     /// `liveUpdates` with an `Activity` raw value (an unknown one is `.default`), or a monitor's
     /// feed.
-    package func updates(configuration: Int, monitoring: Bool, reduced: Bool = false) -> HostedFeed<
-        WireUpdate
-    > {
+    package func updates(
+        configuration: Int, monitoring: Bool, reduced: Bool = false, continuous: Bool = false
+    )
+        -> HostedFeed<
+            WireUpdate
+        >
+    {
         let mailbox = context.subscribeUpdates(
             configuration: CLLocationUpdate.Activity(rawValue: configuration) ?? .default,
             monitoring: monitoring,
-            wantsReduced: reduced)
+            wantsReduced: reduced, continuous: continuous)
         return HostedFeed(MailboxLease(mailbox)) { $0.wire }
     }
 

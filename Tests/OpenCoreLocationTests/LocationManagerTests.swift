@@ -1,0 +1,114 @@
+import Foundation
+import GNSS
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import OpenCoreLocation
+
+/// `CLLocationManager`'s properties used as Apple's documentation shows: what each changes.
+@Suite("CLLocationManager's properties")
+struct LocationManagerTests {
+    final class Recorder: NSObject, CLLocationManagerDelegate, @unchecked Sendable {
+        let events = Mutex<[String]>([])
+        var all: [String] { events.withLock { $0 } }
+        var locations: [Double] {
+            all.compactMap { $0.hasPrefix("location ") ? Double($0.dropFirst(9)) : nil }
+        }
+
+        func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
+            events.withLock { $0.append("location \(locations.last!.coordinate.latitude)") }
+        }
+        func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager) {
+            events.withLock { $0.append("paused") }
+        }
+        func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager) {
+            events.withLock { $0.append("resumed") }
+        }
+    }
+
+    /// A point `metres` north of 52° N, 5° E.
+    static func north(_ metres: Double) -> Double { 52 + metres / 111_195 }
+
+    @Test("distanceFilter: a location closer than the filter to the last one delivered is held back")
+    @MainActor func distanceFilter() async throws {
+        let h = try authorizedHarness()
+        let recorder = Recorder()
+        try await h.run {
+            let manager = CLLocationManager()
+            manager.distanceFilter = 100
+            manager.delegate = recorder
+            manager.startUpdatingLocation()
+            for step in 0..<9 {
+                h.source.send(.position(Self.north(Double(step) * 40), 5, at: Double(step), speed: 40))
+            }
+            await settle { recorder.locations.count >= 3 }
+            try await Task.sleep(for: .milliseconds(100))
+            // 0, 40, 80, 120 (delivered: 120 m from 0), 160, 200, 240 (delivered), 280, 320 (delivered)
+            #expect(recorder.locations.map { (($0 - 52) * 111_195).rounded() } == [0, 120, 240])
+            manager.stopUpdatingLocation()
+        }
+    }
+
+    @Test(
+        "pausesLocationUpdatesAutomatically: true pauses a still device and resumes; false delivers every fix"
+    )
+    @MainActor func pausing() async throws {
+        for pauses in [true, false] {
+            let h = try authorizedHarness()
+            let recorder = Recorder()
+            try await h.run {
+                let manager = CLLocationManager()
+                manager.pausesLocationUpdatesAutomatically = pauses
+                manager.delegate = recorder
+                manager.startUpdatingLocation()
+                // Five minutes still at 1 Hz, then moving away.
+                h.source.send((0..<300).map { .position(52, 5, at: Double($0), speed: 0) })
+                h.source.send(
+                    (0..<5).map {
+                        .position(Self.north(Double($0 + 1) * 50), 5, at: 300 + Double($0), speed: 50)
+                    })
+                await settle { recorder.locations.last.map { $0 > 52.002 } ?? false }
+                if pauses {
+                    #expect(recorder.locations.count < 100)
+                    let events = recorder.all
+                    let paused = try #require(events.firstIndex(of: "paused"))
+                    let resumed = try #require(events.firstIndex(of: "resumed"))
+                    #expect(paused < resumed)
+                } else {
+                    #expect(recorder.locations.count == 305)
+                    #expect(!recorder.all.contains("paused"))
+                }
+                manager.stopUpdatingLocation()
+            }
+        }
+    }
+
+    @Test("allowsBackgroundLocationUpdates: updates started in use go on after the app leaves use")
+    @MainActor func background() async throws {
+        for allows in [true, false] {
+            let h = try authorizedHarness()
+            let recorder = Recorder()
+            try await h.run {
+                let manager = CLLocationManager()
+                manager.allowsBackgroundLocationUpdates = allows
+                manager.activityType = .automotiveNavigation
+                manager.delegate = recorder
+                manager.startUpdatingLocation()
+                h.source.send(.position(52.1, 5, at: 1, speed: 10))
+                await settle { recorder.locations == [52.1] }
+                h.activity.setInUse(false)
+                try await Task.sleep(for: .milliseconds(50))
+                h.source.send(.position(52.2, 5, at: 2, speed: 10))
+                if allows {
+                    await settle { recorder.locations == [52.1, 52.2] }
+                } else {
+                    try await Task.sleep(for: .milliseconds(200))
+                    #expect(recorder.locations == [52.1])
+                }
+                manager.stopUpdatingLocation()
+            }
+        }
+        #expect(CLActivityType.allCases.map(\.rawValue) == [1, 2, 3, 4, 5])
+    }
+}
