@@ -10,23 +10,6 @@ import Testing
 @Suite("Core Location's API surface")
 struct CoreLocationSurfaceTests {
     /// A delegate declared plainly, as Apple's samples declare theirs, that records what it is told.
-    final class Recorder: NSObject, CLLocationManagerDelegate, @unchecked Sendable {
-        let events = Mutex<[String]>([])
-        var all: [String] { events.withLock { $0 } }
-
-        func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
-            events.withLock { $0.append("location \(locations.last!.coordinate.latitude)") }
-        }
-        func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {
-            events.withLock { $0.append("error \((error as NSError).domain) \((error as NSError).code)") }
-        }
-        func locationManager(
-            _ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus
-        ) {
-            events.withLock { $0.append("status \(status)") }
-        }
-    }
-
     @Test("CLLocation() is a placeholder at 0°, 0° with no accuracy, speed or course")
     func placeholderLocation() {
         final class Model {
@@ -103,7 +86,7 @@ struct CoreLocationSurfaceTests {
     @Test("requestLocation() delivers one location, then nothing more")
     @MainActor func requestLocationOnce() async throws {
         let h = try authorizedHarness()
-        let recorder = Recorder()
+        let recorder = DelegateRecorder()
         try await h.run {
             let manager = CLLocationManager()
             manager.delegate = recorder
@@ -121,7 +104,7 @@ struct CoreLocationSurfaceTests {
     @Test("requestLocation() without a position fails with locationUnknown; a denied app with denied")
     @MainActor func requestLocationFailures() async throws {
         let h = try authorizedHarness()
-        let recorder = Recorder()
+        let recorder = DelegateRecorder()
         try await h.run {
             let manager = CLLocationManager()
             manager.requestLocationTimeout = .milliseconds(300)
@@ -132,7 +115,7 @@ struct CoreLocationSurfaceTests {
         let denied = try Harness(stored: {
             $0["com.example.tracker"] = ClientAuthorization(decision: .denied)
         })
-        let told = Recorder()
+        let told = DelegateRecorder()
         try await denied.run {
             let manager = CLLocationManager()
             manager.delegate = told

@@ -9,31 +9,13 @@ import Testing
 /// `CLLocationManager`'s properties used as Apple's documentation shows: what each changes.
 @Suite("CLLocationManager's properties")
 struct LocationManagerTests {
-    final class Recorder: NSObject, CLLocationManagerDelegate, @unchecked Sendable {
-        let events = Mutex<[String]>([])
-        var all: [String] { events.withLock { $0 } }
-        var locations: [Double] {
-            all.compactMap { $0.hasPrefix("location ") ? Double($0.dropFirst(9)) : nil }
-        }
-
-        func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
-            events.withLock { $0.append("location \(locations.last!.coordinate.latitude)") }
-        }
-        func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager) {
-            events.withLock { $0.append("paused") }
-        }
-        func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager) {
-            events.withLock { $0.append("resumed") }
-        }
-    }
-
     /// A point `metres` north of 52° N, 5° E.
     static func north(_ metres: Double) -> Double { 52 + metres / 111_195 }
 
     @Test("distanceFilter: a location closer than the filter to the last one delivered is held back")
     @MainActor func distanceFilter() async throws {
         let h = try authorizedHarness()
-        let recorder = Recorder()
+        let recorder = DelegateRecorder()
         try await h.run {
             let manager = CLLocationManager()
             manager.distanceFilter = 100
@@ -56,7 +38,7 @@ struct LocationManagerTests {
     @MainActor func pausing() async throws {
         for pauses in [true, false] {
             let h = try authorizedHarness()
-            let recorder = Recorder()
+            let recorder = DelegateRecorder()
             try await h.run {
                 let manager = CLLocationManager()
                 manager.pausesLocationUpdatesAutomatically = pauses
@@ -88,7 +70,7 @@ struct LocationManagerTests {
     @MainActor func background() async throws {
         for allows in [true, false] {
             let h = try authorizedHarness()
-            let recorder = Recorder()
+            let recorder = DelegateRecorder()
             try await h.run {
                 let manager = CLLocationManager()
                 manager.allowsBackgroundLocationUpdates = allows

@@ -1,0 +1,26 @@
+import Foundation
+import OpenCoreLocation
+import Synchronization
+
+/// A `CLLocationManagerDelegate` declared plainly, as Apple's samples declare theirs, that writes
+/// down what it is told: `location LAT`, `error DOMAIN CODE`, `status S`, `paused`, `resumed`.
+final class DelegateRecorder: NSObject, CLLocationManagerDelegate, @unchecked Sendable {
+    private let events = Mutex<[String]>([])
+    var all: [String] { events.withLock { $0 } }
+    /// The latitudes of the locations delivered, in order.
+    var locations: [Double] { all.compactMap { $0.hasPrefix("location ") ? Double($0.dropFirst(9)) : nil } }
+
+    private func note(_ event: String) { events.withLock { $0.append(event) } }
+
+    func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
+        note("location \(locations.last!.coordinate.latitude)")
+    }
+    func locationManager(_ manager: CLLocationManager, didFailWithError error: any Error) {
+        note("error \((error as NSError).domain) \((error as NSError).code)")
+    }
+    func locationManager(_ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus) {
+        note("status \(status)")
+    }
+    func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager) { note("paused") }
+    func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager) { note("resumed") }
+}
