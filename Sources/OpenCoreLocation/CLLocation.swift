@@ -24,6 +24,9 @@ open class CLLocation: NSObject, @unchecked Sendable {
     public let timestamp: Date
     public let floor: CLFloor?
     public let sourceInformation: CLLocationSourceInformation?
+    /// The receiver's heading at this fix, for `CLLocationManager`'s heading updates; set only on
+    /// a precise location made from a fix that had one.
+    var heading: CLHeading?
 
     /// A location at 0°, 0° now, with no accuracy, speed or course: what `CLLocation()` gives on
     /// Apple platforms, as a placeholder (`@Published var location = CLLocation()`).

@@ -15,11 +15,17 @@ public protocol CLLocationManagerDelegate: NSObjectProtocol {
     func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager)
     /// Updates resumed: the device moves again.
     func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager)
+    /// A new heading from the receiver (`startUpdatingHeading()`).
+    func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading)
+    /// Never asked here: a receiver's heading needs no calibration.
+    func locationManagerShouldDisplayHeadingCalibration(_ manager: CLLocationManager) -> Bool
 }
 
 extension CLLocationManagerDelegate {
     public func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager) {}
     public func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager) {}
+    public func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading) {}
+    public func locationManagerShouldDisplayHeadingCalibration(_ manager: CLLocationManager) -> Bool { false }
     public func locationManager(
         _ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus
     ) {}
@@ -50,6 +56,9 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
         /// Updates paused for stillness; the last location given to the delegate.
         var paused = false
         var delivered: CLLocation?
+        /// Heading updates under way, and the last heading delivered.
+        var headingUpdates: Task<Void, Never>?
+        var heading: CLHeading?
         var location: CLLocation?
         var observer: Int?
     }
@@ -71,6 +80,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
         task?.cancel()
         request?.cancel()
         background?.invalidate()
+        state.withLock { $0.headingUpdates }?.cancel()
     }
 
     /// Receives this manager's events on the main actor. Setting it reports the current
@@ -118,8 +128,9 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
 
     /// Whether location services are on (the global switch of the authorization store).
     open class func locationServicesEnabled() -> Bool { LocationContext.current.servicesEnabled }
-    /// Heading needs a magnetometer, which a GNSS receiver does not have.
-    open class func headingAvailable() -> Bool { false }
+    /// Whether a receiver has sent a heading (`$--HDT`) in this process: heading comes from
+    /// heading sentences, as there is no magnetometer.
+    open class func headingAvailable() -> Bool { CLHeading.seen.load(ordering: .relaxed) }
     /// Significant-change monitoring is not offered (yet): false, so an app falls back to
     /// `startUpdatingLocation()` as it would on a device without the service.
     open class func significantLocationChangeMonitoringAvailable() -> Bool { false }
@@ -250,16 +261,70 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
         background?.invalidate()
     }
 
-    /// Heading is not available (see ``headingAvailable()``); the delegate gets a heading failure.
+    /// The smallest change of heading, degrees, that is delivered; `kCLHeadingFilterNone` for all.
+    public var headingFilter: CLLocationDirection = 1
+    /// Kept for code that sets it: a receiver's heading does not depend on how a device is held.
+    public var headingOrientation: CLDeviceOrientation = .portrait
+    /// The most recent heading delivered to the delegate.
+    public var heading: CLHeading? { state.withLock { $0.heading } }
+    /// How long ``startUpdatingHeading()`` waits for a first heading before it tells the delegate
+    /// `CLError.headingFailure` (it goes on waiting).
+    var headingTimeout: Duration = .seconds(15)
+
+    /// Delivers the receiver's heading (`$--HDT`) to `locationManager(_:didUpdateHeading:)`
+    /// whenever it changes by ``headingFilter`` or more. A receiver that sends none gets
+    /// `didFailWithError` with `CLError.headingFailure` after 15 s. Heading is a precise value: an
+    /// app with approximate locations gets none.
     open func startUpdatingHeading() {
-        Task { @MainActor [weak self] in
-            guard let self, let delegate = self.delegate else { return }
-            delegate.locationManager(
-                self, didFailWithError: CLError(.headingFailure, "no compass on this device"))
+        let updates = CLLocationUpdate.Updates(context: context, configuration: .default, continuous: true)
+        let timeout = headingTimeout
+        let task = Task { [weak self] in
+            let watchdog = Task { [weak self] in
+                try await Task.sleep(for: timeout)
+                guard let self, self.heading == nil else { return }
+                await MainActor.run {
+                    self.delegate?.locationManager(
+                        self,
+                        didFailWithError: CLError(.headingFailure, "the receiver sends no heading (HDT)"))
+                }
+            }
+            defer { watchdog.cancel() }
+            do {
+                for try await update in updates {
+                    guard let self else { return }
+                    guard let heading = update.location?.heading else { continue }
+                    let filter = self.headingFilter
+                    let send = self.state.withLock { state -> Bool in
+                        if filter > 0, let last = state.heading {
+                            var change = abs(heading.trueHeading - last.trueHeading)
+                            if change > 180 { change = 360 - change }
+                            if change < filter { return false }
+                        }
+                        state.heading = heading
+                        return true
+                    }
+                    guard send else { continue }
+                    watchdog.cancel()
+                    await MainActor.run { self.delegate?.locationManager(self, didUpdateHeading: heading) }
+                }
+            } catch {}
         }
+        let old = state.withLock { state -> Task<Void, Never>? in
+            defer { state.headingUpdates = task }
+            return state.headingUpdates
+        }
+        old?.cancel()
     }
 
-    open func stopUpdatingHeading() {}
+    open func stopUpdatingHeading() {
+        state.withLock { state -> Task<Void, Never>? in
+            defer { state.headingUpdates = nil }
+            return state.headingUpdates
+        }?.cancel()
+    }
+
+    /// Nothing to dismiss: a receiver's heading needs no calibration display.
+    open func dismissHeadingCalibrationDisplay() {}
 
     private func deliver(_ update: CLLocationUpdate) async {
         let filter = distanceFilter

@@ -76,6 +76,11 @@ extension CLLocation {
             courseAccuracy: -1, speed: speed, speedAccuracy: speedAccuracy, timestamp: timestamp,
             sourceInfo: CLLocationSourceInformation(
                 softwareSimulationState: origin == .replay, andExternalAccessoryState: true))
+        if let heading = fix.heading, heading.isFinite, (0..<360).contains(heading) {
+            self.heading = CLHeading(
+                trueHeading: heading, magneticVariation: fix.magneticVariation, timestamp: timestamp)
+            CLHeading.seen.store(true, ordering: .relaxed)
+        }
     }
 }
 

@@ -3,7 +3,7 @@ import OpenCoreLocation
 import Synchronization
 
 /// A `CLLocationManagerDelegate` declared plainly, as Apple's samples declare theirs, that writes
-/// down what it is told: `location LAT`, `error DOMAIN CODE`, `status S`, `paused`, `resumed`.
+/// down what it is told: `location LAT`, `error DOMAIN CODE`, `status S`, `paused`, `resumed`, `heading TRUE MAGNETIC`.
 final class DelegateRecorder: NSObject, CLLocationManagerDelegate, @unchecked Sendable {
     private let events = Mutex<[String]>([])
     var all: [String] { events.withLock { $0 } }
@@ -20,6 +20,9 @@ final class DelegateRecorder: NSObject, CLLocationManagerDelegate, @unchecked Se
     }
     func locationManager(_ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus) {
         note("status \(status)")
+    }
+    func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading) {
+        note("heading \(newHeading.trueHeading) \(newHeading.magneticHeading)")
     }
     func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager) { note("paused") }
     func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager) { note("resumed") }

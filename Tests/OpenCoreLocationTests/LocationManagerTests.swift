@@ -93,4 +93,48 @@ struct LocationManagerTests {
         }
         #expect(CLActivityType.allCases.map(\.rawValue) == [1, 2, 3, 4, 5])
     }
+
+    @Test(
+        "Heading from the receiver's HDT: changes of a degree or more, magnetic from RMC's variation; none when approximate"
+    )
+    @MainActor func heading() async throws {
+        func fix(_ heading: Double, at second: Double) -> Fix {
+            var fix = Fix.position(52, 5, at: second, speed: 3)
+            fix.heading = heading
+            fix.magneticVariation = 2
+            return fix
+        }
+        let h = try authorizedHarness()
+        let recorder = DelegateRecorder()
+        try await h.run {
+            let manager = CLLocationManager()
+            manager.delegate = recorder
+            manager.startUpdatingHeading()
+            h.source.send([
+                fix(10, at: 1), fix(10.5, at: 2), fix(12, at: 3), fix(359.5, at: 4), fix(0.2, at: 5),
+            ])
+            await settle { recorder.all.filter { $0.hasPrefix("heading") }.count >= 3 }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(
+                recorder.all.filter { $0.hasPrefix("heading") } == [
+                    "heading 10.0 8.0", "heading 12.0 10.0", "heading 359.5 357.5",
+                ])
+            #expect(CLLocationManager.headingAvailable())
+            #expect(manager.heading?.trueHeading == 359.5)
+            manager.stopUpdatingHeading()
+        }
+
+        let approximate = try authorizedHarness(precise: false)
+        let told = DelegateRecorder()
+        try await approximate.run {
+            let manager = CLLocationManager()
+            manager.headingTimeout = .milliseconds(300)
+            manager.delegate = told
+            manager.startUpdatingHeading()
+            approximate.source.send([fix(10, at: 1), fix(20, at: 2)])
+            await settle { told.all.contains("error kCLErrorDomain 3") }
+            #expect(!told.all.contains { $0.hasPrefix("heading") })
+            manager.stopUpdatingHeading()
+        }
+    }
 }

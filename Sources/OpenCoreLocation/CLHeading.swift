@@ -1,0 +1,52 @@
+import Foundation
+import Synchronization
+
+/// The direction a device points, as Core Location reports it; here from a receiver's heading
+/// sentences (`$--HDT`: a GNSS compass, a gyro compass on a ship), never from a magnetometer.
+open class CLHeading: NSObject, @unchecked Sendable {
+    /// Degrees from magnetic north: the true heading less the magnetic variation the receiver
+    /// reported (RMC); the true heading itself when it reported none.
+    public let magneticHeading: CLLocationDirection
+    /// Degrees from true north, 0 to 359.9…
+    public let trueHeading: CLLocationDirection
+    /// The maximum error, degrees. 0: NMEA's heading sentences report none.
+    public let headingAccuracy: CLLocationDirection
+    /// The raw magnetometer values, microteslas: 0, as there is no magnetometer.
+    public let x: Double = 0
+    public let y: Double = 0
+    public let z: Double = 0
+    public let timestamp: Date
+
+    init(trueHeading: CLLocationDirection, magneticVariation: Double?, timestamp: Date) {
+        self.trueHeading = trueHeading
+        var magnetic = trueHeading - (magneticVariation ?? 0)
+        magnetic = magnetic.truncatingRemainder(dividingBy: 360)
+        if magnetic < 0 { magnetic += 360 }
+        magneticHeading = magnetic
+        headingAccuracy = 0
+        self.timestamp = timestamp
+    }
+
+    open override var description: String {
+        String(
+            format: "magneticHeading %.2f trueHeading %.2f accuracy %.2f", magneticHeading, trueHeading,
+            headingAccuracy)
+            + " @ \(timestamp)"
+    }
+
+    /// Whether any receiver in this process has sent a heading: what
+    /// `CLLocationManager.headingAvailable()` says.
+    static let seen = Atomic<Bool>(false)
+}
+
+/// How the device is held, for heading on Apple's phones; a receiver's heading does not depend
+/// on it, so it is kept and has no effect.
+public enum CLDeviceOrientation: Int32, Sendable, Hashable {
+    case unknown = 0
+    case portrait = 1
+    case portraitUpsideDown = 2
+    case landscapeLeft = 3
+    case landscapeRight = 4
+    case faceUp = 5
+    case faceDown = 6
+}
