@@ -46,9 +46,8 @@ public struct AccuracyReducer: Sendable {
         public var said: Said?
         /// When the next output is due, in fix time.
         public var nextDue: Date?
-        /// The last precise coordinate reduced and the cell it gave: the same fix, the same answer.
+        /// The last precise coordinate reduced (it gave ``cell``): the same fix, the same answer.
         var lastFine: [Double]?
-        var lastFineCell: Cell?
         /// The offset the current cell was found with (metres north and east): a device is kept
         /// in its cell by that one, so the drift alone never moves a device that stays.
         var cellOffset: [Double]?
@@ -56,12 +55,11 @@ public struct AccuracyReducer: Sendable {
         public init() {}
     }
 
-    /// An output as stored: when, and either a location or none.
+    /// An output as stored: when, and whether it was the location of ``State/cell`` or
+    /// "unavailable".
     public struct Said: Sendable, Hashable, Codable {
         public var time: Date
-        public var latitude: Double?
-        public var longitude: Double?
-        public var radius: Double?
+        public var unavailable: Bool
         /// Where the location came from (a simulation, an accessory), as Core Location says it.
         public var simulated: Bool?
         public var accessory: Bool?
@@ -88,13 +86,10 @@ public struct AccuracyReducer: Sendable {
     /// original time, never a fresh one.
     public var current: Output? {
         guard let said = state.said else { return nil }
-        guard let latitude = said.latitude, let longitude = said.longitude, let radius = said.radius else {
-            return .unavailable
-        }
+        guard !said.unavailable, let cell = state.cell else { return .unavailable }
         return .location(
             Self.location(
-                CLLocationCoordinate2D(latitude: latitude, longitude: longitude), radius: radius,
-                at: said.time,
+                cell, at: said.time,
                 source: said.simulated.map {
                     CLLocationSourceInformation(
                         softwareSimulationState: $0, andExternalAccessoryState: said.accessory ?? false)
@@ -113,17 +108,15 @@ public struct AccuracyReducer: Sendable {
         if let due = state.nextDue, time < due { return nil }
         state.nextDue = time.addingTimeInterval(interval(after: time))
         guard let location else {
-            state.said = Said(time: time)
+            state.said = Said(time: time, unavailable: true)
             return .unavailable
         }
         let cell = cell(for: location)
-        let centre = Self.centre(of: cell)
-        let radius = Self.radius(of: cell)
         let source = location.sourceInformation
         state.said = Said(
-            time: time, latitude: centre.latitude, longitude: centre.longitude, radius: radius,
-            simulated: source?.isSimulatedBySoftware, accessory: source?.isProducedByAccessory)
-        return .location(Self.location(centre, radius: radius, at: time, source: location.sourceInformation))
+            time: time, unavailable: false, simulated: source?.isSimulatedBySoftware,
+            accessory: source?.isProducedByAccessory)
+        return .location(Self.location(cell, at: time, source: source))
     }
 
     /// The interval after an output at `time`: uniform over ``intervals``, drawn from the secret.
@@ -135,7 +128,7 @@ public struct AccuracyReducer: Sendable {
     /// The cell a precise location reduces to now, with hysteresis.
     private mutating func cell(for location: CLLocation) -> Cell {
         let fine = [location.coordinate.latitude, location.coordinate.longitude]
-        if fine == state.lastFine, let cell = state.lastFineCell { return cell }
+        if fine == state.lastFine, let cell = state.cell { return cell }
         let now = offset.metres(at: location.timestamp)
         let cell: Cell
         if let current = state.cell,
@@ -152,15 +145,16 @@ public struct AccuracyReducer: Sendable {
         }
         state.cell = cell
         state.lastFine = fine
-        state.lastFineCell = cell
         return cell
     }
 
-    private static func location(
-        _ centre: CLLocationCoordinate2D, radius: Double, at time: Date, source: CLLocationSourceInformation?
-    ) -> CLLocation {
+    /// A cell as a location: its centre and radius, nothing else.
+    private static func location(_ cell: Cell, at time: Date, source: CLLocationSourceInformation?)
+        -> CLLocation
+    {
         CLLocation(
-            coordinate: centre, altitude: 0, ellipsoidalAltitude: 0, horizontalAccuracy: radius,
+            coordinate: centre(of: cell), altitude: 0, ellipsoidalAltitude: 0,
+            horizontalAccuracy: radius(of: cell),
             verticalAccuracy: -1, course: -1, courseAccuracy: -1, speed: -1, speedAccuracy: -1,
             timestamp: time,
             sourceInfo: source)

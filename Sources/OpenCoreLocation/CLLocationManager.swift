@@ -168,10 +168,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     /// Starts delivering locations to the delegate (`locationManager(_:didUpdateLocations:)`);
     /// when none can be had, `locationManager(_:didFailWithError:)` says why.
     open func startUpdatingLocation() {
-        let updates = CLLocationUpdate.Updates(
-            context: context, configuration: activityType.activity,
-            reduced: desiredAccuracy == kCLLocationAccuracyReduced,
-            continuous: !pausesLocationUpdatesAutomatically)
+        let updates = locationUpdates(continuous: !pausesLocationUpdatesAutomatically)
         let background = allowsBackgroundLocationUpdates ? CLBackgroundActivitySession(context: context) : nil
         let task = Task { [weak self] in
             do {
@@ -193,6 +190,14 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
         old.1?.invalidate()
     }
 
+    /// Updates as this manager's properties ask for them: tuned for ``activityType``, reduced
+    /// when ``desiredAccuracy`` says `kCLLocationAccuracyReduced`.
+    private func locationUpdates(continuous: Bool) -> CLLocationUpdate.Updates {
+        CLLocationUpdate.Updates(
+            context: context, configuration: activityType.activity,
+            reduced: desiredAccuracy == kCLLocationAccuracyReduced, continuous: continuous)
+    }
+
     /// How long ``requestLocation()`` waits for a position before it fails.
     var requestLocationTimeout: Duration = .seconds(15)
 
@@ -200,8 +205,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     /// `CLError.denied` when the app may not have one, or `CLError.locationUnknown` when none came
     /// within 15 s. Like Apple's, it asks for nothing: call `request…Authorization()` first.
     open func requestLocation() {
-        let updates = CLLocationUpdate.Updates(
-            context: context, configuration: .default, reduced: desiredAccuracy == kCLLocationAccuracyReduced)
+        let updates = locationUpdates(continuous: false)
         let timeout = requestLocationTimeout
         let task = Task { [weak self] in
             let outcome = await withTaskGroup(of: OneShot.self) { group -> OneShot in
