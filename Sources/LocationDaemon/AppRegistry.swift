@@ -87,25 +87,22 @@ public final class AppRegistry: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw Manifest.LoadError(path: path, reason: "cannot be read")
         }
-        let manifest = try Manifest(propertyList: data, path: path)
-        let object = try? PropertyListSerialization.propertyList(from: data, format: nil)
-        let dictionary = object as? [String: Any] ?? [:]
-        guard let app = dictionary["CFBundleIdentifier"] as? String, !app.isEmpty else {
+        let keys: InfoPlistKeys
+        do {
+            keys = try InfoPlistKeys.read(data)
+        } catch {
+            throw Manifest.LoadError(path: path, reason: error.reason)
+        }
+        guard let app = keys.bundleIdentifier, !app.isEmpty else {
             throw Manifest.LoadError(path: path, reason: "CFBundleIdentifier is missing; it names the app")
         }
-        func list(_ key: String) throws(Manifest.LoadError) -> [String] {
-            guard let value = dictionary[key] else { return [] }
-            guard let entries = value as? [String] else {
-                throw Manifest.LoadError(path: path, reason: "\(key) must be an array of strings")
-            }
-            return entries
-        }
-        let executables = try list("OpenCoreLocationExecutables")
+        let manifest = Manifest(keys)
+        let executables = keys.executables ?? []
         if let relative = executables.first(where: { !$0.hasPrefix("/") }) {
             throw Manifest.LoadError(
                 path: path, reason: "OpenCoreLocationExecutables: '\(relative)' is not an absolute path")
         }
-        let units = try list("OpenCoreLocationUnits")
+        let units = keys.units ?? []
         if let odd = units.first(where: { !$0.hasSuffix(".service") }) {
             throw Manifest.LoadError(
                 path: path, reason: "OpenCoreLocationUnits: '\(odd)' is not a name.service")

@@ -49,48 +49,21 @@ public struct Manifest: Sendable, Hashable {
 
     /// Reads an `Info.plist` from its bytes.
     public init(propertyList data: Data, path: String = "Info.plist") throws(LoadError) {
-        let object: Any
+        let keys: InfoPlistKeys
         do {
-            object = try PropertyListSerialization.propertyList(from: data, format: nil)
+            keys = try InfoPlistKeys.read(data)
         } catch {
-            throw LoadError(path: path, reason: "not a property list (\(error.localizedDescription))")
+            throw LoadError(path: path, reason: error.reason)
         }
-        guard let dictionary = object as? [String: Any] else {
-            throw LoadError(path: path, reason: "the top level is not a dictionary")
-        }
-        func string(_ key: String) throws(LoadError) -> String? {
-            guard let value = dictionary[key] else { return nil }
-            guard let text = value as? String else {
-                throw LoadError(path: path, reason: "\(key) must be a string")
-            }
-            return text
-        }
-        func bool(_ key: String) throws(LoadError) -> Bool {
-            guard let value = dictionary[key] else { return false }
-            if let flag = value as? Bool { return flag }
-            if let number = value as? NSNumber { return number.boolValue }
-            throw LoadError(path: path, reason: "\(key) must be <true/> or <false/>")
-        }
-        whenInUseUsageDescription = try string("NSLocationWhenInUseUsageDescription")
-        alwaysUsageDescription = try string("NSLocationAlwaysAndWhenInUseUsageDescription")
-        var purposes: [String: String] = [:]
-        if let value = dictionary["NSLocationTemporaryUsageDescriptionDictionary"] {
-            guard let entries = value as? [String: Any] else {
-                throw LoadError(
-                    path: path,
-                    reason: "NSLocationTemporaryUsageDescriptionDictionary must be a dictionary")
-            }
-            for (key, reason) in entries {
-                guard let reason = reason as? String else {
-                    throw LoadError(
-                        path: path,
-                        reason: "NSLocationTemporaryUsageDescriptionDictionary.\(key) must be a string")
-                }
-                purposes[key] = reason
-            }
-        }
-        temporaryUsageDescriptions = purposes
-        defaultAccuracyReduced = try bool("NSLocationDefaultAccuracyReduced")
-        requiresExplicitServiceSession = try bool("NSLocationRequireExplicitServiceSession")
+        self.init(keys)
+    }
+
+    /// The manifest of keys already read.
+    package init(_ keys: InfoPlistKeys) {
+        whenInUseUsageDescription = keys.whenInUseUsageDescription
+        alwaysUsageDescription = keys.alwaysUsageDescription
+        temporaryUsageDescriptions = keys.temporaryUsageDescriptions ?? [:]
+        defaultAccuracyReduced = keys.defaultAccuracyReduced ?? false
+        requiresExplicitServiceSession = keys.requiresExplicitServiceSession ?? false
     }
 }

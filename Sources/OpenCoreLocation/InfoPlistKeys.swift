@@ -1,0 +1,78 @@
+/// The keys of an `Info.plist` that OpenCoreLocation reads: the manifest's location keys and the
+/// daemon's registration keys, each with its type checked.
+///
+/// The list is read with Foundation's `PropertyListDecoder`, Swift's own reader of XML and binary
+/// property lists, not `PropertyListSerialization`: on Linux the latter crashes the process on
+/// some malformed binary lists (a fuzzer found a set where a dictionary belongs), and an
+/// `Info.plist` in `apps.d` is read by the daemon. Only the keys named here are decoded; whatever
+/// else the file holds is never turned into values.
+package struct InfoPlistKeys: Decodable, Sendable {
+    package var bundleIdentifier: String?
+    package var whenInUseUsageDescription: String?
+    package var alwaysUsageDescription: String?
+    package var temporaryUsageDescriptions: [String: String]?
+    package var defaultAccuracyReduced: Bool?
+    package var requiresExplicitServiceSession: Bool?
+    package var executables: [String]?
+    package var units: [String]?
+
+    /// A key of the wrong type; its text says which key and what it should be.
+    package struct KeyError: Error {
+        package var reason: String
+    }
+
+    /// Reads the keys of a property list's bytes; the reason says what is wrong, for a message
+    /// that names the file.
+    package static func read(_ data: Data) throws(KeyError) -> InfoPlistKeys {
+        do {
+            return try PropertyListDecoder().decode(InfoPlistKeys.self, from: data)
+        } catch let error as KeyError {
+            throw error
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
+            throw KeyError(reason: "the top level is not a dictionary")
+        } catch let DecodingError.dataCorrupted(context) {
+            throw KeyError(reason: "not a property list (\(context.debugDescription))")
+        } catch {
+            throw KeyError(reason: "not a property list (\(error))")
+        }
+    }
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        func value<T: Decodable>(_ name: String, _ type: T.Type, _ expected: String) throws -> T? {
+            let key = Key(name)
+            guard container.contains(key) else { return nil }
+            do {
+                return try container.decode(type, forKey: key)
+            } catch {
+                throw KeyError(reason: "\(name) must be \(expected)")
+            }
+        }
+        func flag(_ name: String) throws -> Bool? {
+            let key = Key(name)
+            guard container.contains(key) else { return nil }
+            if let flag = try? container.decode(Bool.self, forKey: key) { return flag }
+            if let number = try? container.decode(Int.self, forKey: key) { return number != 0 }
+            throw KeyError(reason: "\(name) must be <true/> or <false/>")
+        }
+        bundleIdentifier = try value("CFBundleIdentifier", String.self, "a string")
+        whenInUseUsageDescription = try value("NSLocationWhenInUseUsageDescription", String.self, "a string")
+        alwaysUsageDescription = try value(
+            "NSLocationAlwaysAndWhenInUseUsageDescription", String.self, "a string")
+        temporaryUsageDescriptions = try value(
+            "NSLocationTemporaryUsageDescriptionDictionary", [String: String].self,
+            "a dictionary of strings (purpose key → reason)")
+        defaultAccuracyReduced = try flag("NSLocationDefaultAccuracyReduced")
+        requiresExplicitServiceSession = try flag("NSLocationRequireExplicitServiceSession")
+        executables = try value("OpenCoreLocationExecutables", [String].self, "an array of strings")
+        units = try value("OpenCoreLocationUnits", [String].self, "an array of strings")
+    }
+}
