@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "GNSSSimulation", targets: ["GNSSSimulation"]),
         .library(name: "GNSSSources", targets: ["GNSSSources"]),
         .library(name: "OpenCoreLocation", targets: ["OpenCoreLocation"]),
+        .library(name: "LocationWire", targets: ["LocationWire"]),
         .executable(name: "gpsloc", targets: ["gpsloc"]),
         .executable(name: "gpslocd", targets: ["gpslocd"]),
     ],

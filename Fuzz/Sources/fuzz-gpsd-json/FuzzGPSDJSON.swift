@@ -18,7 +18,9 @@ public func fuzzGPSDJSON(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     var offset = 0
     for size in chunkSizes(for: bytes) {
         let end = min(offset + size, count)
-        pieces.append(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[offset..<end]))) { pieceOutput.append(text(of: $0)) }
+        pieces.append(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[offset..<end]))) {
+            pieceOutput.append(text(of: $0))
+        }
         offset = end
     }
     pieces.finish { pieceOutput.append(text(of: $0)) }

@@ -16,26 +16,41 @@ struct SentenceGenerator {
     static let templates: [(address: String, proprietary: Bool, fields: [Kind])] = [
         (
             "RMC", false,
-            [.time, .status, .latitude, .northSouth, .longitude, .eastWest, .decimal, .decimal, .date, .decimal,
-             .eastWest, .mode, .status]
+            [
+                .time, .status, .latitude, .northSouth, .longitude, .eastWest, .decimal, .decimal, .date,
+                .decimal,
+                .eastWest, .mode, .status,
+            ]
         ),
         (
             "GGA", false,
-            [.time, .latitude, .northSouth, .longitude, .eastWest, .integer, .integer, .decimal, .decimal, .unit,
-             .decimal, .unit, .decimal, .integer]
+            [
+                .time, .latitude, .northSouth, .longitude, .eastWest, .integer, .integer, .decimal, .decimal,
+                .unit,
+                .decimal, .unit, .decimal, .integer,
+            ]
         ),
-        ("GSA", false, [.mode] + Array(repeating: .integer, count: 13) + [.decimal, .decimal, .decimal, .integer]),
+        (
+            "GSA", false,
+            [.mode] + Array(repeating: .integer, count: 13) + [.decimal, .decimal, .decimal, .integer]
+        ),
         ("GSV", false, Array(repeating: .integer, count: 20)),
         ("VTG", false, [.decimal, .unit, .decimal, .unit, .decimal, .unit, .decimal, .unit, .mode]),
         ("GLL", false, [.latitude, .northSouth, .longitude, .eastWest, .time, .status, .mode]),
         (
             "GNS", false,
-            [.time, .latitude, .northSouth, .longitude, .eastWest, .text, .integer, .decimal, .decimal, .decimal,
-             .decimal, .integer, .status]
+            [
+                .time, .latitude, .northSouth, .longitude, .eastWest, .text, .integer, .decimal, .decimal,
+                .decimal,
+                .decimal, .integer, .status,
+            ]
         ),
         ("GST", false, [.time, .decimal, .decimal, .decimal, .decimal, .decimal, .decimal, .decimal]),
         ("ZDA", false, [.time, .day, .month, .year, .integer, .integer]),
-        ("GBS", false, [.time, .decimal, .decimal, .decimal, .integer, .decimal, .decimal, .decimal, .integer, .integer]),
+        (
+            "GBS", false,
+            [.time, .decimal, .decimal, .decimal, .integer, .decimal, .decimal, .decimal, .integer, .integer]
+        ),
         ("HDT", false, [.decimal, .unit]),
         ("THS", false, [.decimal, .status]),
         ("TXT", false, [.integer, .integer, .integer, .text]),
@@ -95,7 +110,8 @@ struct SentenceGenerator {
         case .status: return input.pick(["A", "V", "", "D", "Z"])
         case .mode: return input.pick(["A", "D", "E", "F", "M", "N", "P", "R", "S", "", "1", "2", "3"])
         case .integer: return sign() + digits(input.below(4) == 0 ? input.below(24) : input.below(3) + 1)
-        case .decimal: return sign() + digits(input.below(4) == 0 ? input.below(24) : input.below(4)) + fraction()
+        case .decimal:
+            return sign() + digits(input.below(4) == 0 ? input.below(24) : input.below(4)) + fraction()
         case .unit: return input.pick(["M", "K", "N", "T", "F", "f", ""])
         case .day, .month: return digits(input.below(4) == 0 ? input.below(6) : 2)
         case .year: return digits(input.below(4) == 0 ? input.below(8) : 4)

@@ -22,7 +22,8 @@ public func fuzzWireRequest(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt 
             fuzzFailure("\(request) encoded as \(String(decoding: encoded, as: UTF8.self)) does not decode")
         }
         if againID != id || again != request {
-            fuzzFailure("\(request) came back as \(again) through \(String(decoding: encoded, as: UTF8.self))")
+            fuzzFailure(
+                "\(request) came back as \(again) through \(String(decoding: encoded, as: UTF8.self))")
         }
     }
     return 0
