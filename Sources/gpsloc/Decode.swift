@@ -19,13 +19,21 @@ struct Decode: ParsableCommand {
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case gpsd, jsonl, csv, none
+        case gpsd, jsonl, csv, gpx, geojson, geojsonseq, kml, none
+
+        /// The track format it is, for the formats maps and GIS tools read.
+        var track: TrackWriter.Format? { TrackWriter.Format(rawValue: rawValue) }
     }
 
     @Argument(help: "The NMEA logs (or directories of logs) to decode; '-' or nothing for standard input.")
     var files: [String] = []
 
-    @Option(help: "Output: gpsd (gpsd's TPV and SKY JSON), jsonl (one fix record per line), csv, or none.")
+    @Option(
+        help: """
+            Output: gpsd (gpsd's TPV and SKY JSON), jsonl (one fix record per line), csv, gpx (GPX 1.1 \
+            track), geojson (a LineString per segment), geojsonseq (RFC 8142, a Point per fix), kml, or \
+            none. Tracks start a new segment at each loss of fix and at each new log.
+            """)
     var format: Format = .jsonl
 
     @Option(
@@ -60,13 +68,19 @@ struct Decode: ParsableCommand {
     func run() throws {
         var output = OutputBuffer()
         if format == .csv { output.line(FixFormat.csvHeader) }
+        var track = format.track.map {
+            TrackWriter(format: $0, creator: "OpenCoreLocation gpsloc \(ProductVersion.current)")
+        }
+        if let track { output.append { track.begin(into: &$0) } }
         let (paths, problems) = Self.expand(files)
         // A directory that cannot be read stops nothing either: the other logs are decoded.
         for problem in problems { printError("gpsloc decode: error: \(problem)") }
         var failed = !problems.isEmpty
         for path in paths {
-            if !decode(path, into: &output) { failed = true }
+            if !decode(path, into: &output, track: &track) { failed = true }
+            if track != nil { output.append { track!.endSegment(into: &$0) } }
         }
+        if track != nil { output.append { track!.end(into: &$0) } }
         output.flush()
         if failed { throw ExitCode.failure }
     }
@@ -113,7 +127,7 @@ struct Decode: ParsableCommand {
     }
 
     /// Decodes one log into `output`; says whether it went well (the error is printed).
-    private func decode(_ path: String?, into output: inout OutputBuffer) -> Bool {
+    private func decode(_ path: String?, into output: inout OutputBuffer, track: inout TrackWriter?) -> Bool {
         let source = ReplaySource(
             path: path, framing: .init(checksumPolicy: checksum, maximumLength: maximumLength),
             referenceDate: referenceDate.map { .recordedOn($0.date) })
@@ -130,6 +144,7 @@ struct Decode: ParsableCommand {
                         $0.append(10)
                     }
                 case .csv: output.line(FixFormat.csvRow(fix))
+                case .gpx, .geojson, .geojsonseq, .kml: output.append { track!.add(fix, into: &$0) }
                 case .none: break
                 }
             }
