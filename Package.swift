@@ -37,10 +37,12 @@ let package = Package(
             dependencies: [
                 "GNSS", "DescriptorIO", .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
-                .target(name: "CGPS", condition: .when(traits: ["LibGPS"])), "CZlib",
+                .target(name: "CGPS", condition: .when(traits: ["LibGPS"])), "CZlib", "CLzma", "CZstd",
             ]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CLzma", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .target(name: "LocationWire", dependencies: ["GNSS"]),
         .target(
             name: "OpenCoreLocation",

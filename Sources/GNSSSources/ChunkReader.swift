@@ -8,9 +8,9 @@ import SystemPackage
     import Musl
 #endif
 
-/// Reads a file or standard input in large chunks with `read(2)`; a gzip log (known by its first
-/// bytes, whatever its name) is inflated on the way, in constant memory. A format it cannot read
-/// (xz, zstd, bzip2, zip, an executable…) is refused at once, with the command that would help.
+/// Reads a file or standard input in large chunks with `read(2)`; a gzip, xz or zstd log (known by
+/// its first bytes, whatever its name) is decompressed on the way, in constant memory. A format it
+/// cannot read (bzip2, zip, an executable…) is refused at once, with the command that would help.
 public struct ChunkReader: ~Copyable {
     private let descriptor: FileDescriptor
     private let ownsDescriptor: Bool
@@ -21,7 +21,9 @@ public struct ChunkReader: ~Copyable {
     public let format: LogFormat
     /// Bytes of the first read, still to be handed out (plain text only).
     private var peeked: Int
-    private let inflater: GzipInflater?
+    private let decompressor: (any Decompressor)?
+    /// Whether the compressed file has been read to its end.
+    private var inputEnded = false
 
     /// Opens `path`, or standard input when `path` is `nil` or `"-"`, and reads its first chunk
     /// to know what it is.
@@ -55,25 +57,21 @@ public struct ChunkReader: ~Copyable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 4096)
         let format: LogFormat
         let first: Int
-        var inflater: GzipInflater?
+        var decompressor: (any Decompressor)?
         do throws(SourceError) {
             first = try Self.read(descriptor, into: buffer, name: name)
             format = LogFormat.detect(buffer[0..<first])
             switch format {
             case .text:
                 break
-            case .gzip:
-                let gzip = try GzipInflater(capacity: chunkSize)
-                _ = gzip.refill { input in
-                    input.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[0..<first]))
-                    return first
-                }
-                inflater = gzip
+            case .gzip: decompressor = try GzipDecompressor(capacity: chunkSize)
+            case .xz: decompressor = try XZDecompressor(capacity: chunkSize)
+            case .zstd: decompressor = try ZstdDecompressor(capacity: chunkSize)
             case .compressed(let kind, let command):
                 let file = owns ? " '\(name)'" : ""
                 throw SourceError(
-                    "\(name) is \(kind == "a zip archive" ? kind : kind + "-compressed"); this build reads gzip "
-                        + "only: \(command)\(file) | gpsloc decode -")
+                    "\(name) is \(kind == "a zip archive" ? kind : kind + "-compressed"); this build reads "
+                        + "gzip, xz and zstd: \(command)\(file) | gpsloc decode -")
             case .notALog(let what):
                 throw SourceError("\(name) is \(what), not an NMEA log")
             }
@@ -87,8 +85,12 @@ public struct ChunkReader: ~Copyable {
         self.name = name
         self.buffer = buffer
         self.format = format
-        self.inflater = inflater
-        peeked = inflater == nil ? first : 0
+        _ = decompressor?.refill { input in
+            input.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[0..<first]))
+            return first
+        }
+        self.decompressor = decompressor
+        peeked = decompressor == nil ? first : 0
     }
 
     deinit {
@@ -116,32 +118,33 @@ public struct ChunkReader: ~Copyable {
         }
     }
 
-    /// Reads the next chunk (inflated, for gzip); `nil` at end of input.
+    /// Reads the next chunk (decompressed, for a compressed log); `nil` at end of input.
     public mutating func next<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
         if peeked > 0 {
             defer { peeked = 0 }
             return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<peeked]))
         }
-        guard let inflater else {
+        guard let decompressor else {
             let count = try Self.read(descriptor, into: buffer, name: name)
             if count == 0 { return nil }
             return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
         }
         while true {
-            if !inflater.hasInput {
+            if !decompressor.hasInput && !inputEnded {
                 let (descriptor, name) = (self.descriptor, self.name)
-                let count = try inflater.refill { input throws(SourceError) in
+                let count = try decompressor.refill { input throws(SourceError) in
                     try Self.read(descriptor, into: input, name: name)
                 }
-                if count == 0 {
-                    guard inflater.atMemberEnd else {
-                        throw SourceError("cannot read \(name): its gzip data ends early (a truncated file?)")
-                    }
-                    return nil
-                }
+                inputEnded = count == 0
             }
-            let produced = try inflater.inflate(into: buffer, name: name)
+            let (produced, complete) = try decompressor.decompress(
+                into: buffer, inputEnded: inputEnded, name: name)
             if produced > 0 { return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<produced])) }
+            if inputEnded {
+                if complete { return nil }
+                throw SourceError(
+                    "cannot read \(name): its \(decompressor.formatName) data ends early (a truncated file?)")
+            }
         }
     }
 }

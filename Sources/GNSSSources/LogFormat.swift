@@ -1,8 +1,10 @@
 /// What a log's first bytes say it is: NMEA text (or anything else this reader tries as text),
-/// gzip (which it reads), or a format it cannot read, with what to do about it.
+/// gzip, xz or zstd (which it decompresses), or a format it cannot read, with what to do about it.
 public enum LogFormat: Sendable, Hashable {
     case text
     case gzip
+    case xz
+    case zstd
     /// Compressed some way this build does not read: the command that decompresses it.
     case compressed(name: String, command: String)
     /// Not a log at all.
@@ -13,8 +15,8 @@ public enum LogFormat: Sendable, Hashable {
         let bytes = Array(prefix.prefix(8))
         func starts(_ magic: [UInt8]) -> Bool { bytes.starts(with: magic) }
         if starts([0x1F, 0x8B]) { return .gzip }
-        if starts([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) { return .compressed(name: "xz", command: "xz -dc") }
-        if starts([0x28, 0xB5, 0x2F, 0xFD]) { return .compressed(name: "zstd", command: "zstd -dc") }
+        if starts([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) { return .xz }
+        if starts([0x28, 0xB5, 0x2F, 0xFD]) { return .zstd }
         if starts(Array("BZh".utf8)) && bytes.count > 3 && (0x31...0x39).contains(bytes[3]) {
             return .compressed(name: "bzip2", command: "bzip2 -dc")
         }

@@ -47,19 +47,27 @@ public struct ReplaySource: Sendable {
         var reader = try ChunkReader(path: path, chunkSize: chunkSize)
         var state = DecodingState(framing: framing, referenceDate: referenceDate)
         var failure: (any Error)?
-        while try reader.next({ chunk in
-            state.append(chunk) { fix in
-                guard failure == nil else { return }
-                do { try body(fix) } catch { failure = error }
+        // A log that turns out damaged or cut short still gives every fix read before the fault:
+        // the epoch in progress is handed out, then the error is thrown.
+        var readError: (any Error)?
+        do {
+            while try reader.next({ chunk in
+                state.append(chunk) { fix in
+                    guard failure == nil else { return }
+                    do { try body(fix) } catch { failure = error }
+                }
+            }) != nil {
+                if let failure { throw failure }
             }
-        }) != nil {
-            if let failure { throw failure }
+        } catch  where failure == nil {
+            readError = error
         }
         state.finish { fix in
             guard failure == nil else { return }
             do { try body(fix) } catch { failure = error }
         }
         if let failure { throw failure }
+        if let readError { throw readError }
         return state.statistics
     }
 

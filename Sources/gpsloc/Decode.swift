@@ -10,8 +10,8 @@ struct Decode: ParsableCommand {
         discussion: """
             Reads each FILE in turn (a directory: the files in it, by name; standard input for '-' \
             or no FILE), skips '#' comment lines, and prints one record per epoch on standard \
-            output. A gzip-compressed log is read as it is (known by its first bytes); xz, zstd and \
-            bzip2 are refused with the command that decompresses them. A summary of each file \
+            output. A gzip, xz or zstd log is decompressed as it is read (known by its first \
+            bytes); bzip2 and zip are refused with the command that decompresses them. A summary of each file \
             (bytes, sentences by type, rejected sentences by reason, epochs) goes to standard \
             error. A file that cannot be read, or holds no NMEA at all, is an error (status 1) \
             that stops nothing: the other files are still decoded.

@@ -47,15 +47,59 @@ struct DecodeInputsTests {
         #expect(kept.count > 50 && expected.hasPrefix(kept.dropLast().joined(separator: "\n")))
     }
 
+    /// `path` compressed by `program` (xz or zstd, from Debian), keeping the original.
+    static func compress(_ path: String, with program: String) async throws -> String {
+        let executable = URL(fileURLWithPath: "/usr/bin/" + program)
+        try #require(
+            FileManager.default.isExecutableFile(atPath: executable.path),
+            "\(program) is missing: run tools/test, or apt-get install \(program == "xz" ? "xz-utils" : program)"
+        )
+        let result = try await Runner.run(["-k", "-f", "-q", path], executable: executable)
+        #expect(result.status == 0, "\(result.standardError)")
+        return path + (program == "xz" ? ".xz" : ".zst")
+    }
+
+    @Test(
+        "xz and zstd logs decode to the same records as the log itself; concatenated, to both; cut, to an error",
+        arguments: ["xz", "zstd"])
+    func xzAndZstd(program: String) async throws {
+        let directory = try Self.directory()
+        let plain = directory + "/drive.nmea"
+        try FileManager.default.copyItem(atPath: Self.drive, toPath: plain)
+        let compressed = try await Self.compress(plain, with: program)
+        let expected = try await Runner.run(["decode", plain]).standardOutput
+        let decoded = try await Runner.run(["decode", compressed])
+        #expect(decoded.status == 0, "\(decoded.standardError)")
+        #expect(decoded.standardOutput == expected)
+        #expect(decoded.standardError.contains("6600 sentences, 0 rejected"))
+
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: compressed))
+        let both = try await Runner.run(["decode", "-"], input: bytes + bytes)
+        #expect(both.status == 0)
+        #expect(both.standardOutput == expected + expected)
+
+        let truncated = try await Runner.run(["decode", "-"], input: bytes.prefix(bytes.count * 2 / 3))
+        #expect(truncated.status == 1)
+        #expect(
+            truncated.standardError.contains("its \(program) data ends early"), "\(truncated.standardError)")
+        // Every epoch before the cut, the last one as far as it went.
+        let kept = truncated.standardOutput.split(separator: "\n")
+        #expect(kept.count > 50 && expected.hasPrefix(kept.dropLast().joined(separator: "\n")))
+
+        var damaged = bytes
+        damaged.append(contentsOf: Array("not compressed at all".utf8))
+        let trailing = try await Runner.run(["decode", "-"], input: damaged)
+        #expect(trailing.status == 1)
+        #expect(
+            trailing.standardError.contains("its \(program) data is damaged"), "\(trailing.standardError)")
+        #expect(trailing.standardOutput == expected)
+    }
+
     @Test(
         "formats it cannot read are refused at once with the command that helps",
         arguments: [
-            (
-                [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00] as [UInt8],
-                "is xz-compressed; this build reads gzip only: xz -dc"
-            ),
-            ([0x28, 0xB5, 0x2F, 0xFD], "is zstd-compressed; this build reads gzip only: zstd -dc"),
-            (Array("BZh9".utf8), "is bzip2-compressed"),
+            (Array("BZh9".utf8), "is bzip2-compressed; this build reads gzip, xz and zstd: bzip2 -dc"),
+            ([0x50, 0x4B, 0x03, 0x04], "is a zip archive; this build reads gzip, xz and zstd: unzip -p"),
             ([0x7F, 0x45, 0x4C, 0x46], "is an executable (ELF), not an NMEA log"),
         ])
     func refusedFormats(_ magic: [UInt8], _ says: String) async throws {

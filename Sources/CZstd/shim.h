@@ -1,0 +1,7 @@
+// libzstd (Debian package libzstd-dev), for reading zstd logs.
+#ifndef CZSTD_SHIM_H
+#define CZSTD_SHIM_H
+
+#include <zstd.h>
+
+#endif
