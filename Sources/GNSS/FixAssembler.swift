@@ -35,6 +35,8 @@ public struct FixAssembler: Sendable {
     public private(set) var fixCount = 0
     /// How many of them had a position.
     private(set) var positionFixCount = 0
+    /// Receiver dates moved by the rollover correction so far.
+    public var rollovers: RolloverCorrections { dates.rollovers }
 
     // The parts: epoch boundaries, the running date, gpsd's sentence rules, the error model.
     private var epochs = EpochDetector()

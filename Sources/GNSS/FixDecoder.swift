@@ -15,6 +15,11 @@ public struct DecodeStatistics: Sendable, Hashable {
     public var bytesRead: Int?
     /// `#` comment lines a log source removed.
     public var commentLines = 0
+    /// Receiver dates moved by whole 1024-week periods (GPS week-number rollovers undone).
+    public var rollovers = RolloverCorrections()
+    /// What the rollover correction went by, in words, when a source knows (a log's header, an
+    /// option); `nil` for the default.
+    public var referenceBasis: String?
     /// Sentences of each type of the catalogue, by its raw value.
     private var typed = [Int](repeating: 0, count: NMEASentenceType.allCases.count)
     private var others: [String: Int] = [:]
@@ -194,6 +199,7 @@ public struct FixDecoder: Sendable {
         result.framer = framer.statistics
         result.fixes = core.assembler.fixCount
         result.positionFixes = core.assembler.positionFixCount
+        result.rollovers = core.assembler.rollovers
         return result
     }
 

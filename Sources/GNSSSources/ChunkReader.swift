@@ -24,6 +24,11 @@ public struct ChunkReader: ~Copyable {
     private let decompressor: (any Decompressor)?
     /// Whether the compressed file has been read to its end.
     private var inputEnded = false
+    /// The file's size in bytes, when it is a regular file (not a pipe or a terminal).
+    public let size: Int?
+    /// Bytes read from the file so far, before any decompression: with ``size``, how far along
+    /// the reading is.
+    public private(set) var bytesConsumed = 0
 
     /// Opens `path`, or standard input when `path` is `nil` or `"-"`, and reads its first chunk
     /// to know what it is.
@@ -51,6 +56,10 @@ public struct ChunkReader: ~Copyable {
             name = "standard input"
         }
         let owns = path != nil && path != "-"
+        var info = stat()
+        let size =
+            fstat(descriptor.rawValue, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+            ? Int(info.st_size) : nil
         // Page-aligned: the kernel copies file pages into a buffer that starts on a page several
         // times faster than into one that starts 16 bytes in (decoding a 100 MB log from the page
         // cache took a fifth longer that way).
@@ -90,6 +99,8 @@ public struct ChunkReader: ~Copyable {
             return first
         }
         self.decompressor = decompressor
+        self.size = size
+        bytesConsumed = first
         peeked = decompressor == nil ? first : 0
     }
 
@@ -126,6 +137,7 @@ public struct ChunkReader: ~Copyable {
         }
         guard let decompressor else {
             let count = try Self.read(descriptor, into: buffer, name: name)
+            bytesConsumed += count
             if count == 0 { return nil }
             return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
         }
@@ -136,6 +148,7 @@ public struct ChunkReader: ~Copyable {
                     try Self.read(descriptor, into: input, name: name)
                 }
                 inputEnded = count == 0
+                bytesConsumed += count
             }
             let (produced, complete) = try decompressor.decompress(
                 into: buffer, inputEnded: inputEnded, name: name)

@@ -41,9 +41,12 @@ public struct ReplaySource: Sendable {
     }
 
     /// Decodes the whole log as fast as possible, calling `body` for every fix, and returns the
-    /// decoder's counts.
+    /// decoder's counts. `progress`, after each chunk, gets the bytes read from the file so far
+    /// (compressed, for a compressed log) and the file's size when it has one.
     @discardableResult
-    public func decodeAll(_ body: (Fix) throws -> Void) throws -> DecodeStatistics {
+    public func decodeAll(
+        progress: ((_ bytesRead: Int, _ size: Int?) -> Void)? = nil, _ body: (Fix) throws -> Void
+    ) throws -> DecodeStatistics {
         var reader = try ChunkReader(path: path, chunkSize: chunkSize)
         var state = DecodingState(framing: framing, referenceDate: referenceDate)
         var failure: (any Error)?
@@ -58,6 +61,7 @@ public struct ReplaySource: Sendable {
                 }
             }) != nil {
                 if let failure { throw failure }
+                progress?(reader.bytesConsumed, reader.size)
             }
         } catch  where failure == nil {
             readError = error
@@ -103,11 +107,24 @@ struct DecodingState: IncrementalDecoder {
     var decoder: FixDecoder
     /// Whether the reference date is settled: given by the caller, or read from a header.
     private var referenceSettled: Bool
+    /// What the reference date is, in words, for the summary.
+    private var referenceBasis: String
 
     init(framing: NMEAFramer.Configuration, referenceDate: ReferenceDate?) {
         decoder = FixDecoder(
             configuration: framing, referenceDate: referenceDate ?? FixAssembler.defaultReferenceDate)
         referenceSettled = referenceDate != nil
+        referenceBasis =
+            switch referenceDate {
+            case .recordedOn(let date): "the date given, \(date)"
+            case .notBefore(let date): "no date earlier than \(date)"
+            case nil: "this release's date, \(Self.defaultDate)"
+            }
+    }
+
+    private static var defaultDate: String {
+        if case .notBefore(let date) = FixAssembler.defaultReferenceDate { return "\(date)" }
+        return "the default"
     }
 
     private var bytesRead = 0
@@ -117,22 +134,24 @@ struct DecodingState: IncrementalDecoder {
         var result = decoder.statistics
         result.bytesRead = bytesRead
         result.commentLines = filter.commentLines
+        result.referenceBasis = referenceBasis
         return result
     }
 
     mutating func append(_ chunk: UnsafeRawBufferPointer, _ emit: (Fix) -> Void) {
         bytesRead += chunk.count
-        Self.decode(&filter, &decoder, &referenceSettled, chunk, emit)
+        Self.decode(&filter, &decoder, &referenceSettled, &referenceBasis, chunk, emit)
     }
 
     private static func decode(
         _ filter: inout CommentFilter, _ decoder: inout FixDecoder, _ referenceSettled: inout Bool,
-        _ chunk: UnsafeRawBufferPointer, _ emit: (Fix) -> Void
+        _ referenceBasis: inout String, _ chunk: UnsafeRawBufferPointer, _ emit: (Fix) -> Void
     ) {
         filter.append(chunk) { segment in
             if !referenceSettled, let header = segment.headerDate {
                 decoder.assembler.referenceDate = .recordedOn(header)
                 referenceSettled = true
+                referenceBasis = "the log's '# Date' header, \(header)"
             }
             decoder.decode(segment.bytes, emit)
         }

@@ -57,6 +57,8 @@ struct Decode: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Do not print the summary.")
     var quiet = false
 
+    @OptionGroup var progress: ProgressOptions
+
     func validate() throws {
         guard (16...NMEAFramer.Configuration.maximumLengthLimit).contains(maximumLength) else {
             throw ValidationError(
@@ -134,8 +136,11 @@ struct Decode: ParsableCommand {
         let name = path ?? "standard input"
         let format = self.format
         let statistics: DecodeStatistics
+        var timeline = FixTimeline()
+        var meter = ProgressMeter(label: name, enabled: progress.enabled)
         do {
-            statistics = try source.decodeAll { fix in
+            statistics = try source.decodeAll(progress: { meter.update(done: $0, total: $1) }) { fix in
+                timeline.add(fix)
                 switch format {
                 case .gpsd: output.append { FixFormat.appendGPSDReports(fix, to: &$0) }
                 case .jsonl:
@@ -144,17 +149,28 @@ struct Decode: ParsableCommand {
                         $0.append(10)
                     }
                 case .csv: output.line(FixFormat.csvRow(fix))
-                case .gpx, .geojson, .geojsonseq, .kml: output.append { track!.add(fix, into: &$0) }
-                case .none: break
+                case .gpx, .geojson, .geojsonseq, .kml:
+                    if fix.hasPosition { timeline.recordsWritten += 1 }
+                    output.append { track!.add(fix, into: &$0) }
+                    return
+                case .none: return
                 }
+                timeline.recordsWritten += 1
             }
         } catch {
+            meter.finish()
             // Not a usage mistake: say what went wrong, without the usage text.
             output.flush()
             printError("gpsloc decode: error: \(error)")
             return false
         }
-        if !quiet { printError(Self.summary(statistics, name: name)) }
+        meter.finish()
+        let basis = referenceDate.map { "--reference-date \($0.date)" }
+        if !quiet {
+            printError(
+                Self.summary(statistics, name: name, timeline: timeline, seconds: meter.elapsed, basis: basis)
+            )
+        }
         let bytes = statistics.bytesRead ?? statistics.framer.bytes
         guard statistics.framer.sentences > 0 || bytes == 0 else {
             output.flush()
@@ -168,19 +184,5 @@ struct Decode: ParsableCommand {
             return false
         }
         return true
-    }
-
-    static func summary(_ statistics: DecodeStatistics, name: String) -> String {
-        let framer = statistics.framer
-        let bytes = statistics.bytesRead ?? framer.bytes
-        var lines = ["\(name): \(bytes) bytes, \(framer.sentences) sentences, \(framer.rejected) rejected"]
-        let types = statistics.sentencesByType.map { "\($0.type) \($0.count)" }.joined(separator: ", ")
-        lines.append("  sentences: " + (types.isEmpty ? "none" : types))
-        let reasons = RejectionReason.allCases.filter { framer[$0] > 0 }.map { "\($0) \(framer[$0])" }
-        lines.append("  rejected: " + (reasons.isEmpty ? "none" : reasons.joined(separator: ", ")))
-        if statistics.unparsable > 0 { lines.append("  unparsable addresses: \(statistics.unparsable)") }
-        lines.append("  skipped bytes: \(framer.skippedBytes), comment lines: \(statistics.commentLines)")
-        lines.append("  epochs: \(statistics.fixes), with position: \(statistics.positionFixes)")
-        return lines.joined(separator: "\n")
     }
 }

@@ -53,6 +53,8 @@ struct Simulate: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
     var output: String?
 
+    @OptionGroup var progress: ProgressOptions
+
     func validate() throws {
         guard (1...50).contains(rate) else { throw ValidationError("--rate must be 1…50 epochs per second") }
         if epochs == nil && size == nil {
@@ -105,6 +107,8 @@ struct Simulate: ParsableCommand {
         var written = 0
         var count = 0
         let targetBytes = size.flatMap(Self.bytes)
+        var meter = ProgressMeter(label: output ?? "standard output", enabled: progress.enabled)
+        defer { meter.finish() }
         while true {
             if let epochs, count >= epochs { break }
             if let targetBytes, written + buffer.count >= targetBytes { break }
@@ -114,6 +118,11 @@ struct Simulate: ParsableCommand {
                 try Self.write(buffer, to: descriptor)
                 written += buffer.count
                 buffer.removeAll(keepingCapacity: true)
+                if let targetBytes {
+                    meter.update(done: written, total: targetBytes)
+                } else {
+                    meter.update(done: count, total: epochs, unit: "epochs")
+                }
             }
         }
         try Self.write(buffer, to: descriptor)

@@ -19,6 +19,9 @@ struct DateResolver: Sendable {
     /// `date` with week-number rollovers undone, in days since 1970, once worked out.
     private var correctedDay: Int?
     private var lastHour = -1
+    /// How many of the receiver's dates were moved by whole 1024-week periods, and by how many
+    /// weeks the last one was.
+    private(set) var rollovers = RolloverCorrections()
 
     init(referenceDate: ReferenceDate?) {
         self.referenceDate = referenceDate
@@ -52,9 +55,23 @@ struct DateResolver: Sendable {
         } else {
             day = (referenceDate?.correcting(date) ?? date).daysSinceEpoch
             correctedDay = day
+            if day != date.daysSinceEpoch {
+                rollovers.dates += 1
+                rollovers.weeks = (day - date.daysSinceEpoch) / 7
+            }
         }
         return UTCTimestamp(daysSinceEpoch: day, nanosecondsOfDay: timeOfDay.nanosecondsOfDay)
     }
+}
+
+/// Receiver dates moved by GPS week-number rollover correction.
+public struct RolloverCorrections: Sendable, Hashable {
+    /// Distinct dates the receiver said that were moved (a date counts once, however many
+    /// epochs it stamped).
+    public var dates = 0
+    /// By how many weeks the last one was moved (a multiple of 1024).
+    public var weeks = 0
+    public init() {}
 }
 
 /// What is known of the true date, for undoing GPS week-number rollovers.
