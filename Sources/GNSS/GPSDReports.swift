@@ -12,12 +12,13 @@ public enum FixFormat {
     }
 
     /// Appends gpsd's reports for a fix to `output`, one per line: the TPV, then the SKY when
-    /// the fix has DOPs or satellites (as `gpsloc decode --format gpsd` prints them).
-    public static func appendGPSDReports(_ fix: Fix, to output: inout [UInt8]) {
+    /// the fix has DOPs or satellites (as `gpsloc decode --format gpsd` prints them); without
+    /// `satellites`, the SKY gives the counts but not the list.
+    public static func appendGPSDReports(_ fix: Fix, satellites: Bool = true, to output: inout [UInt8]) {
         appendGPSDTPV(fix, to: &output)
         output.append(10)
         if fix.dop.hdop != nil || fix.dop.pdop != nil || !fix.satellites.isEmpty {
-            appendGPSDSKY(fix, to: &output)
+            appendGPSDSKY(fix, satellites: satellites, to: &output)
             output.append(10)
         }
     }
@@ -72,13 +73,13 @@ public enum FixFormat {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func appendGPSDSKY(_ fix: Fix, to output: inout [UInt8]) {
+    static func appendGPSDSKY(_ fix: Fix, satellites: Bool = true, to output: inout [UInt8]) {
         JSONObjectWriter.append(to: &output, estimate: 640 + 320 * fix.satellites.count) { json in
-            writeGPSDSKY(fix, &json)
+            writeGPSDSKY(fix, satellites: satellites, &json)
         }
     }
 
-    private static func writeGPSDSKY(_ fix: Fix, _ json: inout JSONObjectWriter) {
+    private static func writeGPSDSKY(_ fix: Fix, satellites: Bool, _ json: inout JSONObjectWriter) {
         json.add("class", string: "SKY")
         if let time = fix.time { json.add("time", time: time) }
         json.add("gdop", fix.dop.gdop, decimals: 2)
@@ -90,7 +91,7 @@ public enum FixFormat {
         json.add("vdop", fix.dop.vdop, decimals: 2)
         if !fix.satellites.isEmpty { json.add("nSat", integer: fix.satellites.count) }
         if let used = fix.satellitesUsed { json.add("uSat", integer: used) }
-        if !fix.satellites.isEmpty {
+        if satellites && !fix.satellites.isEmpty {
             json.openArray("satellites")
             for satellite in fix.satellites { gpsdSatellite(satellite, &json) }
             json.closeArray()

@@ -59,7 +59,10 @@ struct Decode: ParsableCommand {
 
     @OptionGroup var progress: ProgressOptions
 
-    func validate() throws {
+    @OptionGroup var selection: DecodeSelection
+
+    mutating func validate() throws {
+        try selection.resolve(for: format)
         guard (16...NMEAFramer.Configuration.maximumLengthLimit).contains(maximumLength) else {
             throw ValidationError(
                 "--max-length must be from 16 to \(NMEAFramer.Configuration.maximumLengthLimit) "
@@ -69,7 +72,7 @@ struct Decode: ParsableCommand {
 
     func run() throws {
         var output = OutputBuffer()
-        if format == .csv { output.line(FixFormat.csvHeader) }
+        if format == .csv { output.line(selection.columns.header) }
         var track = format.track.map {
             TrackWriter(format: $0, creator: "OpenCoreLocation gpsloc \(ProductVersion.current)")
         }
@@ -135,20 +138,30 @@ struct Decode: ParsableCommand {
             referenceDate: referenceDate.map { .recordedOn($0.date) })
         let name = path ?? "standard input"
         let format = self.format
+        let (selection, satellites) = (self.selection, !self.selection.noSatellites)
+        let (fields, columns) = (selection.recordFields, selection.columns)
+        let allColumns = columns == .all
         let statistics: DecodeStatistics
         var timeline = FixTimeline()
         var meter = ProgressMeter(label: name, enabled: progress.enabled)
         do {
             statistics = try source.decodeAll(progress: { meter.update(done: $0, total: $1) }) { fix in
                 timeline.add(fix)
+                guard selection.keepsAll || selection.keeps(fix) else {
+                    // A fix left out breaks a track, as a loss of fix does.
+                    if track != nil { output.append { track!.endSegment(into: &$0) } }
+                    return
+                }
                 switch format {
-                case .gpsd: output.append { FixFormat.appendGPSDReports(fix, to: &$0) }
+                case .gpsd:
+                    output.append { FixFormat.appendGPSDReports(fix, satellites: satellites, to: &$0) }
                 case .jsonl:
                     output.append {
-                        FixFormat.appendJSONRecord(fix, to: &$0)
+                        FixFormat.appendJSONRecord(fix, fields: fields, to: &$0)
                         $0.append(10)
                     }
-                case .csv: output.line(FixFormat.csvRow(fix))
+                case .csv:
+                    output.line(allColumns ? FixFormat.csvRow(fix) : FixFormat.csvRow(fix, columns: columns))
                 case .gpx, .geojson, .geojsonseq, .kml:
                     if fix.hasPosition { timeline.recordsWritten += 1 }
                     output.append { track!.add(fix, into: &$0) }

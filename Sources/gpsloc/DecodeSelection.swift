@@ -1,0 +1,142 @@
+import ArgumentParser
+import GNSS
+
+/// What `gpsloc decode` writes of each fix, and which fixes: `--fields`, `--no-satellites`,
+/// `--from`, `--to` and `--bbox`.
+struct DecodeSelection: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The members (jsonl) or columns (csv) to write, comma-separated, e.g. time,latitude,longitude.",
+            valueName: "list"))
+    var fields: String?
+
+    @Flag(
+        name: .customLong("no-satellites"),
+        help: "Leave out the list of satellites (jsonl, gpsd): most of each record's size.")
+    var noSatellites = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Only fixes at or after this UTC time: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[.sss][Z].",
+            valueName: "time"))
+    var from: String?
+
+    @Option(
+        help: ArgumentHelp("Only fixes before this UTC time (the same forms as --from).", valueName: "time"))
+    var to: String?
+
+    // `.unconditional`: a box west of Greenwich starts with a minus sign, which must not be taken
+    // for an option.
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Only fixes inside this box, in degrees: WEST,SOUTH,EAST,NORTH (GeoJSON's order; WEST > EAST "
+                + "crosses the 180th meridian).", valueName: "box"))
+    var bbox: String?
+
+    // The options only: what follows is worked out from them by `resolve`.
+    private enum CodingKeys: String, CodingKey {
+        case fields, noSatellites, from, to, bbox
+    }
+
+    /// What a record holds, for jsonl.
+    private(set) var recordFields = RecordFields.all
+    /// The columns, for csv.
+    private(set) var columns = CSVColumns.all
+    private(set) var window: (from: UTCTimestamp?, to: UTCTimestamp?) = (nil, nil)
+    private(set) var box: (west: Double, south: Double, east: Double, north: Double)?
+
+    /// Checks the options against each other and the format, and reads them.
+    mutating func resolve(for format: Decode.Format) throws {
+        if let fields {
+            switch format {
+            case .jsonl:
+                do { recordFields = try RecordFields(parsing: fields) } catch {
+                    throw ValidationError("--fields: \(error)")
+                }
+                if noSatellites && recordFields.contains(.satellites) {
+                    throw ValidationError(
+                        "--fields names 'satellites' and --no-satellites leaves them out; choose one")
+                }
+            case .csv:
+                do { columns = try CSVColumns(parsing: fields) } catch {
+                    throw ValidationError("--fields: \(error)")
+                }
+            default:
+                throw ValidationError(
+                    "--fields chooses the members of jsonl and the columns of csv; --format \(format.rawValue) "
+                        + "writes fields of its own")
+            }
+        }
+        if noSatellites {
+            guard format == .jsonl || format == .gpsd else {
+                throw ValidationError(
+                    "--no-satellites applies to --format jsonl and gpsd; \(format.rawValue) has no satellite list"
+                )
+            }
+            recordFields.remove(.satellites)
+        }
+        window = (try from.map { try Self.time($0, "--from") }, try to.map { try Self.time($0, "--to") })
+        if let start = window.from, let end = window.to, !(start < end) {
+            throw ValidationError("--from (\(start)) must be before --to (\(end))")
+        }
+        if let bbox { box = try Self.box(bbox) }
+    }
+
+    /// Whether the options keep every fix.
+    var keepsAll: Bool { window.from == nil && window.to == nil && box == nil }
+
+    /// Whether `fix` is written: inside the time window (a fix without a time is not, when there
+    /// is one) and the box (a fix without a position is not, when there is one).
+    func keeps(_ fix: Fix) -> Bool {
+        if window.from != nil || window.to != nil {
+            guard let time = fix.time else { return false }
+            if let start = window.from, time < start { return false }
+            if let end = window.to, !(time < end) { return false }
+        }
+        if let box {
+            guard fix.hasPosition, let latitude = fix.latitude, let longitude = fix.longitude else {
+                return false
+            }
+            guard latitude >= box.south && latitude <= box.north else { return false }
+            if box.west <= box.east {
+                guard longitude >= box.west && longitude <= box.east else { return false }
+            } else {
+                guard longitude >= box.west || longitude <= box.east else { return false }
+            }
+        }
+        return true
+    }
+
+    static func time(_ text: String, _ option: String) throws -> UTCTimestamp {
+        var full = text
+        if full.utf8.count == 10 { full += "T00:00:00Z" } else if !full.hasSuffix("Z") { full += "Z" }
+        guard let time = UTCTimestamp(iso8601: full) else {
+            throw ValidationError(
+                "\(option) '\(text)' is not a UTC time: write YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, e.g. 2026-03-14T08:00:00"
+            )
+        }
+        return time
+    }
+
+    static func box(_ text: String) throws -> (west: Double, south: Double, east: Double, north: Double) {
+        let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+        guard numbers.count == 4, let west = numbers[0], let south = numbers[1], let east = numbers[2],
+            let north = numbers[3]
+        else {
+            throw ValidationError(
+                "--bbox '\(text)' is not four numbers: write WEST,SOUTH,EAST,NORTH, e.g. 4.8,52.3,5.0,52.4")
+        }
+        guard (-180...180).contains(west) && (-180...180).contains(east) else {
+            throw ValidationError("--bbox: longitudes (WEST, EAST) must be from -180 to 180")
+        }
+        guard (-90...90).contains(south) && (-90...90).contains(north) else {
+            throw ValidationError("--bbox: latitudes (SOUTH, NORTH) must be from -90 to 90")
+        }
+        guard south < north else {
+            throw ValidationError(
+                "--bbox: SOUTH (\(south)) must be below NORTH (\(north)); the order is WEST,SOUTH,EAST,NORTH")
+        }
+        return (west, south, east, north)
+    }
+}
