@@ -71,6 +71,7 @@ struct Decode: ParsableCommand {
     }
 
     func run() throws {
+        try CommandLog.bootstrap()
         var output = OutputBuffer()
         if format == .csv { output.line(selection.columns.header) }
         var track = format.track.map {

@@ -85,6 +85,7 @@ struct Simulate: ParsableCommand {
     }
 
     func run() throws {
+        try CommandLog.bootstrap()
         var simulator = RouteSimulator(seed: seed, rate: rate, faults: faults.faults)
         let file: FileDescriptor
         if let output {

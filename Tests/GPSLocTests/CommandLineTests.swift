@@ -36,6 +36,11 @@ struct CommandLineTests {
             environment: ["GPSLOC_LOG_LEVEL": "loud"])
         #expect(watch.status == 64)
         #expect(watch.standardError.contains("GPSLOC_LOG_LEVEL 'loud' is not a level; use one of trace"))
+        for arguments in [["decode", Fixtures.url("drive-1hz.nmea").path], ["simulate", "--epochs", "1"]] {
+            let result = try await Runner.run(arguments, environment: ["GPSLOC_LOG_LEVEL": "loud"])
+            #expect(result.status == 64, "\(arguments[0])")
+            #expect(result.standardOutput.isEmpty)
+        }
         let daemon = try await Runner.run(
             ["--socket", "/nonexistent/x.sock"], executable: Self.gpslocd,
             environment: ["GPSLOCD_LOG_LEVEL": "chatty"])
