@@ -1,4 +1,6 @@
 // swift-tools-version: 6.2
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
 // The benchmarks of OpenCoreLocation, a package of their own so that the library itself does not
 // depend on the benchmark framework. Run them with `swift package benchmark` in this directory;
 // `tools/compare-peers` at the top of the repository runs `nmea-parse` against other parsers.

@@ -1,4 +1,6 @@
 // swift-tools-version: 6.2
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
 // The coverage-guided fuzzers of OpenCoreLocation, a package of their own: each target is built
 // with libFuzzer (`--sanitize=fuzzer`), which brings its own `main`, so they cannot live in the
 // library's package. Run one with `tools/fuzz TARGET --time SECONDS` at the top of the repository.

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+# SPDX-License-Identifier: Apache-2.0
 """What the measuring tools share: a 10 Hz receiver on a pseudo-terminal and a gpslocd of their own.
 
 Not a tool itself; `tools/latency` and `tools/daemon-load` import it.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // libgps, the client library of gpsd (Debian package libgps-dev), for the LibGPS trait.
 #ifndef CGPS_SHIM_H
 #define CGPS_SHIM_H

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // liblzma (Debian package liblzma-dev), for reading xz logs.
 #ifndef CLZMA_SHIM_H
 #define CLZMA_SHIM_H

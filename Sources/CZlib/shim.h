@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // zlib (Debian package zlib1g-dev, which Swift on Linux itself needs), for reading gzip logs.
 #ifndef CZLIB_SHIM_H
 #define CZLIB_SHIM_H

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 import NMEA
 
 /// Where text is written: memory with room for a number of bytes. Writers make sure of room

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Where a stream of fixes comes from, as far as a consumer of fixes needs to know.
 public enum FixOrigin: Sendable, Hashable {
     /// A live receiver: a serial port, gpsd, or a network stream.

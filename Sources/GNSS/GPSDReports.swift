@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 import NMEA
 
 /// Text encodings of fixes: gpsd's `TPV`/`SKY` reports (this file), this library's JSON record

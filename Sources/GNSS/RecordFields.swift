@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Which members of this library's JSON record (``FixFormat/appendJSONRecord(_:fields:to:)``)
 /// to write: `gpsloc decode --fields` and `--no-satellites`.
 public struct RecordFields: OptionSet, Sendable, Hashable {

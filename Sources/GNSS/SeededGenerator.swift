@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// A small, fast, seedable random number generator (SplitMix64), so simulated logs are the same
 /// on every machine.
 public struct SeededGenerator: RandomNumberGenerator, Sendable {

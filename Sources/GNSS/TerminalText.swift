@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Text from outside (an app's identifier, a manifest's usage description) made safe to show on
 /// a terminal: control characters, escape sequences among them, are shown as `\u{1B}`-style
 /// escapes instead of acting on the terminal. Line breaks are kept where `keepingLineBreaks`.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Writes fixes as a track for maps and GIS tools: GPX 1.1, GeoJSON (RFC 7946), GeoJSON text
 /// sequences (RFC 8142) and KML 2.2.
 ///

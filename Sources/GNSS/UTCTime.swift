@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// A proleptic Gregorian calendar date.
 public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var year: Int

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// What a log's first bytes say it is: NMEA text (or anything else this reader tries as text),
 /// gzip, xz or zstd (which it decompresses), or a format it cannot read, with what to do about it.
 public enum LogFormat: Sendable, Hashable {

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Cuts a byte stream into lines of at most a given length, as bytes arrive in any pieces.
 ///
 /// A line longer than the limit is an error at the byte that passes it, whether or not its end

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// Every member a line of the protocol may carry, each optional: a request, a reply and an event

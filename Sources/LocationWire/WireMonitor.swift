@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 import GNSS
 
 /// A condition a monitor watches, as it crosses the socket: `{"circle":{"lat":…,"lon":…,"radius":…}}`

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The protocol between gpslocd and its clients: JSON objects, one per line (`\n`), readable and
 /// writable by a person with `socat - UNIX-CONNECT:/run/opencorelocation/gpslocd.sock`.
 ///

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Byte tests eight bytes at a time in one 64-bit word (SIMD within a register).
 ///
 /// Each test returns a word whose byte `i` has its top bit set exactly when byte `i` of the input

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// A satellite navigation system.
 public enum Constellation: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case gps = 1

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The comma-separated fields of one sentence body (`GPGGA,123519,…` without `$` and `*hh`),
 /// located once without copying. Field 0 is the address.
 @usableFromInline

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Why the framer threw a sentence away.
 public enum RejectionReason: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// The `*hh` checksum does not match, or is not two hexadecimal digits.

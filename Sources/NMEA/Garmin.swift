@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// `$PGRME,15.0,M,45.0,M,25.0,M*1C` — Garmin's estimated position errors: horizontal,
 /// vertical and spherical, each in metres (Garmin documents them as CEP-50-like figures).
 public struct PGRME: TypedSentence {

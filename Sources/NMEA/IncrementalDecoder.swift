@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The one shape of everything in this package that turns a stream of bytes into values: the
 /// NMEA framer, the fix decoder, gpsd's JSON decoder and a log's comment filter.
 ///

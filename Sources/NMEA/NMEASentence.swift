@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Why a sentence body could not be parsed at all.
 public enum NMEAParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The address (`GPGGA`) is missing, too short, or not letters and digits.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Builds a sentence field by field and closes it with `*hh\r\n`.
 public struct NMEAWriter {
     /// The bytes written so far.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// `$GPRMC,225446.33,A,4916.45,N,12311.12,W,000.5,054.7,191194,020.3,E,A,V*68` — recommended
 /// minimum data: time, status, position, speed and course over ground, date, magnetic variation,
 /// and in NMEA 2.3+ the FAA mode, in 4.10+ the navigational status.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// `$GNGSA,A,3,13,12,22,19,08,21,,,,,,,1.05,0.64,0.83,4*0B` — DOP and satellites used; NMEA 4.10
 /// adds the GNSS system ID. Up to 24 satellite fields are read (some receivers send more than 12).
 public struct GSA: TypedSentence {

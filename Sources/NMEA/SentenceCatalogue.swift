@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The sentence types this library reads into typed values, declared once.
 ///
 /// Everything that goes by sentence type follows this list: parsing finds a type by its

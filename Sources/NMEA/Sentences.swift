@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// `$GPVTG,054.7,T,034.4,M,005.5,N,010.2,K,A*25` — course and speed over ground. The NMEA 2.0
 /// layout without unit letters (`$GPVTG,054.7,034.4,005.5,010.2`) is read too.
 public struct VTG: TypedSentence {

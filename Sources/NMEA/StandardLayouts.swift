@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The byte-level fast paths for GSV and GSA as receivers write them: three quarters of the
 /// sentences of a multi-constellation epoch, read straight from their bytes without splitting
 /// them into fields first. Anything laid out otherwise is read field by field, to the same value

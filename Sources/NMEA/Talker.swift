@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The two-letter talker of a sentence (`GP` in `$GPGGA`), or `P` for proprietary sentences.
 public struct Talker: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The two ASCII letters, first in the high byte. A proprietary sentence has `P` and 0.

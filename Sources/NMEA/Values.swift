@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// A decimal number exactly as it was written on the wire: `mantissa / 10^scale`.
 ///
 /// `"005.50"` is stored as mantissa 550, scale 2, so no precision is lost to binary floating point.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// How much authorization a service session asks for.
 public enum SessionLevel: Int, Sendable, Hashable, Comparable {
     case none = 0

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// What a `CLLocationManager`'s updates are for, with Apple's raw values; it tunes when a still
 /// device counts as stopped, as ``CLLocationUpdate/LiveConfiguration`` does.
 public enum CLActivityType: Int, Sendable, Hashable, CaseIterable {

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Keeps a when-in-use app "in use" while it is in the background, so that its live updates and
 /// monitor events keep flowing, as the location indicator does on Apple platforms.
 ///

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// One element of ``liveUpdates(_:)``: a location, or why there is none, with the state of the
 /// service at that moment.
 public struct CLLocationUpdate: Sendable {

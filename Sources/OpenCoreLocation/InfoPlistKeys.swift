@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The keys of an `Info.plist` that OpenCoreLocation reads: the manifest's location keys and the
 /// daemon's registration keys, each with its type checked.
 ///

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// An app's declarations about location, read from an `Info.plist` as on Apple platforms.
 ///
 /// The keys are Apple's: `NSLocationWhenInUseUsageDescription`,

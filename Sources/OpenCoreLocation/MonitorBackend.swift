@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// What a ``CLMonitor`` talks to: the monitor kept and evaluated in this process
 /// (``MonitorCore``), or the one gpslocd keeps and evaluates for the app (``RemoteMonitor``).
 /// Every `CLMonitor` opened with one name in one context shares one backend.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Synchronization
 
 /// The one live monitor of a name in a context, shared by every `CLMonitor` opened with that

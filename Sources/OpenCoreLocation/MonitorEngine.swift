@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// What an event says beyond its state.
 struct MonitorFlags: Sendable, Hashable {
     var authorization = AuthorizationFlags()

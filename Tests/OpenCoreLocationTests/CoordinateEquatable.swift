@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 import OpenCoreLocation
 
 // What apps write, since Core Location's CLLocationCoordinate2D is not Equatable (an app adds

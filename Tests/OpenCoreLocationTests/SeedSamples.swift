@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // swift-format-ignore-file
 // The Swift code samples of the specification documents, compiled against OpenCoreLocation.
 // Each sample sits in a function of its own with its text unchanged, except where noted: Swift

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Synchronization
 
 /// A clock that moves only when a test advances it; sleepers wake when their deadline is reached.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Waits until `condition` holds, looking every `interval` and for at most `seconds` in all;
 /// says whether it held. For the live tests, whose daemons and threads take real time.
 public func waitUntil(

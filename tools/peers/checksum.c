@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /* The floor of NMEA parsing: a plain C loop that only validates every sentence's checksum.
  * Reads a log from standard input in 1 MiB chunks, into a page-aligned buffer as our readers do;
  * for each line from '$' or '!', XORs the bytes up to '*' and compares them with the two

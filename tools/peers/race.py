@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+# SPDX-License-Identifier: Apache-2.0
 """The race behind tools/compare-peers: runs every parser on the same generated log, interleaved,
 several times each, and prints one table of medians with the performance targets as ratios.
 

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // The decoder's benchmarks: run `swift package benchmark` in Benchmarks/.
 //
 // Every benchmark works on a simulated log held in memory (NMEA 4.10, GPS, GLONASS, Galileo and

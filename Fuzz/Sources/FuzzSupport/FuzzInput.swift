@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// A fuzzer's input read as a stream of choices, for the structure-aware fuzzers: each call takes
 /// the next bytes, and an input that has run out answers with zeros, so every input describes
 /// one complete, deterministic test case and a small mutation makes a small change to it.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 import NMEA
 
 /// The running date and time of day of a stream (gpsd's `nmea.date`), and the UTC time they

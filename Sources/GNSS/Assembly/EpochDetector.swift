@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 import NMEA
 
 /// Finds where one receiver epoch ends and the next begins, and when an epoch can be handed out,

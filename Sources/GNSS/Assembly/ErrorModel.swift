@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 extension FixAssembler {
     /// gpsd's 95% user equivalent range errors, metres (`gpsd_error_model`).
     public enum UERE {

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 import NMEA
 
 /// gpsd's rules for what each sentence type brings to a fix (`driver_nmea0183.c`): which

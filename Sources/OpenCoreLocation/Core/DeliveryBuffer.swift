@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// An element a subscriber is sent, as far as its buffer needs to know.
 protocol Deliverable: Sendable {
     /// A newer element of the same kind makes this one worthless (a location): when the

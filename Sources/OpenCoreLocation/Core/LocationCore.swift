@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 import GNSS
 
 /// What one app may know and is told, as a pure state machine: its authorization, the sessions it

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Synchronization
 
 /// Where one subscriber's elements wait for its `for try await` loop: a ``DeliveryBuffer`` (the

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// One subscription to updates and the state that shapes what it is told: its stationary
 /// detector and the last status it was told.
 ///

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
 // A harness for go-nmea (github.com/adrianmo/go-nmea, Debian's golang-github-adrianmo-go-nmea-dev):
 // reads an NMEA log from standard input line by line, parses every line into go-nmea's typed
 // sentence with nmea.Parse (which also checks the checksum), reads a field of each typed value so

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+# SPDX-License-Identifier: Apache-2.0
 """A harness for pynmea2 (Debian's python3-nmea2): reads an NMEA log from standard input line by
 line, parses every line into pynmea2's typed sentence with checksum checking, reads a field of each
 typed value so that the work is really done, and prints the counts."""
