@@ -62,7 +62,7 @@ public struct DecodeStatistics: Sendable, Hashable {
     }
 }
 
-/// Bytes in, fixes out: an ``NMEAFramer``, the sentence parser and a ``FixAssembler`` in one
+/// Bytes in, fixes out: an `NMEAFramer`, the sentence parser and a ``FixAssembler`` in one
 /// synchronous value.
 public struct FixDecoder: Sendable {
     public private(set) var framer: NMEAFramer

@@ -7,7 +7,7 @@
 /// It streams: each fix is written as it comes, and the writer holds at most one point (a
 /// segment's first, until a second says whether it is a line or a single point), so a log of any
 /// size is written in constant memory. A segment ends at each loss of fix (an epoch without a
-/// position) and wherever ``endSegment()`` is called (between logs); empty segments are never
+/// position) and wherever ``endSegment(into:)`` is called (between logs); empty segments are never
 /// written. Fixes without a position appear only as the break they make.
 public struct TrackWriter: Sendable {
     public enum Format: String, Sendable, CaseIterable {

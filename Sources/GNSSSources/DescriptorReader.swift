@@ -39,7 +39,7 @@ public struct DisconnectError: SourceFailure, Sendable, CustomStringConvertible 
 /// threads Swift's concurrency runs on), decodes what arrives and hands the fixes to an async
 /// consumer in order.
 ///
-/// The thread waits in a ``PollLoop`` (the one way this package waits for bytes); cancelling
+/// The thread waits in a `PollLoop` (the one way this package waits for bytes); cancelling
 /// the task that awaits ``run(_:deliver:)`` stops the loop at once. The descriptor is closed by
 /// the thread when it stops, so it is never closed while still in use.
 final class DescriptorReader: Sendable {

@@ -6,7 +6,7 @@ import GNSS
 import Logging
 import NMEA
 
-/// Turns gpsd's JSON reports into fixes: one ``Fix`` per `TPV`, carrying the satellites and
+/// Turns gpsd's JSON reports into fixes: one `Fix` per `TPV`, carrying the satellites and
 /// dilutions of the latest `SKY` and the latest `GST` statistics of the same device.
 ///
 /// ```

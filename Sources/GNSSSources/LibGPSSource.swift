@@ -16,7 +16,7 @@
     /// shared-memory segment a local gpsd exports (no socket, no JSON).
     ///
     /// The fixes are those of ``GPSDSource`` for the same gpsd; libgps (`gps_open`, `gps_stream`,
-    /// `gps_read`) runs on a thread of its own, which waits for gpsd's socket in a ``PollLoop``
+    /// `gps_read`) runs on a thread of its own, which waits for gpsd's socket in a `PollLoop`
     /// like every other source. The shared-memory segment has no descriptor to wait on: it is
     /// looked at every 0.2 s (`gps_waiting`), as gpsd's own clients do. A socket that closes ends
     /// the run with ``DisconnectError``; the shared-memory segment has no end, so a gpsd that

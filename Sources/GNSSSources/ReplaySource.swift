@@ -18,7 +18,7 @@ public enum ReplaySpeed: Sendable, Hashable {
 /// Replays a recorded NMEA log (a file or standard input) as fixes.
 ///
 /// `#` comment lines are skipped, and a `# Date: YYYY-MM-DD` header is taken as the day the log
-/// was recorded (``ReferenceDate/recordedOn(_:)``) for GPS week-rollover correction, unless a
+/// was recorded (`ReferenceDate.recordedOn(_:)`) for GPS week-rollover correction, unless a
 /// reference date was given. Replayed at ``ReplaySpeed/maximum``,
 /// fixes come as fast as they decode; at a ``ReplaySpeed/factor(_:)`` each fix is delivered when
 /// the injected clock reaches its time relative to the first fix, so a replay behaves exactly as

@@ -4,7 +4,7 @@
 /// The sentence types this library reads into typed values, declared once.
 ///
 /// Everything that goes by sentence type follows this list: parsing finds a type by its
-/// address and reads it into its struct (``read(_:talker:into:)``, the one place a case is tied
+/// address and reads it into its struct (`read(_:talker:into:)`, the one place a case is tied
 /// to its struct), ``NMEASentence`` gives its type, talker and bytes through it, a decoder's
 /// counts have a slot per case, and the fix assembler knows sentences by it. Adding a type is
 /// its struct (conforming to ``TypedSentence``), a case here with its struct in `read`, a case of

@@ -20,7 +20,7 @@ extension CLLocation {
     /// - Speed and course are `-1` when the receiver gave none; their accuracies are `-1` unless
     ///   known.
     /// - `timestamp` is the fix's UTC time, or `fallbackTime` when the receiver gave no date
-    ///   (``Fix/bestTime(received:)`` makes one).
+    ///   (`Fix.bestTime(received:)` makes one).
     public convenience init?(fix: Fix, origin: FixOrigin, fallbackTime: Date) {
         guard fix.hasPosition, let latitude = fix.latitude, let longitude = fix.longitude else {
             return nil

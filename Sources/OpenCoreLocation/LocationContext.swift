@@ -10,11 +10,11 @@ import Synchronization
 /// prompts, whether the app is in use, and which receiver gives locations.
 ///
 /// The API types (`CLLocationUpdate.liveUpdates()`, `CLServiceSession`, `CLLocationManager`) use
-/// ``current``: the context bound with ``withContext(_:operation:)`` for the running task (tests
+/// ``current``: the context bound with ``withContext(_:operation:isolation:)`` for the running task (tests
 /// and embedding programs), else the process-wide one set with ``bootstrap(_:)``, else one made
-/// from the environment by ``fromEnvironment(_:)``.
+/// from the environment by ``fromEnvironment(_:service:)``.
 ///
-/// The rules live in a ``LocationCore``, a pure state machine; the context is its shell in the
+/// The rules live in a `LocationCore`, a pure state machine; the context is its shell in the
 /// app's own process: it feeds the core its inputs (sessions, subscriptions, fixes, answers,
 /// changes of the store and of the app's activity) and performs the actions the core returns.
 public final class LocationContext: Sendable {

@@ -24,7 +24,7 @@ struct ServiceClock: Sendable {
 /// arriving for ``staleAfter``, when the source fails (it is then reopened after 1 s, then every
 /// ``maximumBackoff``, 2 s by default, so a receiver plugged back or a server restarted is read
 /// again within about that), and when a replayed log ends. A failure that retrying cannot heal
-/// (``SourceFailure/isPermanent``) ends the source, as a log's end does, and says why.
+/// (`SourceFailure.isPermanent`) ends the source, as a log's end does, and says why.
 public final class LocationService: Sendable {
     public enum Event: Sendable {
         case fix(Fix)

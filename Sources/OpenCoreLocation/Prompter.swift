@@ -190,7 +190,7 @@ public struct TerminalPrompter: Prompter {
     }
 
     /// Shows the question on the terminal and waits for an answer there. The wait runs on a
-    /// thread of its own (a ``PollLoop`` on the terminal), never on the concurrency pool, and ends
+    /// thread of its own (a `PollLoop` on the terminal), never on the concurrency pool, and ends
     /// at once when the task is cancelled (the prompt was withdrawn).
     public func ask(_ request: PromptRequest) async -> PromptAnswer? {
         let (text, choices) = Self.question(for: request)

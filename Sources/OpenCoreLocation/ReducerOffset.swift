@@ -61,7 +61,7 @@ public struct ReducerSecret: Sendable {
 /// It is Android's `LocationFudger` walk (`offset = w·offset + c·N` every hour, `c` = 3 % of σ,
 /// `w = √(1 − c²/σ²)`), taken a day at a time (`w²⁴`, and the day's `c` that keeps σ) and
 /// interpolated within the day, and made a function of the secret and the time alone: the offset
-/// of day `d` is `Σ c·wᵏ·N(d − k)` over the last ``window`` days, `N(d)` a standard normal pair
+/// of day `d` is `Σ c·wᵏ·N(d − k)` over the last `window` days, `N(d)` a standard normal pair
 /// drawn from HMAC-SHA256 of the secret, the receiver's name and `d`. So the same fix always
 /// meets the same offset, whatever restarted in between, and two apps on one receiver meet the
 /// same one (comparing notes gains them nothing).

@@ -8,7 +8,7 @@ import SystemPackage
 /// program sees `gpsloc auth` changes at once. The directory is watched rather than the file
 /// because atomic writes replace the file.
 ///
-/// A thread of its own waits on the inotify descriptor through a ``PollLoop``: it sleeps until
+/// A thread of its own waits on the inotify descriptor through a `PollLoop`: it sleeps until
 /// something changes or ``cancel()`` wakes it, and never polls on a timer.
 final class StoreWatcher: Sendable {
     private let loop: PollLoop
