@@ -98,14 +98,15 @@ final class ClientSession: Sendable {
             guard let session else { throw WireError("no session \(number) is open on this connection") }
             app.closeSession(session.id)
             ok(id)
-        case .subscribeUpdates(let number, let configuration, let monitoring, let reduced, let continuous):
+        case .subscribeUpdates(
+            let number, let configuration, let monitoring, let reduced, let continuous, let implicitSession):
             try reserveFeed(number)
             ok(id)
             start(
                 number,
                 app.updates(
                     configuration: configuration, monitoring: monitoring, reduced: reduced,
-                    continuous: continuous)
+                    continuous: continuous, implicitSession: implicitSession)
             ) {
                 WireEvent.update(subscription: number, $0)
             }

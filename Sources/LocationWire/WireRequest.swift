@@ -41,9 +41,11 @@ public enum WireRequest: Sendable, Hashable {
     /// `continuous`: every fix, without pausing while the device stands still
     /// (`pausesLocationUpdatesAutomatically = false`). On the wire, `kind` lists `monitor`,
     /// `reduced` and `continuous`, separated by commas.
+    /// `implicitSession: false` for the delegate API's updates, which ask for nothing: only
+    /// `request…Authorization()` does.
     case subscribeUpdates(
         subscription: Int, configuration: Int, monitoring: Bool, reduced: Bool = false,
-        continuous: Bool = false)
+        continuous: Bool = false, implicitSession: Bool = true)
     case subscribeDiagnostics(subscription: Int, session: Int)
     case unsubscribe(subscription: Int)
     /// `requestWhenInUseAuthorization()` or `requestAlwaysAuthorization()`.
@@ -171,7 +173,8 @@ public enum WireRequest: Sendable, Hashable {
                 subscription: try need(
                     fields.subscription, "subscription", "a number of the client's choosing"),
                 configuration: fields.configuration ?? 0, monitoring: kinds.contains("monitor"),
-                reduced: kinds.contains("reduced"), continuous: kinds.contains("continuous"))
+                reduced: kinds.contains("reduced"), continuous: kinds.contains("continuous"),
+                implicitSession: !kinds.contains("sessionless"))
         case "diagnostics.subscribe":
             request = .subscribeDiagnostics(
                 subscription: try need(
@@ -285,11 +288,14 @@ public enum WireRequest: Sendable, Hashable {
             case .openBackgroundSession(let session), .closeSession(let session):
                 json.add("session", integer: session)
             case .subscribeUpdates(
-                let subscription, let configuration, let monitoring, let reduced, let continuous):
+                let subscription, let configuration, let monitoring, let reduced, let continuous,
+                let implicitSession):
                 json.add("subscription", integer: subscription)
                 json.add("configuration", integer: configuration)
-                let kinds = [(monitoring, "monitor"), (reduced, "reduced"), (continuous, "continuous")]
-                    .filter(\.0).map(\.1)
+                let kinds = [
+                    (monitoring, "monitor"), (reduced, "reduced"), (continuous, "continuous"),
+                    (!implicitSession, "sessionless"),
+                ].filter(\.0).map(\.1)
                 if !kinds.isEmpty { json.add("kind", string: kinds.joined(separator: ",")) }
             case .subscribeDiagnostics(let subscription, let session):
                 json.add("subscription", integer: subscription)

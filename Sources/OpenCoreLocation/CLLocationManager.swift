@@ -194,11 +194,16 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     }
 
     /// Updates as this manager's properties ask for them: tuned for ``activityType``, reduced
-    /// when ``desiredAccuracy`` says `kCLLocationAccuracyReduced`.
-    private func locationUpdates(continuous: Bool) -> CLLocationUpdate.Updates {
+    /// when ``desiredAccuracy`` says `kCLLocationAccuracyReduced`. They ask the user nothing: the
+    /// delegate API's authorization comes from `request…Authorization()` alone, as on Apple
+    /// platforms, where only `liveUpdates` and `CLMonitor` hold implicit sessions.
+    func locationUpdates(continuous: Bool, configuration: CLLocationUpdate.Activity? = nil)
+        -> CLLocationUpdate.Updates
+    {
         CLLocationUpdate.Updates(
-            context: context, configuration: activityType.activity,
-            reduced: desiredAccuracy == kCLLocationAccuracyReduced, continuous: continuous)
+            context: context, configuration: configuration ?? activityType.activity,
+            reduced: desiredAccuracy == kCLLocationAccuracyReduced, continuous: continuous,
+            implicitSession: false)
     }
 
     /// How long ``requestLocation()`` waits for a position before it fails.
@@ -283,7 +288,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     /// `didFailWithError` with `CLError.headingFailure` after 15 s. Heading is a precise value: an
     /// app with approximate locations gets none.
     open func startUpdatingHeading() {
-        let updates = CLLocationUpdate.Updates(context: context, configuration: .default, continuous: true)
+        let updates = locationUpdates(continuous: true, configuration: .default)
         let timeout = headingTimeout
         let task = Task { [weak self] in
             let watchdog = Task { [weak self] in

@@ -111,12 +111,16 @@ public struct CLLocationUpdate: Sendable {
         var reduced = false
         /// Every fix, without pausing while still (`pausesLocationUpdatesAutomatically = false`).
         var continuous = false
+        /// Whether iterating holds an implicit when-in-use session, which asks the user; the
+        /// delegate API's updates do not.
+        var implicitSession = true
 
         public func makeAsyncIterator() -> Iterator {
             Iterator(
                 lease: MailboxLease(
                     context.subscribeUpdates(
-                        configuration: configuration, wantsReduced: reduced, continuous: continuous)))
+                        configuration: configuration, wantsReduced: reduced, continuous: continuous,
+                        implicitSession: implicitSession)))
         }
 
         public struct Iterator: AsyncIteratorProtocol {

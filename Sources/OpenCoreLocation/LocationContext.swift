@@ -321,16 +321,17 @@ public final class LocationContext: Sendable {
 
     // MARK: Updates
 
-    /// A subscription to updates; it holds an implicit when-in-use session while it lasts.
-    /// `wantsReduced`: reduced locations whatever the authorization allows.
+    /// A subscription to updates; it holds an implicit when-in-use session while it lasts (unless
+    /// `implicitSession` is false, for the delegate API). `wantsReduced`: reduced locations
+    /// whatever the authorization allows.
     func subscribeUpdates(
         configuration live: CLLocationUpdate.Activity, monitoring: Bool = false,
-        wantsReduced: Bool = false, continuous: Bool = false
+        wantsReduced: Bool = false, continuous: Bool = false, implicitSession: Bool = true
     ) -> Mailbox<CLLocationUpdate> {
         if let remote {
             return remote.subscribeUpdates(
                 configuration: live.rawValue, monitoring: monitoring, reduced: wantsReduced,
-                continuous: continuous,
+                continuous: continuous, implicitSession: implicitSession,
                 capacity: Self.subscriberCapacity)
         }
         let box = Mutex<LocationCore.ID?>(nil)
@@ -341,7 +342,7 @@ public final class LocationContext: Sendable {
         mutate { state in
             let (id, actions) = state.core.subscribeUpdates(
                 configuration: live, monitoring: monitoring, wantsReduced: wantsReduced,
-                continuous: continuous)
+                continuous: continuous, implicitSession: implicitSession)
             box.withLock { $0 = id }
             state.updates[id] = mailbox
             return ((), actions)

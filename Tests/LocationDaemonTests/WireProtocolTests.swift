@@ -57,6 +57,9 @@ struct WireProtocolTests {
             .openBackgroundSession(session: 4), .closeSession(session: 3),
             .subscribeUpdates(subscription: 5, configuration: 1, monitoring: false),
             .subscribeUpdates(subscription: 6, configuration: 0, monitoring: true),
+            .subscribeUpdates(
+                subscription: 7, configuration: 2, monitoring: false, reduced: true, continuous: true,
+                implicitSession: false),
             .subscribeDiagnostics(subscription: 7, session: 4), .unsubscribe(subscription: 5),
             .requestAuthorization(.always), .requestTemporaryFullAccuracy(request: 8, purposeKey: "Delivery"),
             .activity(inUse: false), .showAuthorization(uid: 1000),

@@ -15,6 +15,31 @@ struct LocationManagerTests {
     /// A point `metres` north of 52° N, 5° E.
     static func north(_ metres: Double) -> Double { 52 + metres / 111_195 }
 
+    @Test(
+        "startUpdatingLocation() asks nothing, as on Apple platforms: request…Authorization() asks, then updates flow"
+    )
+    @MainActor func startUpdatingDoesNotAsk() async throws {
+        let h = try Harness(answers: [.allowWhileUsing(precise: true)])
+        let recorder = DelegateRecorder()
+        try await h.run {
+            let manager = CLLocationManager()
+            manager.delegate = recorder
+            manager.startUpdatingLocation()
+            h.source.send(.position(52, 5, at: 0, speed: 10))
+            await settle { recorder.all.contains("status notDetermined") }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(h.prompter.requests.isEmpty, "startUpdatingLocation() asked the user")
+            #expect(recorder.locations.isEmpty)
+            manager.requestWhenInUseAuthorization()
+            await settle { h.prompter.requests.count == 1 }
+            await settle { recorder.all.contains("status authorizedWhenInUse") }
+            h.source.send(.position(Self.north(100), 5, at: 1, speed: 10))
+            await settle { !recorder.locations.isEmpty }
+            #expect(h.prompter.requests.count == 1)
+            manager.stopUpdatingLocation()
+        }
+    }
+
     @Test("distanceFilter: a location closer than the filter to the last one delivered is held back")
     @MainActor func distanceFilter() async throws {
         let h = try authorizedHarness()

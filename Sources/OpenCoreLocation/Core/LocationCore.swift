@@ -181,15 +181,18 @@ struct LocationCore: Sendable {
     /// monitor's feed (`monitoring`) gets every precise fix, without stationary pauses, and no
     /// location at all under reduced accuracy.
     /// `wantsReduced` asks for reduced locations whatever the authorization allows; `continuous`
-    /// for every fix, without pausing while the device stands still.
+    /// for every fix, without pausing while the device stands still. Without `implicitSession`
+    /// (the delegate API's updates) the subscription asks for nothing: its session is `.none`, and
+    /// only `request…Authorization()` prompts, as on Apple platforms.
     mutating func subscribeUpdates(
         configuration live: CLLocationUpdate.Activity, monitoring: Bool = false,
-        wantsReduced: Bool = false, continuous: Bool = false
+        wantsReduced: Bool = false, continuous: Bool = false, implicitSession: Bool = true
     ) -> (ID, [Action]) {
         var id = 0
         let actions = transact { core, actions in
             id = core.makeID()
-            core.auth.sessions[id] = SessionRequirement(level: .whenInUse, explicit: false)
+            core.auth.sessions[id] = SessionRequirement(
+                level: implicitSession ? .whenInUse : .none, explicit: false)
             var subscriber = UpdateSubscriber(
                 stationary: StationaryDetector(tuning: live.stationaryTuning), monitoring: monitoring,
                 wantsReduced: wantsReduced, continuous: continuous)

@@ -27,6 +27,7 @@ final class DaemonClient: Sendable {
         var monitoring: Bool
         var reduced = false
         var continuous = false
+        var implicitSession = true
         var flags = AuthorizationFlags()
     }
 
@@ -151,7 +152,8 @@ final class DaemonClient: Sendable {
     }
 
     func subscribeUpdates(
-        configuration: Int, monitoring: Bool, reduced: Bool = false, continuous: Bool = false, capacity: Int
+        configuration: Int, monitoring: Bool, reduced: Bool = false, continuous: Bool = false,
+        implicitSession: Bool = true, capacity: Int
     )
         -> Mailbox<CLLocationUpdate>
     {
@@ -164,12 +166,12 @@ final class DaemonClient: Sendable {
         state.withLock {
             $0.updates[id] = UpdateRecord(
                 mailbox: mailbox, configuration: configuration, monitoring: monitoring, reduced: reduced,
-                continuous: continuous)
+                continuous: continuous, implicitSession: implicitSession)
         }
         send(
             .subscribeUpdates(
                 subscription: id, configuration: configuration, monitoring: monitoring, reduced: reduced,
-                continuous: continuous))
+                continuous: continuous, implicitSession: implicitSession))
         return mailbox
     }
 
@@ -352,7 +354,8 @@ final class DaemonClient: Sendable {
                 requests.append(
                     .subscribeUpdates(
                         subscription: id, configuration: record.configuration, monitoring: record.monitoring,
-                        reduced: record.reduced, continuous: record.continuous))
+                        reduced: record.reduced, continuous: record.continuous,
+                        implicitSession: record.implicitSession))
             }
             for (id, record) in state.diagnostics.sorted(by: { $0.key < $1.key }) {
                 requests.append(.subscribeDiagnostics(subscription: id, session: record.session))

@@ -118,7 +118,8 @@ package final class HostedApp: Sendable {
     /// `liveUpdates` with an `Activity` raw value (an unknown one is `.default`), or a monitor's
     /// feed.
     package func updates(
-        configuration: Int, monitoring: Bool, reduced: Bool = false, continuous: Bool = false
+        configuration: Int, monitoring: Bool, reduced: Bool = false, continuous: Bool = false,
+        implicitSession: Bool = true
     )
         -> HostedFeed<
             WireUpdate
@@ -127,7 +128,7 @@ package final class HostedApp: Sendable {
         let mailbox = context.subscribeUpdates(
             configuration: CLLocationUpdate.Activity(rawValue: configuration) ?? .default,
             monitoring: monitoring,
-            wantsReduced: reduced, continuous: continuous)
+            wantsReduced: reduced, continuous: continuous, implicitSession: implicitSession)
         return HostedFeed(MailboxLease(mailbox)) { $0.wire }
     }
 
