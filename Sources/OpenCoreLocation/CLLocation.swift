@@ -8,7 +8,7 @@ import GNSS
 /// As in Core Location, a value that is not known is marked invalid rather than made up: the
 /// coordinate is invalid when `horizontalAccuracy < 0`, the altitudes when `verticalAccuracy <= 0`,
 /// speed and course when they or their accuracies are negative (`-1`).
-open class CLLocation: NSObject, @unchecked Sendable {
+open class CLLocation: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     public let coordinate: CLLocationCoordinate2D
     /// Metres above mean sea level.
     public let altitude: CLLocationDistance
@@ -117,6 +117,58 @@ open class CLLocation: NSObject, @unchecked Sendable {
         self.timestamp = timestamp
         self.floor = nil
         self.sourceInformation = sourceInfo
+    }
+
+    // MARK: NSCopying, NSSecureCoding
+
+    /// A location is immutable: its copy is itself, as Apple's is.
+    open func copy(with zone: NSZone? = nil) -> Any { self }
+
+    public static var supportsSecureCoding: Bool { true }
+
+    /// Archives every property (`NSKeyedArchiver`), as apps archive fixes on Apple platforms.
+    open func encode(with coder: NSCoder) {
+        coder.encode(coordinate.latitude, forKey: "latitude")
+        coder.encode(coordinate.longitude, forKey: "longitude")
+        coder.encode(altitude, forKey: "altitude")
+        coder.encode(ellipsoidalAltitude, forKey: "ellipsoidalAltitude")
+        coder.encode(horizontalAccuracy, forKey: "horizontalAccuracy")
+        coder.encode(verticalAccuracy, forKey: "verticalAccuracy")
+        coder.encode(course, forKey: "course")
+        coder.encode(courseAccuracy, forKey: "courseAccuracy")
+        coder.encode(speed, forKey: "speed")
+        coder.encode(speedAccuracy, forKey: "speedAccuracy")
+        coder.encode(timestamp.timeIntervalSinceReferenceDate, forKey: "timestamp")
+        if let sourceInformation {
+            coder.encode(sourceInformation.isSimulatedBySoftware, forKey: "simulatedBySoftware")
+            coder.encode(sourceInformation.isProducedByAccessory, forKey: "producedByAccessory")
+        }
+    }
+
+    /// Reads what ``encode(with:)`` wrote; `nil` when the archive holds no location.
+    public required convenience init?(coder: NSCoder) {
+        guard coder.containsValue(forKey: "latitude"), coder.containsValue(forKey: "timestamp") else {
+            return nil
+        }
+        let source =
+            coder.containsValue(forKey: "simulatedBySoftware")
+            ? CLLocationSourceInformation(
+                softwareSimulationState: coder.decodeBool(forKey: "simulatedBySoftware"),
+                andExternalAccessoryState: coder.decodeBool(forKey: "producedByAccessory")) : nil
+        self.init(
+            coordinate: CLLocationCoordinate2D(
+                latitude: coder.decodeDouble(forKey: "latitude"),
+                longitude: coder.decodeDouble(forKey: "longitude")),
+            altitude: coder.decodeDouble(forKey: "altitude"),
+            ellipsoidalAltitude: coder.decodeDouble(forKey: "ellipsoidalAltitude"),
+            horizontalAccuracy: coder.decodeDouble(forKey: "horizontalAccuracy"),
+            verticalAccuracy: coder.decodeDouble(forKey: "verticalAccuracy"),
+            course: coder.decodeDouble(forKey: "course"),
+            courseAccuracy: coder.decodeDouble(forKey: "courseAccuracy"),
+            speed: coder.decodeDouble(forKey: "speed"),
+            speedAccuracy: coder.decodeDouble(forKey: "speedAccuracy"),
+            timestamp: Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "timestamp")),
+            sourceInfo: source)
     }
 
     /// The great-circle distance to another location, metres (on the WGS 84 ellipsoid).

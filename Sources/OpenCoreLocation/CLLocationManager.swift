@@ -22,9 +22,30 @@ public protocol CLLocationManagerDelegate: NSObjectProtocol {
     func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading)
     /// Never asked here: a receiver's heading needs no calibration.
     func locationManagerShouldDisplayHeadingCalibration(_ manager: CLLocationManager) -> Bool
+    /// The device arrived at or left a place (`startMonitoringVisits()`).
+    func locationManager(_ manager: CLLocationManager, didVisit visit: CLVisit)
+    func locationManager(_ manager: CLLocationManager, didEnterRegion region: CLRegion)
+    func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion)
+    /// Where the device is with respect to a monitored region: on a crossing, and in answer to
+    /// `requestState(for:)`.
+    func locationManager(
+        _ manager: CLLocationManager, didDetermineState state: CLRegionState, for region: CLRegion)
+    func locationManager(_ manager: CLLocationManager, didStartMonitoringFor region: CLRegion)
+    func locationManager(
+        _ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?, withError error: any Error)
 }
 
 extension CLLocationManagerDelegate {
+    public func locationManager(_ manager: CLLocationManager, didVisit visit: CLVisit) {}
+    public func locationManager(_ manager: CLLocationManager, didEnterRegion region: CLRegion) {}
+    public func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion) {}
+    public func locationManager(
+        _ manager: CLLocationManager, didDetermineState state: CLRegionState, for region: CLRegion
+    ) {}
+    public func locationManager(_ manager: CLLocationManager, didStartMonitoringFor region: CLRegion) {}
+    public func locationManager(
+        _ manager: CLLocationManager, monitoringDidFailFor region: CLRegion?, withError error: any Error
+    ) {}
     public func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager) {}
     public func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager) {}
     public func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading) {}
@@ -67,6 +88,8 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     }
 
     private let state = Mutex(State())
+    /// Significant changes, visits and regions (`CLLocationManagerServices.swift`).
+    let services = Mutex(ManagerServices())
 
     public override init() {
         context = .current
@@ -84,7 +107,21 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
         request?.cancel()
         background?.invalidate()
         state.withLock { $0.headingUpdates }?.cancel()
+        services.withLock { $0.cancelAll() }
     }
+
+    /// Calls the delegate on the main actor, if there is one.
+    func tellDelegate(_ body: @MainActor @Sendable (any CLLocationManagerDelegate, CLLocationManager) -> Void)
+        async
+    {
+        await MainActor.run {
+            guard let delegate = self.delegate else { return }
+            body(delegate, self)
+        }
+    }
+
+    /// A location given to the delegate by another service than `startUpdatingLocation()`.
+    func noteDelivered(_ location: CLLocation) { state.withLock { $0.location = location } }
 
     /// Receives this manager's events on the main actor. Setting it reports the current
     /// authorization through `locationManagerDidChangeAuthorization(_:)`.
@@ -134,9 +171,14 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     /// Whether a receiver has sent a heading (`$--HDT`) in this process: heading comes from
     /// heading sentences, as there is no magnetometer.
     open class func headingAvailable() -> Bool { CLHeading.seen.load(ordering: .relaxed) }
-    /// Significant-change monitoring is not offered (yet): false, so an app falls back to
-    /// `startUpdatingLocation()` as it would on a device without the service.
-    open class func significantLocationChangeMonitoringAvailable() -> Bool { false }
+    /// Significant-change monitoring is offered: a location after each 500 m of movement, at most
+    /// one every five minutes (`startMonitoringSignificantLocationChanges()`).
+    open class func significantLocationChangeMonitoringAvailable() -> Bool { true }
+    /// Whether regions of `regionClass` can be monitored: circles can; beacon regions need
+    /// Bluetooth hardware this platform does not manage.
+    open class func isMonitoringAvailable(for regionClass: AnyClass) -> Bool {
+        regionClass is CLCircularRegion.Type
+    }
     /// The current app's authorization status (Apple's class form, deprecated in iOS 14).
     open class func authorizationStatus() -> CLAuthorizationStatus {
         LocationContext.current.authorizationStatus

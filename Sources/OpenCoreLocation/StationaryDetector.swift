@@ -36,7 +36,8 @@ public struct StationaryDetector: Sendable {
     }
 
     public let tuning: Tuning
-    private var anchor: CLLocation?
+    /// Where the device was when it last moved: the centre of its stay once it is stationary.
+    public private(set) var anchor: CLLocation?
     public private(set) var isStationary = false
 
     public init(tuning: Tuning) { self.tuning = tuning }

@@ -125,7 +125,6 @@ struct CoreLocationSurfaceTests {
             manager.requestLocation()
             await settle { told.all.contains("error kCLErrorDomain 1") }
             #expect(CLLocationManager.authorizationStatus() == .denied)
-            #expect(!CLLocationManager.significantLocationChangeMonitoringAvailable())
         }
     }
 
