@@ -76,6 +76,7 @@ public struct FixAssembler: Sendable {
         case .gst(let gst): add(gst, emit)
         case .gbs(let gbs): add(gbs, emit)
         case .hdt(let hdt): add(hdt, emit)
+        case .ths(let ths): add(ths, emit)
         case .pgrme(let pgrme): add(pgrme, emit)
         case .pgrmz(let pgrmz): add(pgrmz, emit)
         case .proprietary(let proprietary):
@@ -161,6 +162,14 @@ public struct FixAssembler: Sendable {
         add(hdt, emit) { _, hdt, step in
             step.kindKey = GPSDSentenceRules.kindKey(.hdt, hdt.talker)
             if let heading = hdt.heading { step.new.heading = heading.doubleValue }
+        }
+    }
+
+    /// THS: the same true heading as HDT, unless its mode says it is not valid.
+    mutating func add(_ ths: THS, _ emit: (Fix) -> Void) {
+        add(ths, emit) { _, ths, step in
+            step.kindKey = GPSDSentenceRules.kindKey(.ths, ths.talker)
+            if let heading = ths.validHeading { step.new.heading = heading.doubleValue }
         }
     }
 

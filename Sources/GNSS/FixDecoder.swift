@@ -159,6 +159,11 @@ public struct FixDecoder: Sendable {
             core.pointee.assembler.add(hdt, emit)
         }
 
+        func visit(_ ths: THS) {
+            core.pointee.counts.count(.ths)
+            core.pointee.assembler.add(ths, emit)
+        }
+
         func visit(_ txt: TXT) {
             core.pointee.counts.count(.txt)
             core.pointee.assembler.add(txt, emit)

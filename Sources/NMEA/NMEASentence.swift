@@ -31,6 +31,7 @@ public enum NMEASentence: Sendable, Hashable {
     case hdt(HDT)
     case txt(TXT)
     case dtm(DTM)
+    case ths(THS)
     case pgrme(PGRME)
     case pgrmz(PGRMZ)
     /// A proprietary sentence this library does not read into a type of its own.
@@ -155,6 +156,7 @@ public enum NMEASentence: Sendable, Hashable {
         case .hdt(let s): s
         case .txt(let s): s
         case .dtm(let s): s
+        case .ths(let s): s
         case .pgrme(let s): s
         case .pgrmz(let s): s
         case .proprietary, .unknown: nil
@@ -252,6 +254,7 @@ public protocol NMEASentenceVisitor {
     mutating func visit(_ hdt: HDT)
     mutating func visit(_ txt: TXT)
     mutating func visit(_ dtm: DTM)
+    mutating func visit(_ ths: THS)
     mutating func visit(_ pgrme: PGRME)
     mutating func visit(_ pgrmz: PGRMZ)
 }
@@ -270,6 +273,7 @@ extension NMEASentenceVisitor {
     public mutating func visit(_ hdt: HDT) { visit(NMEASentence.hdt(hdt)) }
     public mutating func visit(_ txt: TXT) { visit(NMEASentence.txt(txt)) }
     public mutating func visit(_ dtm: DTM) { visit(NMEASentence.dtm(dtm)) }
+    public mutating func visit(_ ths: THS) { visit(NMEASentence.ths(ths)) }
     public mutating func visit(_ pgrme: PGRME) { visit(NMEASentence.pgrme(pgrme)) }
     public mutating func visit(_ pgrmz: PGRMZ) { visit(NMEASentence.pgrmz(pgrmz)) }
 }

@@ -11,7 +11,7 @@
 /// ``NMEASentence`` with its method in ``NMEASentenceVisitor``, and its rule in the assembler;
 /// the compiler points at each place a new case is still missing.
 public enum NMEASentenceType: UInt8, CaseIterable, Sendable, Hashable {
-    case rmc, gga, gsa, gsv, vtg, gll, gns, gst, zda, gbs, hdt, txt, dtm
+    case rmc, gga, gsa, gsv, vtg, gll, gns, gst, zda, gbs, hdt, txt, dtm, ths
     /// Garmin's proprietary sentences that carry fix data.
     case pgrme, pgrmz
 
@@ -74,6 +74,7 @@ public enum NMEASentenceType: UInt8, CaseIterable, Sendable, Hashable {
         case .hdt: visitor.visit(HDT(talker: talker, fields: fields))
         case .txt: visitor.visit(TXT(talker: talker, fields: fields))
         case .dtm: visitor.visit(DTM(talker: talker, fields: fields))
+        case .ths: visitor.visit(THS(talker: talker, fields: fields))
         case .pgrme: visitor.visit(PGRME(fields: fields))
         case .pgrmz: visitor.visit(PGRMZ(fields: fields))
         }

@@ -231,6 +231,33 @@ public struct HDT: TypedSentence {
     }
 }
 
+/// `$GNTHS,77.52,A*1F` — true heading with its mode: `A` autonomous, `E` estimated (dead
+/// reckoning), `M` manual input, `S` simulator, `V` not valid.
+public struct THS: TypedSentence {
+    public static let sentenceType = NMEASentenceType.ths
+    public var talker: Talker
+    public var heading: NMEADecimal?
+    public var mode: NMEALetter?
+
+    public init(talker: Talker = Talker("GN")!, heading: NMEADecimal? = nil, mode: NMEALetter? = nil) {
+        self.talker = talker
+        self.heading = heading
+        self.mode = mode
+    }
+
+    init(talker: Talker, fields: borrowing Fields) {
+        self.init(talker: talker, heading: fields.decimal(1), mode: fields.letter(2))
+    }
+
+    /// The heading, unless the mode says it is not valid.
+    public var validHeading: NMEADecimal? { mode == NMEALetter("V") ? nil : heading }
+
+    public func writeFields(to writer: inout NMEAWriter) {
+        writer.field(heading)
+        writer.field(mode)
+    }
+}
+
 /// `$GPTXT,01,01,02,ANTSTATUS=OK*3B` — text from the receiver, in a numbered series.
 public struct TXT: TypedSentence {
     public static let sentenceType = NMEASentenceType.txt

@@ -5,7 +5,7 @@ import Foundation
 import Synchronization
 
 /// The direction a device points, as Core Location reports it; here from a receiver's heading
-/// sentences (`$--HDT`: a GNSS compass, a gyro compass on a ship), never from a magnetometer.
+/// sentences (`$--HDT` or `$--THS`: a GNSS compass, a gyro compass on a ship), never from a magnetometer.
 open class CLHeading: NSObject, @unchecked Sendable {
     /// Degrees from magnetic north: the true heading less the magnetic variation the receiver
     /// reported (RMC); the true heading itself when it reported none.

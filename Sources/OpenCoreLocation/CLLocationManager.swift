@@ -168,7 +168,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
 
     /// Whether location services are on (the global switch of the authorization store).
     open class func locationServicesEnabled() -> Bool { LocationContext.current.servicesEnabled }
-    /// Whether a receiver has sent a heading (`$--HDT`) in this process: heading comes from
+    /// Whether a receiver has sent a heading (`$--HDT` or `$--THS`) in this process: heading comes from
     /// heading sentences, as there is no magnetometer.
     open class func headingAvailable() -> Bool { CLHeading.seen.load(ordering: .relaxed) }
     /// Significant-change monitoring is offered: a location after each 500 m of movement, at most
@@ -325,7 +325,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     /// `CLError.headingFailure` (it goes on waiting).
     var headingTimeout: Duration = .seconds(15)
 
-    /// Delivers the receiver's heading (`$--HDT`) to `locationManager(_:didUpdateHeading:)`
+    /// Delivers the receiver's heading (`$--HDT` or `$--THS`) to `locationManager(_:didUpdateHeading:)`
     /// whenever it changes by ``headingFilter`` or more. A receiver that sends none gets
     /// `didFailWithError` with `CLError.headingFailure` after 15 s. Heading is a precise value: an
     /// app with approximate locations gets none.
@@ -339,7 +339,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
                 await MainActor.run {
                     self.delegate?.locationManager(
                         self,
-                        didFailWithError: CLError(.headingFailure, "the receiver sends no heading (HDT)"))
+                        didFailWithError: CLError(.headingFailure, "the receiver sends no heading (HDT or THS)"))
                 }
             }
             defer { watchdog.cancel() }

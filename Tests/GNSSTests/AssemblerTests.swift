@@ -378,3 +378,31 @@ struct TimeTests {
         #expect(before1970?.iso8601 == "1969-12-31T00:00:00.001Z")
     }
 }
+
+/// A receiver's true heading, from HDT or THS, on the fix of its epoch.
+@Suite("Heading sentences")
+struct HeadingSentenceTests {
+    static func heading(after bodies: [String]) -> [Double?] {
+        var decoder = FixDecoder()
+        var fixes: [Fix] = []
+        let text = bodies.map { SentenceBuilder.sentence($0) }.joined()
+        decoder.decode(Array(text.utf8)) { fixes.append($0) }
+        decoder.finish { fixes.append($0) }
+        return fixes.map(\.heading)
+    }
+
+    @Test(
+        "HDT and THS set the heading; THS marked V (not valid) does not",
+        arguments: [
+            ("HEHDT,274.07,T", 274.07), ("GNTHS,77.52,A", 77.52), ("GNTHS,77.52,E", 77.52),
+            ("GNTHS,77.52,V", nil),
+        ] as [(String, Double?)])
+    func heading(sentence: String, expected: Double?) {
+        let headings = Self.heading(after: [
+            "GPRMC,080000.00,A,5222.38610,N,00453.55600,E,1.0,90.0,140326,,,A", sentence,
+            "GPGGA,080000.00,5222.38610,N,00453.55600,E,1,08,0.9,12.0,M,46.9,M,,",
+        ])
+        #expect(headings.count == 1)
+        #expect(headings.first! == expected, "\(headings)")
+    }
+}

@@ -23,6 +23,7 @@ struct CatalogueTests {
         .hdt: "HEHDT,274.07,T",
         .txt: "GPTXT,01,01,02,ANTSTATUS=OK",
         .dtm: "GPDTM,W84,,0.0,N,0.0,E,0.0,W84",
+        .ths: "GNTHS,77.52,A",
         .pgrme: "PGRME,15.0,M,45.0,M,25.0,M",
         .pgrmz: "PGRMZ,246,f,3",
     ]

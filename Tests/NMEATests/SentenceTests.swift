@@ -226,6 +226,14 @@ struct SentenceTests {
         #expect(gbs.altitudeError == NMEADecimal(mantissa: 3401, scale: 2))
         guard case .hdt(let hdt) = try parse("$HEHDT,274.07,T*03") else { Issue.record("not HDT"); return }
         #expect(hdt.heading == NMEADecimal(mantissa: 27407, scale: 2))
+        guard case .ths(let ths) = try parse("$GNTHS,77.52,A*1F") else { Issue.record("not THS"); return }
+        #expect(ths.heading == NMEADecimal(mantissa: 7752, scale: 2) && ths.validHeading == ths.heading)
+        guard case .ths(let invalid) = try parse(SentenceBuilder.sentence("GNTHS,77.52,V", lineEnd: ""))
+        else {
+            Issue.record("not THS")
+            return
+        }
+        #expect(invalid.heading != nil && invalid.validHeading == nil)
         guard case .txt(let txt) = try parse("$GPTXT,01,01,02,ANTSTATUS=OK,SHORT*3B") else {
             Issue.record("not TXT")
             return

@@ -25,6 +25,7 @@ private struct Recorder: NMEASentenceVisitor {
     mutating func visit(_ s: HDT) { received.append(("HDT", .hdt(s))) }
     mutating func visit(_ s: TXT) { received.append(("TXT", .txt(s))) }
     mutating func visit(_ s: DTM) { received.append(("DTM", .dtm(s))) }
+    mutating func visit(_ s: THS) { received.append(("THS", .ths(s))) }
     mutating func visit(_ s: PGRME) { received.append(("PGRME", .pgrme(s))) }
     mutating func visit(_ s: PGRMZ) { received.append(("PGRMZ", .pgrmz(s))) }
 }
