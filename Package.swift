@@ -92,6 +92,10 @@ let package = Package(
         .testTarget(
             name: "OpenCoreLocationTests", dependencies: ["OpenCoreLocation", "GNSSSources", "TestSupport"]),
         .testTarget(name: "GPSLocTests", dependencies: ["gpsloc", "TestSupport"]),
+        // Apple-platform code in the Swift 5 language mode, as most apps still build.
+        .testTarget(
+            name: "Swift5SamplesTests", dependencies: ["OpenCoreLocation"],
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "LocationDaemonTests",
             dependencies: [

@@ -3,8 +3,11 @@
 
 import Synchronization
 
-/// The object that receives a location manager's events, on the main actor.
-@MainActor
+/// The object that receives a location manager's events. The manager calls it on the main
+/// actor, as Apple's calls it on the main run loop for a manager made there; the protocol itself
+/// is not isolated, as on Apple platforms, so a plainly declared delegate class can be made
+/// anywhere (a `@MainActor` class implements its methods `nonisolated`, or conforms with
+/// `@preconcurrency`, as Swift 6 code for Apple platforms does).
 public protocol CLLocationManagerDelegate: NSObjectProtocol {
     /// Called when the delegate is set and whenever the app's authorization status or accuracy
     /// authorization changes.
@@ -339,7 +342,8 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
                 await MainActor.run {
                     self.delegate?.locationManager(
                         self,
-                        didFailWithError: CLError(.headingFailure, "the receiver sends no heading (HDT or THS)"))
+                        didFailWithError: CLError(
+                            .headingFailure, "the receiver sends no heading (HDT or THS)"))
                 }
             }
             defer { watchdog.cancel() }

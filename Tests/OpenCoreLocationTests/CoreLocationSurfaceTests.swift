@@ -13,6 +13,17 @@ import Testing
 @Suite("Core Location's API surface")
 struct CoreLocationSurfaceTests {
     /// A delegate declared plainly, as Apple's samples declare theirs, that records what it is told.
+    @Test("A plainly declared delegate class is made and set off the main actor, in Swift 6 too")
+    func plainDelegateOffMain() async throws {
+        let h = try authorizedHarness()
+        await LocationContext.withContext(h.context) {
+            let recorder = DelegateRecorder()
+            let manager = CLLocationManager()
+            manager.delegate = recorder
+            #expect(manager.delegate === recorder)
+        }
+    }
+
     @Test("CLLocation() is a placeholder at 0°, 0° with no accuracy, speed or course")
     func placeholderLocation() {
         final class Model {

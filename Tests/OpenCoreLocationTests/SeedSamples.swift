@@ -68,7 +68,9 @@ func sampleTemporaryFullAccuracy(_ manager: CLLocationManager, _ app: SampleApp)
 }
 
 @MainActor
-final class SampleDelegate: NSObject, CLLocationManagerDelegate {
+// `@preconcurrency`: the protocol is not main-actor isolated, as on Apple platforms, where Swift 6
+// code conforms a main-actor class this way.
+final class SampleDelegate: NSObject, @preconcurrency CLLocationManagerDelegate {
     let app: SampleApp
     init(_ app: SampleApp) { self.app = app }
 
@@ -299,7 +301,7 @@ extension SampleApp {
 protocol ObservableObject: AnyObject {}
 
 @MainActor
-class LocationReflector: NSObject, CLLocationManagerDelegate, ObservableObject {
+class LocationReflector: NSObject, @preconcurrency CLLocationManagerDelegate, ObservableObject {
     static let shared = LocationReflector()
     private let manager = CLLocationManager()
 
