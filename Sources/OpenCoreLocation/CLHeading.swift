@@ -15,9 +15,9 @@ open class CLHeading: NSObject, @unchecked Sendable {
     /// The maximum error, degrees. 0: NMEA's heading sentences report none.
     public let headingAccuracy: CLLocationDirection
     /// The raw magnetometer values, microteslas: 0, as there is no magnetometer.
-    public let x: Double = 0
-    public let y: Double = 0
-    public let z: Double = 0
+    public let x: CLHeadingComponentValue = 0
+    public let y: CLHeadingComponentValue = 0
+    public let z: CLHeadingComponentValue = 0
     public let timestamp: Date
 
     init(trueHeading: CLLocationDirection, magneticVariation: Double?, timestamp: Date) {
@@ -44,6 +44,9 @@ open class CLHeading: NSObject, @unchecked Sendable {
 
 /// How the device is held, for heading on Apple's phones; a receiver's heading does not depend
 /// on it, so it is kept and has no effect.
+/// A component of the raw geomagnetic vector, microteslas (always 0 here: no magnetometer).
+public typealias CLHeadingComponentValue = Double
+
 public enum CLDeviceOrientation: Int32, Sendable, Hashable {
     case unknown = 0
     case portrait = 1

@@ -182,6 +182,8 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     open class func isMonitoringAvailable(for regionClass: AnyClass) -> Bool {
         regionClass is CLCircularRegion.Type
     }
+    /// Beacon ranging needs Bluetooth hardware this platform does not manage: false.
+    open class func isRangingAvailable() -> Bool { false }
     /// The current app's authorization status (Apple's class form, deprecated in iOS 14).
     open class func authorizationStatus() -> CLAuthorizationStatus {
         LocationContext.current.authorizationStatus
