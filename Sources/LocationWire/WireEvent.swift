@@ -242,6 +242,8 @@ public enum WireEvent: Sendable, Hashable {
         json.add("course", location.course, decimals: 3)
         json.add("cacc", location.courseAccuracy, decimals: 3)
         json.add("time", location.time, decimals: 3)
+        json.add("heading", location.heading, decimals: 2)
+        json.add("mheading", location.magneticHeading, decimals: 2)
     }
 
     /// Reads a line the daemon sent.

@@ -117,11 +117,16 @@ public struct WireLocation: Codable, Sendable, Hashable {
     public var courseAccuracy: Double
     /// Seconds since 1970-01-01 UTC.
     public var time: Double
+    /// The receiver's true heading and the magnetic heading it makes, degrees, when it sent one
+    /// (HDT or THS); only ever on a precise location.
+    public var heading: Double?
+    public var magneticHeading: Double?
 
     public init(
         latitude: Double, longitude: Double, altitude: Double, ellipsoidalAltitude: Double,
         horizontalAccuracy: Double, verticalAccuracy: Double, speed: Double, speedAccuracy: Double,
-        course: Double, courseAccuracy: Double, time: Double
+        course: Double, courseAccuracy: Double, time: Double, heading: Double? = nil,
+        magneticHeading: Double? = nil
     ) {
         self.latitude = latitude
         self.longitude = longitude
@@ -134,6 +139,8 @@ public struct WireLocation: Codable, Sendable, Hashable {
         self.course = course
         self.courseAccuracy = courseAccuracy
         self.time = time
+        self.heading = heading
+        self.magneticHeading = magneticHeading
     }
 
     enum CodingKeys: String, CodingKey {
@@ -148,6 +155,8 @@ public struct WireLocation: Codable, Sendable, Hashable {
         case course
         case courseAccuracy = "cacc"
         case time
+        case heading
+        case magneticHeading = "mheading"
     }
 }
 

@@ -99,6 +99,9 @@ struct WireProtocolTests {
             horizontalAccuracy: 2.5,
             verticalAccuracy: 3.25, speed: 2, speedAccuracy: -1, course: 114.5, courseAccuracy: -1,
             time: 1_773_475_200.5)
+        var headed = location
+        headed.heading = 274.07
+        headed.magneticHeading = 272.57
         let events: [WireEvent] = [
             .hello(
                 id: 1, identity: identity,
@@ -108,6 +111,8 @@ struct WireProtocolTests {
                 subscription: 3,
                 .init(flags: ["accuracyLimited"], stationary: false, unavailable: false, location: location)),
             .update(subscription: 3, .init(flags: [], stationary: false, unavailable: true, location: nil)),
+            .update(
+                subscription: 3, .init(flags: [], stationary: false, unavailable: false, location: headed)),
             .diagnostic(subscription: 4, flags: ["insufficientlyInUse", "authorizationRequestInProgress"]),
             .finish(subscription: 4), .accuracyAnswer(request: 5, error: "18:declined"),
             .accuracyAnswer(request: 6, error: nil),

@@ -13,6 +13,21 @@ import Testing
 @Suite("Core Location's API surface")
 struct CoreLocationSurfaceTests {
     /// A delegate declared plainly, as Apple's samples declare theirs, that records what it is told.
+    @Test("A heading crosses the daemon's socket with its location, true and magnetic")
+    func headingOverTheWire() throws {
+        var fix = Fix.position(52, 5, at: 1_773_475_200)
+        fix.heading = 274.07
+        fix.magneticVariation = 1.5
+        let location = try #require(CLLocation(fix: fix, origin: .receiver, fallbackTime: Date()))
+        let wire = location.wire
+        #expect(wire.heading == 274.07)
+        let back = CLLocation(wire: wire)
+        let heading = try #require(back.heading)
+        #expect(heading.trueHeading == 274.07)
+        #expect(abs(heading.magneticHeading - 272.57) < 1e-9)
+        #expect(CLLocation(wire: CLLocation(latitude: 1, longitude: 2).wire).heading == nil)
+    }
+
     @Test("A plainly declared delegate class is made and set off the main actor, in Swift 6 too")
     func plainDelegateOffMain() async throws {
         let h = try authorizedHarness()

@@ -70,7 +70,9 @@ extension CLLocation {
             latitude: coordinate.latitude, longitude: coordinate.longitude, altitude: altitude,
             ellipsoidalAltitude: ellipsoidalAltitude, horizontalAccuracy: horizontalAccuracy,
             verticalAccuracy: verticalAccuracy, speed: speed, speedAccuracy: speedAccuracy, course: course,
-            courseAccuracy: courseAccuracy, time: timestamp.timeIntervalSince1970)
+            courseAccuracy: courseAccuracy, time: timestamp.timeIntervalSince1970,
+            heading: heading?.trueHeading,
+            magneticHeading: heading?.magneticHeading)
     }
 
     convenience init(wire: WireLocation) {
@@ -82,6 +84,12 @@ extension CLLocation {
             speedAccuracy: wire.speedAccuracy, timestamp: Date(timeIntervalSince1970: wire.time),
             sourceInfo: CLLocationSourceInformation(
                 softwareSimulationState: false, andExternalAccessoryState: true))
+        if let heading = wire.heading, heading.isFinite, (0..<360).contains(heading) {
+            let magnetic = wire.magneticHeading.flatMap { $0.isFinite ? $0 : nil } ?? heading
+            self.heading = CLHeading(
+                trueHeading: heading, magneticVariation: heading - magnetic, timestamp: timestamp)
+            CLHeading.seen.store(true, ordering: .relaxed)
+        }
     }
 }
 
