@@ -54,6 +54,7 @@ let package = Package(
                 "GNSS", "DescriptorIO", "LocationWire",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
             name: "LocationDaemon",

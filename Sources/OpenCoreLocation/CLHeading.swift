@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Synchronization
 
 /// The direction a device points, as Core Location reports it; here from a receiver's heading
 /// sentences (`$--HDT` or `$--THS`: a GNSS compass, a gyro compass on a ship), never from a magnetometer.
@@ -36,10 +35,6 @@ open class CLHeading: NSObject, @unchecked Sendable {
             headingAccuracy)
             + " @ \(timestamp)"
     }
-
-    /// Whether any receiver in this process has sent a heading: what
-    /// `CLLocationManager.headingAvailable()` says.
-    static let seen = Atomic<Bool>(false)
 }
 
 /// How the device is held, for heading on Apple's phones; a receiver's heading does not depend

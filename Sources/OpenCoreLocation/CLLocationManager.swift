@@ -173,7 +173,9 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     open class func locationServicesEnabled() -> Bool { LocationContext.current.servicesEnabled }
     /// Whether a receiver has sent a heading (`$--HDT` or `$--THS`) in this process: heading comes from
     /// heading sentences, as there is no magnetometer.
-    open class func headingAvailable() -> Bool { CLHeading.seen.load(ordering: .relaxed) }
+    open class func headingAvailable() -> Bool {
+        LocationContext.current.headingSeen.load(ordering: .relaxed)
+    }
     /// Significant-change monitoring is offered: a location after each 500 m of movement, at most
     /// one every five minutes (`startMonitoringSignificantLocationChanges()`).
     open class func significantLocationChangeMonitoringAvailable() -> Bool { true }

@@ -117,6 +117,7 @@ public struct CLLocationUpdate: Sendable {
 
         public func makeAsyncIterator() -> Iterator {
             Iterator(
+                context: context,
                 lease: MailboxLease(
                     context.subscribeUpdates(
                         configuration: configuration, wantsReduced: reduced, continuous: continuous,
@@ -124,16 +125,23 @@ public struct CLLocationUpdate: Sendable {
         }
 
         public struct Iterator: AsyncIteratorProtocol {
+            let context: LocationContext
             let lease: MailboxLease<CLLocationUpdate>
 
             public mutating func next() async throws -> CLLocationUpdate? {
-                await lease.mailbox.next()
+                noted(await lease.mailbox.next())
             }
 
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error)
                 -> CLLocationUpdate?
             {
-                await lease.mailbox.next()
+                noted(await lease.mailbox.next())
+            }
+
+            /// A heading in an update makes `headingAvailable()` true for this context.
+            private func noted(_ update: CLLocationUpdate?) -> CLLocationUpdate? {
+                if update?.location?.heading != nil { context.headingSeen.store(true, ordering: .relaxed) }
+                return update
             }
         }
     }

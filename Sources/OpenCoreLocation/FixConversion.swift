@@ -82,7 +82,6 @@ extension CLLocation {
         if let heading = fix.heading, heading.isFinite, (0..<360).contains(heading) {
             self.heading = CLHeading(
                 trueHeading: heading, magneticVariation: fix.magneticVariation, timestamp: timestamp)
-            CLHeading.seen.store(true, ordering: .relaxed)
         }
     }
 }

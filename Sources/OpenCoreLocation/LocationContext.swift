@@ -53,6 +53,9 @@ public final class LocationContext: Sendable {
     static let subscriberCapacity = 64
 
     public let configuration: Configuration
+    /// Whether this context's receiver has sent a heading to anyone iterating its updates:
+    /// what `CLLocationManager.headingAvailable()` says.
+    let headingSeen = Atomic<Bool>(false)
     var client: String { configuration.client }
     var log: @Sendable (String) -> Void { configuration.log }
 

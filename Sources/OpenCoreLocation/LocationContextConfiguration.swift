@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import GNSS
+import Logging
 import SystemPackage
 
 extension LocationContext {
@@ -44,10 +45,13 @@ extension LocationContext {
         }
     }
 
+    /// The default for messages: swift-log, label `OpenCoreLocation`, at `notice`; the program
+    /// chooses where they go with `LoggingSystem.bootstrap` (standard error by default).
     public static let standardErrorLog: @Sendable (String) -> Void = { message in
-        let line = "OpenCoreLocation: \(message)\n"
-        _ = line.withCString { write(2, $0, strlen($0)) }
+        logger.notice("\(message)")
     }
+
+    private static let logger = Logger(label: "OpenCoreLocation")
 
     /// Where gpslocd listens unless `OPENCORELOCATION_SOCKET` says otherwise.
     public static let defaultDaemonSocket = "/run/opencorelocation/gpslocd.sock"

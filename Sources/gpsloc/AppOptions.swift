@@ -22,6 +22,13 @@ enum CommandLog {
         return level
     }()
 
+    /// Where the library's messages for `command` go (authorization, the receiver, prompts):
+    /// swift-log, at `notice`, so that `GPSLOC_LOG_LEVEL` governs them with everything else.
+    static func messages(of command: String) -> @Sendable (String) -> Void {
+        let logger = Logger(label: "gpsloc.\(command)")
+        return { logger.notice("\($0)") }
+    }
+
     /// Sets logging up; later calls do nothing. A `GPSLOC_LOG_LEVEL` that names no level is a
     /// usage error (status 64), not a silent `info`.
     static func bootstrap() throws {
@@ -109,13 +116,14 @@ struct AppOptions: ParsableArguments {
                 throw ExitCode(1)
             }
         } else {
-            printError(
-                "gpsloc \(command): no --manifest, so \(app) has no NSLocationWhenInUseUsageDescription and its "
-                    + "requests are refused unless `gpsloc auth grant \(app)` decided already; pass --manifest "
-                    + "with its Info.plist (examples/Info.plist is one)")
+            let hint =
+                "no --manifest, so \(app) has no NSLocationWhenInUseUsageDescription and its requests are "
+                + "refused unless `gpsloc auth grant \(app)` decided already; pass --manifest with its "
+                + "Info.plist (examples/Info.plist is one)"
+            Logger(label: "gpsloc.\(command)").warning("\(hint)")
         }
         let store = AuthorizationStore(directory: storeDirectory ?? AuthorizationStore.defaultDirectory())
-        let log: @Sendable (String) -> Void = { printError("gpsloc \(command): \($0)") }
+        let log = CommandLog.messages(of: command)
         let useTerminal: Bool
         switch prompt {
         case .auto: useTerminal = TerminalPrompter.isAvailable
@@ -151,7 +159,7 @@ struct AppOptions: ParsableArguments {
 
     /// A client of gpslocd, or an error saying how to start it or what to pass instead.
     private func daemonContext(command: String) throws -> LocationContext {
-        let log: @Sendable (String) -> Void = { printError("gpsloc \(command): \($0)") }
+        let log = CommandLog.messages(of: command)
         guard let socket = LocationContext.daemonSocket() else {
             let path =
                 ProcessInfo.processInfo.environment["OPENCORELOCATION_SOCKET"]

@@ -88,7 +88,6 @@ extension CLLocation {
             let magnetic = wire.magneticHeading.flatMap { $0.isFinite ? $0 : nil } ?? heading
             self.heading = CLHeading(
                 trueHeading: heading, magneticVariation: heading - magnetic, timestamp: timestamp)
-            CLHeading.seen.store(true, ordering: .relaxed)
         }
     }
 }
