@@ -103,7 +103,9 @@ enum Socket {
     static func connect(host: String, port: Int, timeout: Duration, name: String)
         async throws(DisconnectError) -> FileDescriptor
     {
-        let milliseconds = Int32(timeout.components.seconds * 1000)
+        // A day at most: a caller's `.seconds(Int64.max)` means "wait long", not a trap converting
+        // it to poll's milliseconds.
+        let milliseconds = Int32(max(0, min(timeout.components.seconds, 86_400)) * 1000)
         return try await onThread(named: "tcp connect") { () throws(DisconnectError) -> FileDescriptor in
             var hints = addrinfo()
             hints.ai_family = AF_UNSPEC

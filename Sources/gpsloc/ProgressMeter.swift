@@ -92,7 +92,7 @@ struct ProgressMeter {
 
     /// `4 s`, `3 min 20 s`, `2 h 5 min`.
     static func duration(_ seconds: Double) -> String {
-        let whole = Int(seconds.rounded(.up))
+        let whole = Int(min(seconds.rounded(.up), 1e12))
         if whole < 60 { return "\(whole) s" }
         if whole < 3600 { return "\(whole / 60) min \(whole % 60) s" }
         return "\(whole / 3600) h \(whole % 3600 / 60) min"

@@ -328,6 +328,11 @@ struct NetworkSourceTests {
         }
         #expect(error?.description.contains("is the server running?") == true)
         #expect(error?.errno == .connectionRefused)
+        // A timeout beyond what poll's milliseconds hold waits long; it is no trap.
+        await #expect(throws: DisconnectError.self) {
+            try await TCPSource(host: "127.0.0.1", port: port, connectTimeout: .seconds(Int64.max)).run { _ in
+            }
+        }
     }
 
     @Test("Datagrams of sentences become fixes")
