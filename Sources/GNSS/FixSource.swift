@@ -22,6 +22,9 @@ public protocol FixSource: Sendable {
     /// oldest locations. A source with no pace of its own (a log replayed as fast as it can be
     /// read) is instead paced by its slowest consumer, so that none of its fixes is lost.
     var isRealTime: Bool { get }
+    /// The device file the source reads (`/dev/ttyUSB0`), if it reads one: while it is gone, its
+    /// reappearance reopens the source at once.
+    var devicePath: String? { get }
     func run(_ deliver: @escaping @Sendable (Fix) async -> Void) async throws
     /// As `run(_:)`, also calling `connected` with a short description (such as
     /// `serial:/dev/ttyUSB0 at 9600 baud`) once the device or peer has been reached.
@@ -32,6 +35,7 @@ public protocol FixSource: Sendable {
 
 extension FixSource {
     public var isRealTime: Bool { true }
+    public var devicePath: String? { nil }
 
     /// Sources that have nothing to reach are connected as soon as they run.
     public func run(

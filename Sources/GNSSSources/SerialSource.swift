@@ -142,6 +142,7 @@ public struct BaudProbe: Sendable {
 /// ``DisconnectError``; the location service then reopens it with backoff.
 public final class SerialSource: FixSource {
     public let path: String
+    public var devicePath: String? { path }
     public let baud: Int?
     public let flowControl: Bool
     /// How long to listen at each rate while detecting it.

@@ -200,9 +200,24 @@ public final class LocationService: Sendable {
                 report(.disconnected("\(error)"))
                 report(.reconnecting(after: backoff))
                 await broadcast(.unavailable(message), generation: generation)
-                do { try await clock.sleep(backoff) } catch { return }
+                do { try await sleepUntilReopening(backoff) } catch { return }
                 backoff = min(backoff * 2, maximumBackoff)
             }
+        }
+    }
+
+    /// Waits `backoff` before the source is opened again, or less, when the device it reads
+    /// appears again meanwhile (a receiver plugged back in).
+    private func sleepUntilReopening(_ backoff: Duration) async throws {
+        guard let path = source.devicePath, let watcher = DeviceWatcher(path: path) else {
+            try await clock.sleep(backoff)
+            return
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.clock.sleep(backoff) }
+            group.addTask { await watcher.waitForAppearance() }
+            try await group.next()
+            group.cancelAll()
         }
     }
 

@@ -36,7 +36,8 @@ struct Harness {
     init(
         manifest: Manifest = Harness.manifest, answers: [PromptAnswer] = [],
         stored: ((inout AuthorizationSnapshot) -> Void)? = nil, inUse: Bool = true,
-        origin: FixOrigin = .receiver, watchesStore: Bool = false, directory: String? = nil
+        origin: FixOrigin = .receiver, watchesStore: Bool = false, directory: String? = nil,
+        devicePath: String? = nil
     ) throws {
         let directory =
             directory
@@ -48,7 +49,7 @@ struct Harness {
         if let stored { try store.update(stored) }
         prompter = ScriptedPrompter(answers)
         activity = AppActivity(inUse: inUse)
-        source = ScriptedFixSource(origin: origin)
+        source = ScriptedFixSource(origin: origin, devicePath: devicePath)
         clock = ManualClock()
         let messages = Messages()
         service = LocationService(source: source, clock: clock, log: { messages.append($0) })

@@ -118,6 +118,36 @@ struct LiveUpdatesTests {
             ])
     }
 
+    @Test("A receiver whose device file comes back is reopened at once, without waiting out the delay")
+    func deviceReappears() async throws {
+        // /dev/serial/by-id vanishes with the last USB serial device: the watch starts above it.
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("dev-\(UUID().uuidString)")
+            .path
+        let device = root + "/serial/by-id/usb-u-blox_GNSS_receiver-if00"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let h = try Harness(
+            stored: { $0["com.example.tracker"] = ClientAuthorization(decision: .whenInUse, precise: true) },
+            devicePath: device)
+        try await h.run {
+            var iterator = CLLocationUpdate.liveUpdates().makeAsyncIterator()
+            h.source.send(.position(52, 5, at: 1, speed: 2))
+            #expect(try await iterator.next()?.location != nil)
+            h.source.fail("device unplugged")
+            #expect(try await iterator.next()?.locationUnavailable == true)
+            await settle { h.clock.waitingCount >= 2 }  // the watchdog and the backoff
+            // The manual clock never moves: only the device's return can reopen the source.
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(h.source.starts == 1)
+            try FileManager.default.createDirectory(
+                atPath: (device as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            #expect(FileManager.default.createFile(atPath: device, contents: nil))
+            await settle { h.source.starts == 2 }
+            h.source.send(.position(52, 5, at: 2, speed: 2))
+            #expect(try await iterator.next()?.location != nil)
+        }
+    }
+
     @Test("A source that keeps failing is reopened after 1 s, then every 2 s: never later than that")
     func cappedBackoff() async throws {
         let h = try authorizedHarness()

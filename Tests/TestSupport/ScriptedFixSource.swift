@@ -29,12 +29,18 @@ public final class ScriptedFixSource: FixSource {
     /// Whether the source stands for a receiver that never waits for its consumers; by default it
     /// waits for them, so that a test receives every fix it sends.
     public let isRealTime: Bool
+    /// The device file it stands for, if any (as a serial receiver's).
+    public let devicePath: String?
     private let state = Mutex(State())
 
-    public init(origin: FixOrigin = .receiver, name: String = "scripted receiver", isRealTime: Bool = false) {
+    public init(
+        origin: FixOrigin = .receiver, name: String = "scripted receiver", isRealTime: Bool = false,
+        devicePath: String? = nil
+    ) {
         self.origin = origin
         self.name = name
         self.isRealTime = isRealTime
+        self.devicePath = devicePath
     }
 
     /// How many runs are active now (0 once the receiver is released).
