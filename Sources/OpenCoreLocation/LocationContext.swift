@@ -170,7 +170,9 @@ public final class LocationContext: Sendable {
         var later: [@Sendable () -> Void] = []
         let result = state.withLock { state -> T in
             let (result, actions) = input(&state)
-            for action in actions { perform(action, &state, later: &later) }
+            // Decisions are stored first, so that nobody hears of one that is not yet saved.
+            for action in actions where action.isPersist { perform(action, &state, later: &later) }
+            for action in actions where !action.isPersist { perform(action, &state, later: &later) }
             return result
         }
         for work in later { work() }
@@ -213,13 +215,14 @@ public final class LocationContext: Sendable {
             if let stale = state.promptTask { later.append { stale.cancel() } }
             state.promptTask = nil
         case .persist(let record):
-            let (store, client, log) = (configuration.store, client, log)
-            later.append {
-                do {
-                    try store.update { $0[client] = record }
-                } catch {
-                    log("the decision for \(client) could not be saved: \(error)")
-                }
+            // Written now, under the lock, before anyone is told: an app that ends as soon as it
+            // hears the answer must not lose it, nor may a new process ask again. Decisions are
+            // rare; the write is a few hundred bytes.
+            do {
+                try configuration.store.update { $0[client] = record }
+            } catch {
+                let (client, log) = (client, log)
+                later.append { log("the decision for \(client) could not be saved: \(error)") }
             }
         case .log(let message):
             let log = log
@@ -430,4 +433,12 @@ public final class LocationContext: Sendable {
 extension Int {
     /// 1, 2, 4, 8, …: when a growing count is worth a log line.
     fileprivate var isPowerOfTwo: Bool { self > 0 && self & (self - 1) == 0 }
+}
+
+extension LocationCore.Action {
+    /// Whether the action stores the app's decision.
+    fileprivate var isPersist: Bool {
+        if case .persist = self { return true }
+        return false
+    }
 }
