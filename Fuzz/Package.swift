@@ -10,7 +10,7 @@ let package = Package(
     name: "Fuzz",
     dependencies: [.package(name: "OpenCoreLocation", path: "..")],
     targets: [
-        .target(name: "FuzzSupport"),
+        .target(name: "FuzzSupport", dependencies: [.product(name: "NMEA", package: "OpenCoreLocation")]),
         .executableTarget(
             name: "fuzz-nmea-stream",
             dependencies: [

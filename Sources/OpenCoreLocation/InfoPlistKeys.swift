@@ -4,11 +4,11 @@
 /// The keys of an `Info.plist` that OpenCoreLocation reads: the manifest's location keys and the
 /// daemon's registration keys, each with its type checked.
 ///
-/// The list is read with Foundation's `PropertyListDecoder`, Swift's own reader of XML and binary
-/// property lists, not `PropertyListSerialization`: on Linux the latter crashes the process on
-/// some malformed binary lists (a fuzzer found a set where a dictionary belongs), and an
-/// `Info.plist` in `apps.d` is read by the daemon. Only the keys named here are decoded; whatever
-/// else the file holds is never turned into values.
+/// The list is read with Foundation's `PropertyListDecoder`, in its XML form only: on Linux both
+/// of Foundation's binary readers crash the process on some damaged binary lists (the fuzzer found
+/// a set where a dictionary belongs for `PropertyListSerialization`, a string running past the
+/// end for `PropertyListDecoder`), and an `Info.plist` in `apps.d` is read by the daemon. Only the
+/// keys named here are decoded; whatever else the file holds is never turned into values.
 package struct InfoPlistKeys: Decodable, Sendable {
     package var bundleIdentifier: String?
     package var whenInUseUsageDescription: String?
@@ -27,6 +27,17 @@ package struct InfoPlistKeys: Decodable, Sendable {
     /// Reads the keys of a property list's bytes; the reason says what is wrong, for a message
     /// that names the file.
     package static func read(_ data: Data) throws(KeyError) -> InfoPlistKeys {
+        // Foundation's binary readers trap on damaged lists (PropertyListSerialization with a set
+        // where a dictionary belongs, PropertyListDecoder with a string running past the end): a
+        // process cannot survive one. Binary lists are refused; an Info.plist written by hand, or
+        // for this platform, is XML.
+        if data.starts(with: Array("bplist".utf8)) {
+            throw KeyError(
+                reason: "it is a binary property list, which is not read here (a damaged one would crash "
+                    + "Foundation's reader); write it as XML: plistutil -i FILE -f xml (Debian's "
+                    + "libplist-utils) or python3 -c 'import plistlib,sys; sys.stdout.buffer.write("
+                    + "plistlib.dumps(plistlib.load(open(sys.argv[1],\"rb\"))))' FILE")
+        }
         do {
             return try PropertyListDecoder().decode(InfoPlistKeys.self, from: data)
         } catch let error as KeyError {

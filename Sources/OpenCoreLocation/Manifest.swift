@@ -41,7 +41,7 @@ public struct Manifest: Sendable, Hashable {
         }
     }
 
-    /// Reads an `Info.plist` (XML or binary property list).
+    /// Reads an `Info.plist` (an XML property list; a binary one is refused with how to convert it).
     public init(contentsOf path: String) throws(LoadError) {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw LoadError(

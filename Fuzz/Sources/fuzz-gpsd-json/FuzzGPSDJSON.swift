@@ -10,30 +10,9 @@ import GNSSSources
 /// notices and counts as fed whole.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzGPSDJSON(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    let bytes = UnsafeBufferPointer(start: data, count: count)
-    var whole = GPSDDecoder()
-    var wholeOutput: [String] = []
-    whole.append(UnsafeRawBufferPointer(bytes)) { wholeOutput.append(text(of: $0)) }
-    whole.finish { wholeOutput.append(text(of: $0)) }
-
-    var pieces = GPSDDecoder()
-    var pieceOutput: [String] = []
-    var offset = 0
-    for size in chunkSizes(for: bytes) {
-        let end = min(offset + size, count)
-        pieces.append(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[offset..<end]))) {
-            pieceOutput.append(text(of: $0))
-        }
-        offset = end
-    }
-    pieces.finish { pieceOutput.append(text(of: $0)) }
-
-    if wholeOutput != pieceOutput {
-        fuzzFailure("fed in pieces, \(pieceOutput.count) outputs; fed whole, \(wholeOutput.count)")
-    }
-    if whole.statistics != pieces.statistics {
-        fuzzFailure("fed in pieces, the counts differ: \(pieces.statistics) against \(whole.statistics)")
-    }
+    checkDripFeed(
+        UnsafeBufferPointer(start: data, count: count), make: { GPSDDecoder() }, counts: \.statistics,
+        describe: text(of:))
     return 0
 }
 

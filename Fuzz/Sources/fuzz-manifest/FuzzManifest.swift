@@ -4,7 +4,8 @@
 import Foundation
 import OpenCoreLocation
 
-/// An app's `Info.plist`, XML or binary, through the manifest reader the daemon and `gpsloc` use.
+/// An app's `Info.plist` (XML is read, binary refused) through the manifest reader the daemon and
+/// `gpsloc` use.
 /// The oracle: no crash; a manifest read is kept or refused, and a refusal says which file.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzManifest(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {

@@ -9,34 +9,17 @@ import GNSS
 /// the same counts as fed whole.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzNMEAStream(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    let bytes = UnsafeBufferPointer(start: data, count: count)
-    var whole = FixDecoder()
-    var wholeRecords: [String] = []
-    whole.decode(UnsafeRawBufferPointer(bytes)) { wholeRecords.append(records(of: $0)) }
-    whole.finish { wholeRecords.append(records(of: $0)) }
-
-    var pieces = FixDecoder()
-    var pieceRecords: [String] = []
-    var offset = 0
-    for size in chunkSizes(for: bytes) {
-        let end = min(offset + size, count)
-        pieces.decode(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[offset..<end]))) {
-            pieceRecords.append(records(of: $0))
-        }
-        offset = end
-    }
-    pieces.finish { pieceRecords.append(records(of: $0)) }
-
-    if wholeRecords != pieceRecords {
-        fuzzFailure("fed in pieces, \(pieceRecords.count) fixes; fed whole, \(wholeRecords.count)")
-    }
-    if whole.statistics != pieces.statistics {
-        fuzzFailure("fed in pieces, the counts differ: \(pieces.statistics) against \(whole.statistics)")
-    }
+    checkDripFeed(
+        UnsafeBufferPointer(start: data, count: count), make: { FixDecoder() }, counts: \.statistics,
+        describe: records(of:))
     return 0
 }
 
 /// Every way a fix is written out.
 func records(of fix: Fix) -> String {
-    FixFormat.jsonRecord(fix) + FixFormat.csvRow(fix) + FixFormat.gpsdTPV(fix) + FixFormat.gpsdSKY(fix)
+    var track = TrackWriter(format: .gpx, creator: "fuzz")
+    var gpx: [UInt8] = []
+    track.add(fix, into: &gpx)
+    return FixFormat.jsonRecord(fix) + FixFormat.csvRow(fix) + FixFormat.gpsdTPV(fix) + FixFormat.gpsdSKY(fix)
+        + String(decoding: gpx, as: UTF8.self)
 }
