@@ -9,10 +9,13 @@ import Testing
 
 @Suite("Any bytes are data")
 struct RobustnessTests {
-    @Test func tenMegabytesOfRandomBytes() {
+    @Test func tenMegabytesOfRandomBytes() async {
+        var yielder = Yielder()
         var random = SeededGenerator(seed: 42)
         var bytes = [UInt8](repeating: 0, count: 10 << 20)
+        var byteYielder = Yielder(roundsPerLook: 4096)
         for index in bytes.indices {
+            await byteYielder.giveWay()
             // Bias toward the characters that matter to the framer.
             let roll = random.next()
             switch roll % 16 {
@@ -26,6 +29,7 @@ struct RobustnessTests {
         var decoder = FixDecoder()
         var fixes = 0
         for chunk in stride(from: 0, to: bytes.count, by: 65536) {
+            await yielder.giveWay()
             decoder.decode(bytes[chunk..<min(chunk + 65536, bytes.count)]) { _ in fixes += 1 }
         }
         decoder.finish { _ in fixes += 1 }
@@ -35,11 +39,13 @@ struct RobustnessTests {
         #expect(statistics.skippedBytes > 0)
     }
 
-    @Test func tenMegabytesOfMutatedNMEA() {
+    @Test func tenMegabytesOfMutatedNMEA() async {
+        var yielder = Yielder()
         var simulator = RouteSimulator(seed: 9)
         var log: [UInt8] = []
         var epochs = 0
         while log.count < 10 << 20 {
+            await yielder.giveWay()
             simulator.appendEpoch(to: &log)
             epochs += 1
         }
@@ -50,7 +56,9 @@ struct RobustnessTests {
         var flips = 0
         var cuts = 0
         var splices = 0
+        var byteYielder = Yielder(roundsPerLook: 4096)
         while index < log.count {
+            await byteYielder.giveWay()
             let roll = random.next() % 1000
             if roll < 3 {
                 // Flip a byte.
@@ -73,8 +81,9 @@ struct RobustnessTests {
         }
         var decoder = FixDecoder()
         var fixes: [Fix] = []
-        mutated.withUnsafeBytes { raw in
-            for start in stride(from: 0, to: raw.count, by: 4096) {
+        for start in stride(from: 0, to: mutated.count, by: 4096) {
+            await yielder.giveWay()
+            mutated.withUnsafeBytes { raw in
                 decoder.decode(UnsafeRawBufferPointer(rebasing: raw[start..<min(start + 4096, raw.count)])) {
                     fixes.append($0)
                 }

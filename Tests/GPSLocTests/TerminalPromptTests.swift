@@ -9,12 +9,15 @@ import Testing
 /// pseudo-terminal (`setsid --ctty`), so its `/dev/tty` is the terminal the test types into.
 @Suite("The terminal prompt, the built binary")
 struct TerminalPromptTests {
-    /// Reads what the program wrote to the terminal until `condition` holds or time runs out.
-    static func read(_ terminal: PseudoTerminal, until condition: (String) -> Bool) -> String {
+    /// Reads what the program wrote to the terminal until `condition` holds or time runs out,
+    /// napping between looks rather than holding one of the concurrency pool's threads.
+    static func read(_ terminal: PseudoTerminal, until condition: (String) -> Bool) async -> String {
         var text = ""
-        let deadline = Date().addingTimeInterval(20)
-        while !condition(text) && Date() < deadline {
-            text += terminal.readLine(timeout: 200)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !condition(text) && ContinuousClock.now < deadline {
+            let more = terminal.readLine(timeout: 0)
+            if more.isEmpty { try? await Task.sleep(for: .milliseconds(20)) }
+            text += more
         }
         return text
     }
@@ -22,19 +25,23 @@ struct TerminalPromptTests {
     /// Ends the program that leads the terminal's session: SIGTERM to the terminal's foreground
     /// process group, then SIGKILL if it has not ended within five seconds. (`setsid` forks when it
     /// is started as a process group leader, so the program is not the `Process` itself.)
-    static func stop(_ process: Process, on terminal: PseudoTerminal) {
+    static func stop(_ process: Process, on terminal: PseudoTerminal) async {
         let group = tcgetpgrp(terminal.master)
         if group > 0 { kill(-group, SIGTERM) }
-        let deadline = Date().addingTimeInterval(5)
-        while group > 0 && kill(-group, 0) == 0 && Date() < deadline { usleep(20_000) }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while group > 0 && kill(-group, 0) == 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
         if group > 0 && kill(-group, 0) == 0 { kill(-group, SIGKILL) }
-        while process.isRunning && Date() < deadline.addingTimeInterval(5) { usleep(20_000) }
+        while process.isRunning && ContinuousClock.now < deadline + .seconds(5) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     @Test(
         "The user answers on the terminal and locations flow; escape sequences in the question are shown, not obeyed"
     )
-    func answerOnTheTerminal() throws {
+    func answerOnTheTerminal() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "ocl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -57,13 +64,13 @@ struct TerminalPromptTests {
         process.standardOutput = slave
         process.standardError = slave
         try process.run()
-        defer { Self.stop(process, on: terminal) }
-        let question = Self.read(terminal) { $0.contains("Don't Allow: ") }
+        let question = await Self.read(terminal) { $0.contains("Don't Allow: ") }
         #expect(question.contains("Allow \"com.example.prompted\" to use your location?"))
         #expect(question.contains(#"Shows \u{1B}[2J\u{1B}[31mwhere you are\u{1B}[0m."#))
         #expect(!question.contains("\u{1B}"))
         terminal.write(Array("w\n".utf8))
-        let updates = Self.read(terminal) { $0.contains("simulated") }
+        let updates = await Self.read(terminal) { $0.contains("simulated") }
+        await Self.stop(process, on: terminal)
         #expect(updates.contains("±2.5 m"))
         let stored = try String(
             contentsOf: directory.appendingPathComponent("authorization.json"), encoding: .utf8)

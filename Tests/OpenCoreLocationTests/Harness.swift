@@ -71,12 +71,15 @@ struct Harness {
     var record: ClientAuthorization { (try? store.load())?[client] ?? ClientAuthorization() }
 }
 
-/// Yields until `condition` holds (for state reached through other tasks), failing after 30 s of
+/// Yields until `condition` holds (for state reached through other tasks), failing after 60 s of
 /// wall time instead of hanging. Past the first rounds it also naps a millisecond between looks,
-/// so a machine busy with other tests gets the time it needs instead of a spurious failure.
+/// so a machine busy with other tests gets the time it needs instead of a spurious failure. The
+/// time is generous because it runs while the condition's tasks may not: a location crosses
+/// several tasks on its way to a delegate, and with the whole suite running on two cores each
+/// step can wait behind other tests' work (a CI machine took over 30 s for 300 of them).
 func settle(
     isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool,
-    within seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation
+    within seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation
 ) async {
     let deadline = ContinuousClock.now + .seconds(seconds)
     var rounds = 0

@@ -72,21 +72,22 @@ struct LocationManagerTests {
                 manager.pausesLocationUpdatesAutomatically = pauses
                 manager.delegate = recorder
                 manager.startUpdatingLocation()
-                // Five minutes still at 1 Hz, then moving away.
-                h.source.send((0..<300).map { .position(52, 5, at: Double($0), speed: 0) })
+                // Five minutes still, a fix every 5 s, then moving away.
+                h.source.send((0..<60).map { .position(52, 5, at: Double($0 * 5), speed: 0) })
                 h.source.send(
                     (0..<5).map {
                         .position(Self.north(Double($0 + 1) * 50), 5, at: 300 + Double($0), speed: 50)
                     })
                 await settle { recorder.locations.last.map { $0 > 52.002 } ?? false }
                 if pauses {
-                    #expect(recorder.locations.count < 100)
+                    // Still for a minute (13 fixes) pauses them; 5 after resuming.
+                    #expect(recorder.locations.count < 30)
                     let events = recorder.all
                     let paused = try #require(events.firstIndex(of: "paused"))
                     let resumed = try #require(events.firstIndex(of: "resumed"))
                     #expect(paused < resumed)
                 } else {
-                    #expect(recorder.locations.count == 305)
+                    #expect(recorder.locations.count == 65)
                     #expect(!recorder.all.contains("paused"))
                 }
                 manager.stopUpdatingLocation()

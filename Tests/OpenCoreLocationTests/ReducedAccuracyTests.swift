@@ -48,10 +48,12 @@ struct ReducedAccuracyTests {
 
     @Test(
         "The offset: σ half a cell per axis, the same for the same secret and hour, drifting slowly")
-    func offset() {
+    func offset() async {
+        var yielder = Yielder()
         let hour = Date(timeIntervalSince1970: 1_800_000_000)
         var norths: [Double] = []
         for index in 0..<400 {
+            await yielder.giveWay()
             var offset = ReducerOffset(
                 secret: ReducerSecret(
                     bytes: (0..<32).map { UInt8(($0 * 7 + index) & 0xFF) ^ UInt8(index >> 8) }))
@@ -80,10 +82,12 @@ struct ReducedAccuracyTests {
     }
 
     @Test("At most one output per 15–20 minutes; nothing precise-derived; the same fix, the same answer")
-    func cadenceAndFields() {
+    func cadenceAndFields() async {
+        var yielder = Yielder()
         var reducer = Self.reducer()
         var emitted: [CLLocation] = []
         for second in stride(from: 0.0, to: 6 * 3600, by: 1) {
+            await yielder.giveWay()
             let moving = Self.location(52.0 + second * 0.00001, 5.0, at: second)
             if case .location(let reduced) = reducer.observe(moving, at: moving.timestamp) {
                 emitted.append(reduced)
@@ -108,6 +112,7 @@ struct ReducedAccuracyTests {
         // the same cell at the same time; the same reducer reduces a fix seen again to the same cell.
         var generator = SeededGenerator(seed: 9)
         for trial in 0..<300 {
+            await yielder.giveWay()
             let fix = Self.location(
                 Double.random(in: -85...85, using: &generator),
                 Double.random(in: -180..<180, using: &generator),
@@ -132,10 +137,12 @@ struct ReducedAccuracyTests {
     }
 
     @Test("The secret moves the grid: the cells differ from the public grid's for most places")
-    func secretMovesTheGrid() {
+    func secretMovesTheGrid() async {
+        var yielder = Yielder()
         var generator = SeededGenerator(seed: 4)
         var moved = 0
         for trial in 0..<200 {
+            await yielder.giveWay()
             let fix = Self.location(
                 Double.random(in: -60...60, using: &generator),
                 Double.random(in: -180..<180, using: &generator),
@@ -154,7 +161,8 @@ struct ReducedAccuracyTests {
     }
 
     @Test("Parked for 90 days while the offset drifts: always the same cell")
-    func parkedWhileTheOffsetDrifts() {
+    func parkedWhileTheOffsetDrifts() async {
+        var yielder = Yielder()
         var generator = SeededGenerator(seed: 21)
         for trial in 0..<20 {
             let secret = ReducerSecret(bytes: (0..<32).map { UInt8(($0 * 17 + trial * 5) & 0xFF) })
@@ -164,6 +172,7 @@ struct ReducedAccuracyTests {
             var cells = Set<AccuracyReducer.Cell>()
             var outputs = 0
             for step in 0..<(90 * 24 * 4) {  // every 15 minutes
+                await yielder.giveWay()
                 let jitter = Double.random(in: -0.00003...0.00003, using: &generator)  // ±3 m
                 let fix = Self.location(
                     latitude + jitter, longitude - jitter, at: 1_800_000_000 + Double(step) * 900)

@@ -13,3 +13,30 @@ public func waitUntil(
     }
     return condition()
 }
+
+/// Lets a CPU-bound loop give way to the other tests every couple of milliseconds.
+///
+/// Swift Testing runs tests in parallel on the concurrency pool, which has a thread per core: a
+/// long loop that never suspends holds a thread for seconds, and on a two-core machine two of them
+/// stop every task of every other test meanwhile (a location passing through a pipeline of tasks
+/// waits behind them at each step). Call ``giveWay()`` once per round.
+public struct Yielder {
+    private let roundsPerLook: Int
+    private var rounds = 0
+    private var since = ContinuousClock.now
+
+    /// A loop whose rounds take nanoseconds reads the clock only every `roundsPerLook` rounds,
+    /// since reading it would cost more than the round.
+    public init(roundsPerLook: Int = 1) {
+        self.roundsPerLook = roundsPerLook
+    }
+
+    public mutating func giveWay() async {
+        rounds &+= 1
+        guard rounds % roundsPerLook == 0 else { return }
+        let now = ContinuousClock.now
+        guard now - since >= .milliseconds(2) else { return }
+        await Task.yield()
+        since = ContinuousClock.now
+    }
+}
