@@ -27,6 +27,8 @@ public struct ChunkReader: ~Copyable {
     private let decompressor: (any Decompressor)?
     /// Whether the compressed file has been read to its end.
     private var inputEnded = false
+    /// Damage met in a chunk that also gave bytes: thrown by the next call, once those are read.
+    private var damage: SourceError?
     /// The file's size in bytes, when it is a regular file (not a pipe or a terminal).
     public let size: Int?
     /// Bytes read from the file so far, before any decompression: with ``size``, how far along
@@ -144,6 +146,7 @@ public struct ChunkReader: ~Copyable {
             if count == 0 { return nil }
             return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
         }
+        if let damage { throw damage }
         while true {
             if !decompressor.hasInput && !inputEnded {
                 let (descriptor, name) = (self.descriptor, self.name)
@@ -153,11 +156,16 @@ public struct ChunkReader: ~Copyable {
                 inputEnded = count == 0
                 bytesConsumed += count
             }
-            let (produced, complete) = try decompressor.decompress(
-                into: buffer, inputEnded: inputEnded, name: name)
-            if produced > 0 { return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<produced])) }
+            let step = decompressor.decompress(into: buffer, inputEnded: inputEnded, name: name)
+            if let found = step.damage {
+                guard step.produced > 0 else { throw found }
+                damage = found
+            }
+            if step.produced > 0 {
+                return try body(UnsafeRawBufferPointer(rebasing: buffer[0..<step.produced]))
+            }
             if inputEnded {
-                if complete { return nil }
+                if step.complete { return nil }
                 throw SourceError(
                     "cannot read \(name): its \(decompressor.formatName) data ends early (a truncated file?)")
             }

@@ -10,7 +10,8 @@ import CZstd
 ///
 /// The reader fills ``refill(_:)`` with compressed bytes whenever ``hasInput`` is false and calls
 /// ``decompress(into:inputEnded:name:)`` until it produces nothing; once the file has ended,
-/// `complete` tells a whole stream from a truncated one.
+/// `complete` tells a whole stream from a truncated one. Damage ends the log: the reader is told it
+/// with the bytes decompressed before it, and calls no more.
 protocol Decompressor: AnyObject {
     /// The format's name for messages: "gzip", "xz", "zstd".
     var formatName: String { get }
@@ -18,10 +19,21 @@ protocol Decompressor: AnyObject {
     var hasInput: Bool { get }
     /// Lets `fill` put compressed bytes in the input buffer (it returns how many); returns them.
     func refill(_ fill: (UnsafeMutableRawBufferPointer) throws -> Int) rethrows -> Int
-    /// Decompresses what input there is into `output`. `complete` is true when every stream seen
-    /// has ended and nothing is pending; `name` is the log's, for the error that says it is damaged.
+    /// Decompresses what input there is into `output`; `name` is the log's, for the error that
+    /// says it is damaged.
     func decompress(into output: UnsafeMutableRawBufferPointer, inputEnded: Bool, name: String)
-        throws(SourceError) -> (produced: Int, complete: Bool)
+        -> DecompressionStep
+}
+
+/// What one call of ``Decompressor/decompress(into:inputEnded:name:)`` did.
+struct DecompressionStep {
+    /// Bytes written to the output.
+    var produced: Int
+    /// Every stream seen has ended and nothing is pending.
+    var complete = false
+    /// Why decompression cannot go on, when the data is damaged; `produced` bytes before it are
+    /// good.
+    var damage: SourceError? = nil
 }
 
 /// The buffer a decompressor reads its compressed bytes from.
@@ -38,8 +50,6 @@ final class GzipDecompressor: Decompressor {
     /// Whether the last member ended and nothing follows it yet.
     private var atMemberEnd = false
     let formatName = "gzip"
-    /// An error met in a call that also produced output, thrown by the next call.
-    private var pendingError: SourceError?
 
     init(capacity: Int) throws(SourceError) {
         stream = .allocate(capacity: 1)
@@ -69,11 +79,10 @@ final class GzipDecompressor: Decompressor {
     }
 
     func decompress(into output: UnsafeMutableRawBufferPointer, inputEnded: Bool, name: String)
-        throws(SourceError) -> (produced: Int, complete: Bool)
+        -> DecompressionStep
     {
-        if let pendingError { throw pendingError }
         if atMemberEnd {
-            guard hasInput else { return (0, true) }
+            guard hasInput else { return DecompressionStep(produced: 0, complete: true) }
             // Another member follows the one that ended.
             inflateReset(stream)
             atMemberEnd = false
@@ -84,21 +93,18 @@ final class GzipDecompressor: Decompressor {
         let produced = output.count - Int(stream.pointee.avail_out)
         switch status {
         case Z_OK:
-            return (produced, false)
+            return DecompressionStep(produced: produced)
         case Z_BUF_ERROR where !hasInput:
             // Nothing more can be done until more input comes.
-            return (produced, false)
+            return DecompressionStep(produced: produced)
         case Z_STREAM_END:
             atMemberEnd = true
-            return (produced, !hasInput)
+            return DecompressionStep(produced: produced, complete: !hasInput)
         default:
             let reason = stream.pointee.msg.map { String(cString: $0) } ?? "error \(status)"
-            let error = SourceError("cannot read \(name): its gzip data is damaged (\(reason))")
-            guard produced == 0 else {
-                pendingError = error
-                return (produced, false)
-            }
-            throw error
+            return DecompressionStep(
+                produced: produced,
+                damage: SourceError("cannot read \(name): its gzip data is damaged (\(reason))"))
         }
     }
 }
@@ -108,9 +114,6 @@ final class XZDecompressor: Decompressor {
     private let stream: UnsafeMutablePointer<lzma_stream>
     private let input: InputBuffer
     let formatName = "xz"
-    /// An error met in a call that also produced output: thrown by the next call, so that the
-    /// output before the damage is read first.
-    private var pendingError: SourceError?
     /// The most memory the decoder may take: `xz -9` needs 65 MiB; a file that asks for more
     /// is refused rather than allowed to exhaust the machine.
     static let memoryLimit: UInt64 = 256 << 20
@@ -143,34 +146,29 @@ final class XZDecompressor: Decompressor {
     }
 
     func decompress(into output: UnsafeMutableRawBufferPointer, inputEnded: Bool, name: String)
-        throws(SourceError) -> (produced: Int, complete: Bool)
+        -> DecompressionStep
     {
-        if let pendingError { throw pendingError }
         stream.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
         stream.pointee.avail_out = output.count
         // With concatenated streams, only LZMA_FINISH lets the decoder say the last one ended.
         let status = lzma_code(stream, inputEnded ? LZMA_FINISH : LZMA_RUN)
         let produced = output.count - stream.pointee.avail_out
-        let error: SourceError
+        let damage: SourceError
         switch status {
-        case LZMA_OK: return (produced, false)
-        case LZMA_STREAM_END: return (produced, true)
-        case LZMA_BUF_ERROR: return (produced, false)
+        case LZMA_OK: return DecompressionStep(produced: produced)
+        case LZMA_STREAM_END: return DecompressionStep(produced: produced, complete: true)
+        case LZMA_BUF_ERROR: return DecompressionStep(produced: produced)
         case LZMA_MEMLIMIT_ERROR:
-            error = SourceError(
+            damage = SourceError(
                 "cannot read \(name): its xz data needs more than \(Self.memoryLimit >> 20) MiB to "
                     + "decompress; xz -dc it yourself if you trust it")
         case LZMA_FORMAT_ERROR, LZMA_DATA_ERROR, LZMA_OPTIONS_ERROR:
-            error = SourceError(
+            damage = SourceError(
                 "cannot read \(name): its xz data is damaged (\(Self.describe(status)))")
         default:
-            error = SourceError("cannot read \(name): liblzma failed (\(Self.describe(status)))")
+            damage = SourceError("cannot read \(name): liblzma failed (\(Self.describe(status)))")
         }
-        guard produced == 0 else {
-            pendingError = error
-            return (produced, false)
-        }
-        throw error
+        return DecompressionStep(produced: produced, damage: damage)
     }
 
     /// liblzma's codes in words (it has no function for them).
@@ -193,8 +191,6 @@ final class ZstdDecompressor: Decompressor {
     /// Whether the last frame ended and was flushed whole.
     private var atFrameEnd = true
     let formatName = "zstd"
-    /// An error met in a call that also produced output, thrown by the next call.
-    private var pendingError: SourceError?
 
     init(capacity: Int) throws(SourceError) {
         guard let context = ZSTD_createDCtx() else {
@@ -218,23 +214,19 @@ final class ZstdDecompressor: Decompressor {
     }
 
     func decompress(into output: UnsafeMutableRawBufferPointer, inputEnded: Bool, name: String)
-        throws(SourceError) -> (produced: Int, complete: Bool)
+        -> DecompressionStep
     {
-        if let pendingError { throw pendingError }
-        if !hasInput && atFrameEnd { return (0, true) }
+        if !hasInput && atFrameEnd { return DecompressionStep(produced: 0, complete: true) }
         var out = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         // A window beyond the library's default limit (128 MiB) is an error, not an allocation.
         let hint = ZSTD_decompressStream(context, &out, &buffer)
         if ZSTD_isError(hint) != 0 {
             let reason = String(cString: ZSTD_getErrorName(hint))
-            let error = SourceError("cannot read \(name): its zstd data is damaged (\(reason))")
-            guard out.pos == 0 else {
-                pendingError = error
-                return (out.pos, false)
-            }
-            throw error
+            return DecompressionStep(
+                produced: out.pos,
+                damage: SourceError("cannot read \(name): its zstd data is damaged (\(reason))"))
         }
         atFrameEnd = hint == 0
-        return (out.pos, atFrameEnd && !hasInput)
+        return DecompressionStep(produced: out.pos, complete: atFrameEnd && !hasInput)
     }
 }
