@@ -132,7 +132,7 @@ struct DaemonRobustnessTests {
         victim.send(#"{"op":"updates.subscribe","subscription":1}"#)
 
         let stop = Flag()
-        let collecting = Task { await Self.collect(readers, until: stop) }
+        let collecting = Task { [readers] in await Self.collect(readers, until: stop) }
         #expect(await victim.wait { _ in victim.locations.count >= 5 })
         victim.process.signal(SIGKILL)
         #expect(
