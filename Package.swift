@@ -34,12 +34,16 @@ let package = Package(
         .target(name: "NMEA"),
         .target(name: "GNSS", dependencies: ["NMEA"]),
         .target(name: "GNSSSimulation", dependencies: ["GNSS", "NMEA"]),
+        // ThreadSanitizer's annotations, for Locking in a build made with it.
+        .systemLibrary(name: "CThreadSanitizer"),
+        .target(name: "Locking", dependencies: ["CThreadSanitizer"]),
         .target(
-            name: "DescriptorIO", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+            name: "DescriptorIO",
+            dependencies: ["Locking", .product(name: "SystemPackage", package: "swift-system")]),
         .target(
             name: "GNSSSources",
             dependencies: [
-                "GNSS", "DescriptorIO", .product(name: "Logging", package: "swift-log"),
+                "GNSS", "DescriptorIO", "Locking", .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .target(name: "CGPS", condition: .when(traits: ["LibGPS"])), "CZlib", "CLzma", "CZstd",
             ]),
@@ -51,7 +55,7 @@ let package = Package(
         .target(
             name: "OpenCoreLocation",
             dependencies: [
-                "GNSS", "DescriptorIO", "LocationWire",
+                "GNSS", "DescriptorIO", "LocationWire", "Locking",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -59,7 +63,7 @@ let package = Package(
         .target(
             name: "LocationDaemon",
             dependencies: [
-                "GNSS", "GNSSSources", "LocationWire", "OpenCoreLocation",
+                "GNSS", "GNSSSources", "LocationWire", "Locking", "OpenCoreLocation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -82,16 +86,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "TestSupport", dependencies: ["NMEA", "GNSS"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["NMEA", "GNSS", "Locking"], path: "Tests/TestSupport"),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "GNSS", "TestSupport"]),
         .testTarget(name: "GNSSTests", dependencies: ["GNSS", "GNSSSimulation", "TestSupport"]),
         .testTarget(
             name: "GNSSSourcesTests",
             dependencies: [
-                "GNSSSources", "NMEA", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "GNSSSources", "Locking", "NMEA", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
-            name: "OpenCoreLocationTests", dependencies: ["OpenCoreLocation", "GNSSSources", "TestSupport"]),
+            name: "OpenCoreLocationTests",
+            dependencies: ["OpenCoreLocation", "GNSSSources", "Locking", "TestSupport"]),
         .testTarget(name: "GPSLocTests", dependencies: ["gpsloc", "TestSupport"]),
         // Apple-platform code in the Swift 5 language mode, as most apps still build.
         .testTarget(
@@ -100,7 +106,8 @@ let package = Package(
         .testTarget(
             name: "LocationDaemonTests",
             dependencies: [
-                "LocationDaemon", "LocationWire", "OpenCoreLocation", "TestSupport", "gpslocd", "gpsloc",
+                "LocationDaemon", "LocationWire", "Locking", "OpenCoreLocation", "TestSupport", "gpslocd",
+                "gpsloc",
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Synchronization
+import Locking
 
 /// Runs `body` on a thread of its own and awaits its result, so that a blocking call (a `poll`, a
 /// `read`, a name lookup, a C library's wait) never holds one of the few threads Swift's

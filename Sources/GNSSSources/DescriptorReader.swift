@@ -4,9 +4,9 @@
 import DescriptorIO
 import Foundation
 import GNSS
+import Locking
 import Logging
 import NMEA
-import Synchronization
 import SystemPackage
 
 /// Why a live source stopped: the device or peer went away, or could not be reached.

@@ -4,9 +4,9 @@
 import DescriptorIO
 import Foundation
 import GNSS
+import Locking
 import Logging
 import NMEA
-import Synchronization
 import SystemPackage
 
 /// A serial port opened for a GPS receiver: raw mode, 8N1, no flow control unless asked, and

@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LocationWire
+import Locking
 import NIOCore
 import NIOPosix
-import Synchronization
 import SystemPackage
 
 #if canImport(Glibc)

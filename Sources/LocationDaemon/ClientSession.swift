@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LocationWire
+import Locking
 import OpenCoreLocation
-import Synchronization
 
 /// One connection after its hello: its requests turned into the inputs of the app's core, and
 /// what the core delivers turned into lines. Numbers the client chose for its sessions and

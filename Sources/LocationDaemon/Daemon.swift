@@ -4,8 +4,8 @@
 import Foundation
 import GNSS
 import LocationWire
+import Locking
 import OpenCoreLocation
-import Synchronization
 
 /// What the daemon shares among its connections: the receivers, the decisions, the app
 /// registrations, the prompt router and the apps it hosts. Connections come and go through

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LocationWire
+import Locking
 import OpenCoreLocation
-import Synchronization
 
 /// One app of one user, as the daemon hosts it: its core (in a ``HostedApp``), whether it is in
 /// use, and the connections of its processes. Several processes of the same app share it, as an

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LocationWire
+import Locking
 import OpenCoreLocation
-import Synchronization
 
 /// Takes each app's questions to the user it runs as: to that user's agent (`gpsloc agent`)
 /// when one is connected, else it records them as pending in the user's decisions, to be

@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Synchronization
+import Locking
 import SystemPackage
 
 /// Whether the app is "in use": in the foreground, as Core Location means it.

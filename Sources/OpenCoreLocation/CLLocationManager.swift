@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Synchronization
+import Locking
 
 /// The object that receives a location manager's events. The manager calls it on the main
 /// actor, as Apple's calls it on the main run loop for a manager made there; the protocol itself

@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Synchronization
+import Locking
 
 /// A declaration that the app needs location services at a level of authorization, for as long
 /// as the session is held; Core Location reconciles all the sessions an app holds.

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import DescriptorIO
-import Synchronization
+import Locking
 import SystemPackage
 
 /// Waits for a device file to appear (`inotify(7)`), so that a receiver plugged back in is opened

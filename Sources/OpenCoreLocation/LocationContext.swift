@@ -3,7 +3,7 @@
 
 import GNSS
 import LocationWire
-import Synchronization
+import Locking
 
 /// Everything Core Location knows implicitly on Apple platforms, made explicit: which app this
 /// is (its client identifier and manifest), where the system's decisions are stored, who answers

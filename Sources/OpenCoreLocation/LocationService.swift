@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import GNSS
-import Synchronization
+import Locking
 
 /// A clock reduced to what the service needs, so that any `Clock` can drive it.
 struct ServiceClock: Sendable {

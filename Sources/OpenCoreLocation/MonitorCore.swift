@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Synchronization
+import Locking
 
 /// The one live monitor of a name in a context, shared by every `CLMonitor` opened with that
 /// name: its conditions, their storage, the event subscribers and the feed of fixes.

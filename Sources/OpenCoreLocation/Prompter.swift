@@ -3,7 +3,7 @@
 
 import DescriptorIO
 import GNSS
-import Synchronization
+import Locking
 import SystemPackage
 
 /// A question put to the user about an app's use of location.

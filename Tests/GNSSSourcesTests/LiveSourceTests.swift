@@ -4,8 +4,8 @@
 import Foundation
 import GNSS
 import GNSSSources
+import Locking
 import Logging
-import Synchronization
 import SystemPackage
 import TestSupport
 import Testing

@@ -4,8 +4,8 @@
 import Foundation
 import GNSS
 import GNSSSources
+import Locking
 import NMEA
-import Synchronization
 import TestSupport
 import Testing
 

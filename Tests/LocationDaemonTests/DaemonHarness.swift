@@ -3,7 +3,7 @@
 
 import Foundation
 import LocationWire
-import Synchronization
+import Locking
 import TestSupport
 import Testing
 

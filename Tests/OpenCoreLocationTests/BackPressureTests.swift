@@ -4,7 +4,7 @@
 import Foundation
 import GNSS
 import GNSSSources
-import Synchronization
+import Locking
 import TestSupport
 import Testing
 

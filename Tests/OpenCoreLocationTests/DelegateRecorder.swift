@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Locking
 import OpenCoreLocation
-import Synchronization
 
 /// A `CLLocationManagerDelegate` declared plainly, as Apple's samples declare theirs, that writes
 /// down what it is told: `location LAT`, `error DOMAIN CODE`, `status S`, `paused`, `resumed`, `heading TRUE MAGNETIC`,

@@ -3,8 +3,8 @@
 
 import Foundation
 import GNSS
+import Locking
 import OpenCoreLocation
-import Synchronization
 import TestSupport
 import Testing
 

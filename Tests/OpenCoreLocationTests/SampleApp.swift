@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Locking
 import OpenCoreLocation
-import Synchronization
 
 /// The app around the samples: records what they do, and provides the functions they call.
 final class SampleApp: Sendable {

@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Synchronization
+import Locking
 
 /// A clock that moves only when a test advances it; sleepers wake when their deadline is reached.
 public final class ManualClock: Clock, Sendable {

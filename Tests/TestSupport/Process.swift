@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Synchronization
+import Locking
 
 /// The result of running a program.
 public struct ProcessResult: Sendable {

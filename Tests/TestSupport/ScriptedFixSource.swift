@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import GNSS
-import Synchronization
+import Locking
 
 /// A fix source driven by a test: fixes, an end or a failure are queued with ``send(_:)``,
 /// ``end()`` and ``fail(_:)`` and delivered by whichever run of the source is active.

@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Synchronization
+import Locking
 
 /// Where one subscriber's elements wait for its `for try await` loop: a ``DeliveryBuffer`` (the
 /// back-pressure policy) behind a lock, with the loop's continuation.

@@ -4,7 +4,7 @@
 import DescriptorIO
 import Foundation
 import LocationWire
-import Synchronization
+import Locking
 import SystemPackage
 
 /// The library's side of gpslocd: what an app's ``LocationContext`` does instead of running the

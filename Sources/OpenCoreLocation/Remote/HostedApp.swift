@@ -3,7 +3,7 @@
 
 import Foundation
 import LocationWire
-import Synchronization
+import Locking
 
 /// One remote client's app as the daemon runs it: the same ``LocationContext`` shell and core as
 /// an app in its own process, with its inputs arriving as requests over the socket instead of

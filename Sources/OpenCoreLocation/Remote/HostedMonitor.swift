@@ -3,7 +3,7 @@
 
 import Foundation
 import LocationWire
-import Synchronization
+import Locking
 
 /// One monitor of a hosted app, as gpslocd keeps it: stored in the app's user's state, and
 /// evaluated from the moment it has a condition, whether the app runs or not. What happened while

@@ -3,7 +3,7 @@
 
 import Foundation
 import LocationWire
-import Synchronization
+import Locking
 
 /// A monitor gpslocd keeps for the app (client mode): the daemon stores its conditions and
 /// evaluates them, whether the app runs or not, and keeps what happened while nobody listened
