@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
     import Glibc
@@ -10,9 +10,20 @@ import Synchronization
 
 /// A pseudo-terminal pair: the test writes to the master as a receiver would; the code under
 /// test opens the slave path as a serial port. Closing the master is unplugging the receiver.
-public final class PseudoTerminal: @unchecked Sendable {
-    public private(set) var master: Int32
+///
+/// Threads write while a test closes: every use of the master's descriptor holds it under a lock,
+/// so that none reaches a descriptor closed meanwhile (or its number, reused by another test).
+public final class PseudoTerminal: Sendable {
+    private let descriptor: Mutex<Int32>
     public let slavePath: String
+
+    /// The master's descriptor; -1 once closed.
+    public var master: Int32 { descriptor.withLock { $0 } }
+
+    /// Runs `body` with the master's descriptor, which stays open meanwhile; `nil` once closed.
+    private func withMaster<R: Sendable>(_ body: (Int32) -> R) -> R? {
+        descriptor.withLock { fd in fd >= 0 ? body(fd) : nil }
+    }
 
     public init() throws {
         // posix_openpt, unlockpt and ptsname, as Linux implements them. The requests are
@@ -27,7 +38,7 @@ public final class PseudoTerminal: @unchecked Sendable {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
         _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-        master = fd
+        descriptor = Mutex(fd)
         slavePath = "/dev/pts/\(number)"
         // A UART does not echo: make the line raw before anyone writes, as a receiver's port is.
         let slave = open(slavePath, O_RDWR | O_NOCTTY | O_CLOEXEC)
@@ -82,14 +93,22 @@ public final class PseudoTerminal: @unchecked Sendable {
     /// while (the port is closed), what does not fit is lost, as it would be on the wire.
     private func writeAll(_ bytes: ArraySlice<UInt8>) {
         var offset = bytes.startIndex
-        while offset < bytes.endIndex && master >= 0 {
-            let count = bytes[offset...].withUnsafeBytes { Glibc.write(master, $0.baseAddress, $0.count) }
+        while offset < bytes.endIndex {
+            let start = offset
+            guard
+                let (count, error) = withMaster({ fd in
+                    let count = bytes[start...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                    return (count, errno)
+                })
+            else { return }
             if count > 0 {
                 offset += count
-            } else if errno == EAGAIN {
-                var pending = pollfd(fd: master, events: Int16(POLLOUT), revents: 0)
+            } else if error == EAGAIN {
+                // Waiting holds no lock: a close meanwhile ends the wait, or the next write.
+                guard let fd = withMaster({ $0 }) else { return }
+                var pending = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 if poll(&pending, 1, 200) <= 0 { return }
-            } else if errno != EINTR {
+            } else if error != EINTR {
                 return
             }
         }
@@ -99,9 +118,11 @@ public final class PseudoTerminal: @unchecked Sendable {
     public func readLine(timeout milliseconds: Int32 = 5000) -> String {
         var line: [UInt8] = []
         var byte: UInt8 = 0
-        while master >= 0 && line.last != 10 {
-            var pending = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-            guard poll(&pending, 1, milliseconds) > 0, Glibc.read(master, &byte, 1) == 1 else { break }
+        while line.last != 10, let fd = withMaster({ $0 }) {
+            var pending = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pending, 1, milliseconds) > 0, withMaster({ Glibc.read($0, &byte, 1) }) == 1 else {
+                break
+            }
             line.append(byte)
         }
         return String(decoding: line, as: UTF8.self)
@@ -110,14 +131,16 @@ public final class PseudoTerminal: @unchecked Sendable {
     /// The rate the port is set to by whoever opened the slave side, in bits per second; `nil`
     /// when it is not a standard rate. A UART at another rate than the receiver's reads noise.
     public var portRate: Int? {
-        var settings = termios()
-        guard master >= 0, tcgetattr(master, &settings) == 0 else { return nil }
+        let speed = withMaster { fd -> speed_t? in
+            var settings = termios()
+            return tcgetattr(fd, &settings) == 0 ? cfgetispeed(&settings) : nil
+        }
+        guard let speed = speed ?? nil else { return nil }
         let rates: [(speed_t, Int)] = [
             (speed_t(B4800), 4800), (speed_t(B9600), 9600), (speed_t(B19200), 19200),
             (speed_t(B38400), 38400), (speed_t(B57600), 57600), (speed_t(B115200), 115200),
             (speed_t(B230400), 230400), (speed_t(B460800), 460800), (speed_t(B921600), 921600),
         ]
-        let speed = cfgetispeed(&settings)
         return rates.first { $0.0 == speed }?.1
     }
 
@@ -164,9 +187,11 @@ public final class PseudoTerminal: @unchecked Sendable {
 
     /// Unplugs the receiver.
     public func close() {
-        guard master >= 0 else { return }
-        Glibc.close(master)
-        master = -1
+        descriptor.withLock { fd in
+            guard fd >= 0 else { return }
+            Glibc.close(fd)
+            fd = -1
+        }
     }
 
     deinit { close() }
