@@ -73,7 +73,8 @@ public struct CLLocationUpdate: Sendable {
         /// How long and how still a device must be to count as stationary for this activity.
         public var stationaryTuning: StationaryDetector.Tuning {
             switch self {
-            case .automotiveNavigation: .init(radius: 25, duration: 180, speed: 1.0)  // traffic lights are not a stop
+            // Traffic lights are not a stop.
+            case .automotiveNavigation: .init(radius: 25, duration: 180, speed: 1.0)
             case .otherNavigation: .init(radius: 15, duration: 120, speed: 0.5)
             case .fitness: .init(radius: 10, duration: 120, speed: 0.3)  // a runner's pause
             case .airborne: .init(radius: 50, duration: 300, speed: 2.0)
