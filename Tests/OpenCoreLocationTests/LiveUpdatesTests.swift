@@ -96,6 +96,8 @@ struct LiveUpdatesTests {
             await settle { h.clock.waitingCount >= 2 }  // the watchdog and the backoff
             h.clock.advance(by: .seconds(1))
             await settle { h.source.starts == 2 }
+            // Unopened, nothing more would come: end here rather than wait for it forever.
+            try #require(h.source.starts == 2)
             h.source.send(.position(52, 5, at: 2, speed: 2))
             let back = try await iterator.next()
             #expect(back?.location != nil && back?.locationUnavailable == false)
@@ -143,6 +145,8 @@ struct LiveUpdatesTests {
                 atPath: (device as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             #expect(FileManager.default.createFile(atPath: device, contents: nil))
             await settle { h.source.starts == 2 }
+            // Unopened, nothing more would come: end here rather than wait for it forever.
+            try #require(h.source.starts == 2)
             h.source.send(.position(52, 5, at: 2, speed: 2))
             #expect(try await iterator.next()?.location != nil)
         }
