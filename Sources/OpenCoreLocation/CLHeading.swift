@@ -37,11 +37,11 @@ open class CLHeading: NSObject, @unchecked Sendable {
     }
 }
 
-/// How the device is held, for heading on Apple's phones; a receiver's heading does not depend
-/// on it, so it is kept and has no effect.
 /// A component of the raw geomagnetic vector, microteslas (always 0 here: no magnetometer).
 public typealias CLHeadingComponentValue = Double
 
+/// How the device is held, for heading on Apple's phones; a receiver's heading does not depend
+/// on it, so it is kept and has no effect.
 public enum CLDeviceOrientation: Int32, Sendable, Hashable {
     case unknown = 0
     case portrait = 1
