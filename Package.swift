@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "GNSS", targets: ["GNSS"]),
         .library(name: "GNSSSimulation", targets: ["GNSSSimulation"]),
         .library(name: "GNSSSources", targets: ["GNSSSources"]),
+        .library(name: "LocationEngine", targets: ["LocationEngine"]),
         .library(name: "OpenCoreLocation", targets: ["OpenCoreLocation"]),
         .library(name: "LocationWire", targets: ["LocationWire"]),
         .executable(name: "gpsloc", targets: ["gpsloc"]),
@@ -51,19 +52,29 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLzma", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
-        .target(name: "LocationWire", dependencies: ["GNSS"]),
+        // The privacy engine: authorization, sessions, the reducer, monitors, fan-out. Every
+        // front-end (the Apple-API façade, the daemon's protocols) sits on it; it knows none of them.
+        .target(
+            name: "LocationEngine",
+            dependencies: [
+                "GNSS", "DescriptorIO", "Locking",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(name: "LocationWire", dependencies: ["GNSS", "LocationEngine"]),
+        // The Apple-API façade over the engine: in process, or as a client of gpslocd.
         .target(
             name: "OpenCoreLocation",
             dependencies: [
-                "GNSS", "DescriptorIO", "LocationWire", "Locking",
+                "GNSS", "DescriptorIO", "LocationEngine", "LocationWire", "Locking",
                 .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
             name: "LocationDaemon",
             dependencies: [
-                "GNSS", "GNSSSources", "LocationWire", "Locking", "OpenCoreLocation",
+                "GNSS", "GNSSSources", "LocationEngine", "LocationWire", "Locking",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -73,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "gpslocd",
             dependencies: [
-                "GNSS", "LocationDaemon", "GNSSSources",
+                "GNSS", "LocationDaemon", "LocationEngine", "GNSSSources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -81,7 +92,7 @@ let package = Package(
         .executableTarget(
             name: "gpsloc",
             dependencies: [
-                "GNSS", "GNSSSimulation", "GNSSSources", "LocationWire", "OpenCoreLocation",
+                "GNSS", "GNSSSimulation", "GNSSSources", "LocationEngine", "LocationWire", "OpenCoreLocation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -96,17 +107,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
+            name: "LocationEngineTests", dependencies: ["LocationEngine", "GNSS", "TestSupport"]),
+        .testTarget(
             name: "OpenCoreLocationTests",
-            dependencies: ["OpenCoreLocation", "GNSSSources", "Locking", "TestSupport"]),
+            dependencies: [
+                "OpenCoreLocation", "LocationEngine", "LocationWire", "GNSSSources", "Locking", "TestSupport",
+            ]),
         .testTarget(name: "GPSLocTests", dependencies: ["gpsloc", "TestSupport"]),
         // Apple-platform code in the Swift 5 language mode, as most apps still build.
         .testTarget(
-            name: "Swift5SamplesTests", dependencies: ["OpenCoreLocation"],
+            name: "Swift5SamplesTests", dependencies: ["OpenCoreLocation", "LocationEngine"],
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "LocationDaemonTests",
             dependencies: [
-                "LocationDaemon", "LocationWire", "Locking", "OpenCoreLocation", "TestSupport", "gpslocd",
+                "LocationDaemon", "LocationEngine", "LocationWire", "Locking", "OpenCoreLocation",
+                "TestSupport",
+                "gpslocd",
                 "gpsloc",
             ]),
     ],

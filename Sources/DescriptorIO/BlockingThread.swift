@@ -46,3 +46,11 @@ public func onThread<Value: Sendable, Failure: Error>(
     }
     return try outcome.get()
 }
+
+/// Runs `body` on a thread of its own, named `name`, and returns at once: for a loop that lives as
+/// long as its owner (a watcher reading a descriptor until its ``PollLoop`` is stopped).
+public func detachThread(named name: String, _ body: @escaping @Sendable () -> Void) {
+    let thread = Thread(block: body)
+    thread.name = name
+    thread.start()
+}

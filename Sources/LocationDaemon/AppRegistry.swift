@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import LocationEngine
 import Locking
-import OpenCoreLocation
 
 /// An app an administrator registered: its manifest and what it covers.
 public struct AppRegistration: Sendable, Hashable {

@@ -1,9 +1,9 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import LocationEngine
 import LocationWire
 import Locking
-import OpenCoreLocation
 
 /// One connection after its hello: its requests turned into the inputs of the app's core, and
 /// what the core delivers turned into lines. Numbers the client chose for its sessions and

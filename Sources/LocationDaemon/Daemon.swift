@@ -3,9 +3,9 @@
 
 import Foundation
 import GNSS
+import LocationEngine
 import LocationWire
 import Locking
-import OpenCoreLocation
 
 /// What the daemon shares among its connections: the receivers, the decisions, the app
 /// registrations, the prompt router and the apps it hosts. Connections come and go through
@@ -98,7 +98,7 @@ public final class Daemon: Sendable {
         let log = log
         let label = "\(key.app) (uid \(key.uid))"
         let app = HostedApp(
-            LocationContext.Configuration(
+            AppEngine.Configuration(
                 client: key.app, manifest: manifest, store: stores.store(uid: key.uid),
                 prompter: router.prompter(uid: key.uid) { latest.identity }, activity: activity,
                 service: service, watchesStore: false, reducerSecret: reducerSecret,

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import OpenCoreLocation
+import LocationEngine
 
 /// The system's decisions, in the daemon's state directory and nowhere a client can write:
 /// `decisions/<uid>/authorization.json` for each user's apps, under `decisions/system/`, whose

@@ -1,9 +1,9 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import LocationEngine
 import LocationWire
 import Locking
-import OpenCoreLocation
 
 /// One app of one user, as the daemon hosts it: its core (in a ``HostedApp``), whether it is in
 /// use, and the connections of its processes. Several processes of the same app share it, as an

@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import LocationEngine
 import LocationWire
-import OpenCoreLocation
 import SystemPackage
 
 #if canImport(Glibc)

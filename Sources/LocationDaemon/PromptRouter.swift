@@ -1,9 +1,9 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import LocationEngine
 import LocationWire
 import Locking
-import OpenCoreLocation
 
 /// Takes each app's questions to the user it runs as: to that user's agent (`gpsloc agent`)
 /// when one is connected, else it records them as pending in the user's decisions, to be

@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import Foundation
+import LocationEngine
 import LocationWire
 import OpenCoreLocation
 import Synchronization

@@ -5,6 +5,7 @@ import ArgumentParser
 import Foundation
 import GNSS
 import GNSSSources
+import LocationEngine
 import Logging
 import OpenCoreLocation
 

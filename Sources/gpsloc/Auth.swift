@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import GNSS
+import LocationEngine
 import LocationWire
 import OpenCoreLocation
 

@@ -5,9 +5,9 @@ import Foundation
 import GNSS
 import GNSSSources
 import LocationDaemon
+import LocationEngine
 import NIOCore
 import NIOPosix
-import OpenCoreLocation
 import ServiceLifecycle
 
 #if canImport(Glibc)

@@ -8,7 +8,6 @@ import GNSSSources
 import LocationDaemon
 import Logging
 import NIOPosix
-import OpenCoreLocation
 import ServiceLifecycle
 
 #if canImport(Glibc)

@@ -8,6 +8,7 @@ import Locking
 import TestSupport
 import Testing
 
+@testable import LocationEngine
 @testable import OpenCoreLocation
 
 /// A log replayed in real time on a manual clock: a receiver whose time the test moves.
@@ -48,7 +49,7 @@ struct BackPressureTests {
 
         let fast = Mutex<[Date]>([])
         let slow = Mutex<[Date]>([])
-        let slowMailbox = Mutex<Mailbox<CLLocationUpdate>?>(nil)
+        let slowMailbox = Mutex<Mailbox<LocationUpdate>?>(nil)
         let slowTask = Task {
             let mailbox = context.subscribeUpdates(configuration: .automotiveNavigation)
             slowMailbox.withLock { $0 = mailbox }

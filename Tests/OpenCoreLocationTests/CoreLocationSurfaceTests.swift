@@ -3,10 +3,12 @@
 
 import Foundation
 import GNSS
+import LocationWire
 import Synchronization
 import TestSupport
 import Testing
 
+@testable import LocationEngine
 @testable import OpenCoreLocation
 
 /// Pieces of Core Location's API used as Apple's documentation and samples use them.
@@ -18,14 +20,16 @@ struct CoreLocationSurfaceTests {
         var fix = Fix.position(52, 5, at: 1_773_475_200)
         fix.heading = 274.07
         fix.magneticVariation = 1.5
-        let location = try #require(CLLocation(fix: fix, origin: .receiver, fallbackTime: Date()))
+        let location = try #require(Location(fix: fix, origin: .receiver, fallbackTime: Date()))
         let wire = location.wire
         #expect(wire.heading == 274.07)
-        let back = CLLocation(wire: wire)
+        let back = CLLocation(Location(wire: wire))
         let heading = try #require(back.heading)
         #expect(heading.trueHeading == 274.07)
         #expect(abs(heading.magneticHeading - 272.57) < 1e-9)
-        #expect(CLLocation(wire: CLLocation(latitude: 1, longitude: 2).wire).heading == nil)
+        #expect(
+            CLLocation(Location(wire: CLLocation(latitude: 1, longitude: 2).engineLocation.wire)).heading
+                == nil)
     }
 
     @Test("A plainly declared delegate class is made and set off the main actor, in Swift 6 too")

@@ -3,6 +3,7 @@
 
 import Foundation
 import GNSS
+import LocationEngine
 import Locking
 import OpenCoreLocation
 import TestSupport

@@ -3,6 +3,7 @@
 
 import Foundation
 import GNSS
+import LocationEngine
 import OpenCoreLocation
 import TestSupport
 import Testing

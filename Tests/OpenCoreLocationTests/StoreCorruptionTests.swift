@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import LocationEngine
 import OpenCoreLocation
 import TestSupport
 import Testing

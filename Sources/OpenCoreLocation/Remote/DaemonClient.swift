@@ -3,6 +3,7 @@
 
 import DescriptorIO
 import Foundation
+import LocationEngine
 import LocationWire
 import Locking
 import SystemPackage
@@ -22,7 +23,7 @@ final class DaemonClient: Sendable {
     }
 
     private struct UpdateRecord {
-        var mailbox: Mailbox<CLLocationUpdate>
+        var mailbox: Mailbox<LocationUpdate>
         var configuration: Int
         var monitoring: Bool
         var reduced = false
@@ -40,7 +41,7 @@ final class DaemonClient: Sendable {
         var updates: [Int: UpdateRecord] = [:]
         var diagnostics: [Int: (mailbox: Mailbox<AuthorizationFlags>, session: Int)] = [:]
         var accuracyRequests: [Int: @Sendable ((any Error)?) -> Void] = [:]
-        var monitors: [Int: (mailbox: Mailbox<CLMonitor.Event>, name: String)] = [:]
+        var monitors: [Int: (mailbox: Mailbox<MonitorEvent>, name: String)] = [:]
         /// Requests waiting for their reply, by id.
         var replies: [Int: CheckedContinuation<WireEvent?, Never>] = [:]
         var nextNumber = 0
@@ -155,10 +156,10 @@ final class DaemonClient: Sendable {
         configuration: Int, monitoring: Bool, reduced: Bool = false, continuous: Bool = false,
         implicitSession: Bool = true, capacity: Int
     )
-        -> Mailbox<CLLocationUpdate>
+        -> Mailbox<LocationUpdate>
     {
         let id = number()
-        let mailbox = Mailbox<CLLocationUpdate>(capacity: capacity) { [weak self] in
+        let mailbox = Mailbox<LocationUpdate>(capacity: capacity) { [weak self] in
             guard let self else { return }
             let was = self.state.withLock { $0.updates.removeValue(forKey: id) }
             if was != nil { self.send(.unsubscribe(subscription: id)) }
@@ -192,9 +193,9 @@ final class DaemonClient: Sendable {
     }
 
     /// The events of the app's monitor `name`, as the daemon evaluates it.
-    func subscribeMonitor(name: String) -> Mailbox<CLMonitor.Event> {
+    func subscribeMonitor(name: String) -> Mailbox<MonitorEvent> {
         let id = number()
-        let mailbox = Mailbox<CLMonitor.Event>(capacity: 1) { [weak self] in
+        let mailbox = Mailbox<MonitorEvent>(capacity: 1) { [weak self] in
             guard let self else { return }
             let was = self.state.withLock { $0.monitors.removeValue(forKey: id) }
             if was != nil { self.send(.unsubscribe(subscription: id)) }
@@ -269,8 +270,8 @@ final class DaemonClient: Sendable {
     private func dispatch(_ event: WireEvent) {
         switch event {
         case .update(let id, let wire):
-            let update = CLLocationUpdate(wire: wire)
-            let mailbox = state.withLock { state -> Mailbox<CLLocationUpdate>? in
+            let update = LocationUpdate(wire: wire)
+            let mailbox = state.withLock { state -> Mailbox<LocationUpdate>? in
                 state.updates[id]?.flags = update.flags
                 return state.updates[id]?.mailbox
             }
@@ -278,7 +279,7 @@ final class DaemonClient: Sendable {
         case .diagnostic(let id, let flags):
             _ = state.withLock { $0.diagnostics[id]?.mailbox }?.post(AuthorizationFlags(wireNames: flags))
         case .monitorEvent(let id, let wire):
-            _ = state.withLock { $0.monitors[id]?.mailbox }?.post(CLMonitor.Event(wire: wire))
+            _ = state.withLock { $0.monitors[id]?.mailbox }?.post(MonitorEvent(wire: wire))
         case .finish(let id):
             let (updates, diagnostics, monitor) = state.withLock { state in
                 (
@@ -322,7 +323,9 @@ final class DaemonClient: Sendable {
                 Array(state.replies.values)
             )
         }
-        for (mailbox, flags) in updates { mailbox.post(.unavailable(flags: flags)) }
+        for (mailbox, flags) in updates {
+            mailbox.post(LocationUpdate(location: nil, flags: flags, unavailable: true))
+        }
         for completion in requests { completion(CLError(.locationUnknown, "gpslocd went away")) }
         for reply in replies { reply.resume(returning: nil) }
     }

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import DescriptorIO
+import LocationEngine
 import LocationWire
 import SystemPackage
 

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import LocationEngine
 import LocationWire
 import Locking
 
@@ -17,8 +18,8 @@ final class RemoteMonitor: MonitorBackend {
 
     private struct Entry {
         var identifier: String
-        var condition: any CLCondition
-        var lastEvent: CLMonitor.Event
+        var condition: MonitorCondition
+        var lastEvent: MonitorEvent
     }
 
     private final class Mirror: Sendable {
@@ -40,8 +41,8 @@ final class RemoteMonitor: MonitorBackend {
                     guard let condition = record.condition.condition else { return nil }
                     return Entry(
                         identifier: record.identifier, condition: condition,
-                        lastEvent: CLMonitor.Event(
-                            identifier: record.identifier, state: CLMonitoringState(record.state),
+                        lastEvent: MonitorEvent(
+                            identifier: record.identifier, state: MonitoringState(record.state),
                             date: Date(timeIntervalSince1970: record.date), generation: record.generation))
                 }
                 mirror.entries.withLock { $0 = loaded }
@@ -58,18 +59,18 @@ final class RemoteMonitor: MonitorBackend {
     /// Waits until the conditions were fetched (or the daemon could not give them).
     func loaded() async { await fetch.value }
 
-    func add(_ condition: any CLCondition, identifier: String, assuming: CLMonitoringState) {
+    func add(_ condition: MonitorCondition, identifier: String, assuming: MonitoringState) {
         mirror.entries.withLock { entries in
             entries.removeAll { $0.identifier == identifier }
             entries.append(
                 Entry(
                     identifier: identifier, condition: condition,
-                    lastEvent: CLMonitor.Event(
+                    lastEvent: MonitorEvent(
                         identifier: identifier, state: assuming, date: Date(), generation: 0)))
         }
         guard let wire = WireCondition(condition) else {
             log(
-                "monitor \"\(name)\": condition \"\(identifier)\" is a \(type(of: condition)), which is not "
+                "monitor \"\(name)\": condition \"\(identifier)\" is a \(condition.typeName), which is not "
                     + "monitored or stored")
             return
         }
@@ -93,19 +94,19 @@ final class RemoteMonitor: MonitorBackend {
 
     var identifiers: [String] { mirror.entries.withLock { $0.map(\.identifier) } }
 
-    func record(for identifier: String) -> CLMonitor.Record? {
+    func record(for identifier: String) -> MonitorRecord? {
         mirror.entries.withLock { entries in
             entries.first { $0.identifier == identifier }.map {
-                CLMonitor.Record(condition: $0.condition, lastEvent: $0.lastEvent)
+                MonitorRecord(condition: $0.condition, lastEvent: $0.lastEvent)
             }
         }
     }
 
-    func subscribe() -> Mailbox<CLMonitor.Event> {
+    func subscribe() -> Mailbox<MonitorEvent> {
         client.subscribeMonitor(name: name)
     }
 
-    func consumed(_ event: CLMonitor.Event) {
+    func consumed(_ event: MonitorEvent) {
         mirror.entries.withLock { entries in
             if let index = entries.firstIndex(where: { $0.identifier == event.identifier }) {
                 entries[index].lastEvent = event

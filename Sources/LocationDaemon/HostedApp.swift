@@ -1,0 +1,193 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import FoundationEssentials
+import LocationEngine
+import LocationWire
+import Locking
+
+/// One remote client's app as the daemon runs it: the same ``AppEngine`` as an app in its own
+/// process, with its inputs arriving as requests over the socket instead of API calls, and what
+/// it delivers leaving as wire values. Privacy is applied by the engine's one pipeline before
+/// anything reaches a ``HostedFeed``, so a client that may only have reduced locations is never
+/// handed a precise one.
+final class HostedApp: Sendable {
+    let engine: AppEngine
+
+    /// The app's monitors the daemon opened, held for as long as the app is hosted.
+    private let monitors = Mutex<[String: HostedMonitor]>([:])
+
+    private struct MonitorSession {
+        var id: Int?
+        var changing = false
+        var again = false
+    }
+
+    /// An `.always` session held while the app is authorized Always and has a monitored
+    /// condition: Always takes effect only under such a session, and the app's monitors are
+    /// evaluated while it does not run.
+    private let monitorSession = Mutex(MonitorSession())
+
+    init(_ configuration: AppEngine.Configuration) {
+        engine = AppEngine(configuration)
+        _ = engine.observeAuthorization { [weak self] in self?.refreshMonitorSession() }
+    }
+
+    /// The app's monitor `name`, opened (and its stored conditions evaluated) the first time.
+    func monitor(named name: String) -> HostedMonitor {
+        let (monitor, opened) = monitors.withLock { monitors in
+            if let monitor = monitors[name] { return (monitor, false) }
+            let monitor = HostedMonitor(name: name, core: engine.monitor(named: name)) { [weak self] in
+                self?.refreshMonitorSession()
+            }
+            monitors[name] = monitor
+            return (monitor, true)
+        }
+        refreshMonitorSession()
+        if opened { monitor.evaluateStoredConditions() }
+        return monitor
+    }
+
+    /// Whether any of the app's open monitors has a condition.
+    var hasMonitorConditions: Bool {
+        monitors.withLock { $0.values.contains { !$0.isEmpty } }
+    }
+
+    /// Opens or closes the monitors' `.always` session as the authorization and the conditions
+    /// now want; never two at once, whoever calls.
+    func refreshMonitorSession() {
+        while true {
+            let wanted = hasMonitorConditions && engine.authorizationStatus == .authorizedAlways
+            let step = monitorSession.withLock { session -> (open: Bool, close: Int?)? in
+                if session.changing {
+                    session.again = true
+                    return nil
+                }
+                guard wanted != (session.id != nil) else { return nil }
+                session.changing = true
+                return (wanted, session.id)
+            }
+            guard let step else { return }
+            var id: Int?
+            if step.open {
+                id = engine.addSession(SessionRequirement(level: .always, purposeKey: nil, explicit: false))
+            } else if let close = step.close {
+                engine.removeSession(close)
+            }
+            let again = monitorSession.withLock { session in
+                session.id = id
+                session.changing = false
+                defer { session.again = false }
+                return session.again
+            }
+            if !again { return }
+        }
+    }
+
+    /// The monitors stored under an authorization store's directory: each app's names.
+    static func storedMonitors(storeDirectory: String) -> [(app: String, names: [String])] {
+        let root = storeDirectory + "/monitors"
+        let manager = FileManager.default
+        var found: [(app: String, names: [String])] = []
+        for directory in ((try? manager.contentsOfDirectory(atPath: root)) ?? []).sorted() {
+            guard let app = MonitorCore.name(fromFileName: directory) else { continue }
+            let files = (try? manager.contentsOfDirectory(atPath: root + "/" + directory)) ?? []
+            let names = files.filter { $0.hasSuffix(".monitor") }.sorted().compactMap {
+                MonitorCore.name(fromFileName: String($0.dropLast(".monitor".count)))
+            }
+            if !names.isEmpty { found.append((app, names)) }
+        }
+        return found
+    }
+
+    var client: String { engine.client }
+
+    /// A service session (`CLServiceSession`); returns the core's number for it.
+    func openSession(_ level: WireLevel, purposeKey: String?) -> Int {
+        engine.addSession(
+            SessionRequirement(level: level.sessionLevel, purposeKey: purposeKey, explicit: true))
+    }
+
+    func openBackgroundSession() -> Int {
+        engine.addBackgroundActivitySession()
+    }
+
+    func closeSession(_ id: Int) {
+        engine.removeSession(id)
+    }
+
+    /// `liveUpdates` with an activity's raw value (an unknown one is `.default`), or a monitor's
+    /// feed.
+    func updates(
+        configuration: Int, monitoring: Bool, reduced: Bool = false, continuous: Bool = false,
+        implicitSession: Bool = true
+    )
+        -> HostedFeed<
+            WireUpdate
+        >
+    {
+        let mailbox = engine.subscribeUpdates(
+            profile: ActivityProfile(rawValue: configuration) ?? .default,
+            monitoring: monitoring,
+            wantsReduced: reduced, continuous: continuous, implicitSession: implicitSession)
+        return HostedFeed(MailboxLease(mailbox)) { $0.wire }
+    }
+
+    /// A session's diagnostics, as flag names; an ended feed when the session is gone.
+    func diagnostics(session: Int) -> HostedFeed<[String]> {
+        HostedFeed(MailboxLease(engine.subscribeDiagnostics(session: session))) { $0.wireNames }
+    }
+
+    func requestAuthorization(_ level: WireLevel) {
+        engine.requestAuthorization(level == .always ? .always : .whenInUse)
+    }
+
+    /// Asks for temporary full accuracy; `completion` gets `nil` when granted, else the error in
+    /// its wire form.
+    func requestTemporaryFullAccuracy(
+        purposeKey: String, completion: @escaping @Sendable (String?) -> Void
+    ) {
+        engine.requestTemporaryFullAccuracy(purposeKey: purposeKey) { refusal in
+            completion(refusal?.wireText)
+        }
+    }
+
+    var authorization: WireAuthorization {
+        WireAuthorization(
+            status: "\(engine.authorizationStatus)", accuracy: "\(engine.accuracyAuthorization)",
+            servicesEnabled: engine.servicesEnabled)
+    }
+
+    /// Calls `observer` after every change of the status or the accuracy.
+    func observeAuthorization(_ observer: @escaping @Sendable () -> Void) -> Int {
+        engine.observeAuthorization(observer)
+    }
+
+    func removeAuthorizationObserver(_ id: Int) {
+        engine.removeAuthorizationObserver(id)
+    }
+
+    /// The daemon changed the decisions this app is under.
+    func reloadStore() {
+        engine.reloadStore()
+    }
+}
+
+/// What one subscription of a hosted app delivers, already through its privacy pipeline, as
+/// wire values; ``cancel()`` or release ends the subscription.
+final class HostedFeed<Element: Sendable>: Sendable {
+    private let pull: @Sendable () async -> Element?
+    private let stop: @Sendable () -> Void
+
+    init<Delivered: Deliverable>(
+        _ lease: MailboxLease<Delivered>, convert: @escaping @Sendable (Delivered) -> Element
+    ) {
+        pull = { await lease.mailbox.next().map(convert) }
+        stop = { lease.mailbox.close() }
+    }
+
+    /// The next element, or `nil` when the subscription is over.
+    func next() async -> Element? { await pull() }
+
+    func cancel() { stop() }
+}

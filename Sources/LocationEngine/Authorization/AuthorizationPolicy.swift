@@ -1,0 +1,307 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import FoundationEssentials
+
+/// How much authorization a service session asks for.
+public enum SessionLevel: Int, Sendable, Hashable, Comparable {
+    case none = 0
+    case whenInUse = 1
+    case always = 2
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A session an app holds: an explicit service session (`CLServiceSession` in the Apple API), or
+/// the implicit one that subscribing to updates or monitor events, or holding a background
+/// activity session, amounts to.
+package struct SessionRequirement: Sendable, Hashable {
+    package var level: SessionLevel
+    package var purposeKey: String?
+    package var explicit: Bool
+    /// Keeps a when-in-use app in use in the background (a background activity session).
+    package var keepsInUse = false
+
+    package init(level: SessionLevel, purposeKey: String? = nil, explicit: Bool, keepsInUse: Bool = false) {
+        self.level = level
+        self.purposeKey = purposeKey
+        self.explicit = explicit
+        self.keepsInUse = keepsInUse
+    }
+}
+
+/// Why updates are missing, or what limits them: the flags that every update, every session's
+/// diagnostics and every monitor event carry (Core Location's names).
+public struct AuthorizationFlags: Sendable, Hashable {
+    public var authorizationDenied = false
+    public var authorizationDeniedGlobally = false
+    public var authorizationRestricted = false
+    public var authorizationRequestInProgress = false
+    public var insufficientlyInUse = false
+    public var serviceSessionRequired = false
+    public var fullAccuracyDenied = false
+    public var alwaysAuthorizationDenied = false
+    public var accuracyLimited = false
+
+    public init() {}
+}
+
+/// The authorization's verdict on updates: whether they flow at all, whether they are precise,
+/// and the flags they carry.
+struct UpdateGate: Sendable, Hashable {
+    var deliver: Bool
+    var full: Bool
+    var flags: AuthorizationFlags
+}
+
+/// What a prompt decision leads to: a question for the user, or a request refused without one.
+enum PromptDecision: Sendable, Hashable {
+    case ask(PromptRequest)
+    /// The request cannot be shown; the text says why and what to do.
+    case refuse(String)
+}
+
+/// The authorization rules of Core Location as a pure state machine: given the stored decisions,
+/// the manifest, the sessions held, whether the app is in use and what is being asked, it says
+/// which flags apply, whether locations may flow and at what accuracy, and what to ask next.
+package struct AuthorizationState: Sendable {
+    package var client: String
+    package var manifest: Manifest
+    package var snapshot: AuthorizationSnapshot
+    package var sessions: [Int: SessionRequirement] = [:]
+    /// One-shot requests of the delegate API (`requestWhenInUseAuthorization()` and
+    /// `requestAlwaysAuthorization()`), kept until they are answered or moot.
+    package var managerRequest: SessionLevel?
+    package var inUse: Bool
+    /// Whether the app was in use when ``reconcileUse()`` last ran.
+    package var wasInUse = true
+    /// The question showing now.
+    package var prompt: PromptRequest?
+    /// Purpose keys granted temporary full accuracy; they lapse when the app leaves use.
+    package var temporaryFullAccuracy: Set<String> = []
+    /// Purpose keys whose precise-location request was declined or could not be asked.
+    package var declinedPurposes: Set<String> = []
+    /// Refusals already reported, so each is logged once.
+    package var reported: Set<String> = []
+
+    package var record: ClientAuthorization { snapshot[client] }
+    package var restricted: Bool { snapshot.isRestricted(client) }
+
+    package var status: AuthorizationStatus {
+        if !snapshot.servicesEnabled { return .denied }
+        if restricted { return .restricted }
+        switch record.decision {
+        case .notDetermined: return .notDetermined
+        case .denied: return .denied
+        case .whenInUse: return .authorizedWhenInUse
+        case .always: return .authorizedAlways
+        }
+    }
+
+    package var isAuthorized: Bool { status == .authorizedWhenInUse || status == .authorizedAlways }
+
+    package var accuracy: AccuracyAuthorization {
+        if record.precise || !temporaryFullAccuracy.isEmpty { return .fullAccuracy }
+        return .reducedAccuracy
+    }
+
+    /// The sessions that count: explicit ones, and implicit ones unless the manifest requires
+    /// explicit sessions.
+    package var effectiveSessions: [SessionRequirement] {
+        sessions.values.filter { $0.explicit || !manifest.requiresExplicitServiceSession }
+    }
+
+    package var requestedLevel: SessionLevel {
+        max(effectiveSessions.map(\.level).max() ?? .none, managerRequest ?? .none)
+    }
+
+    package var serviceSessionRequired: Bool {
+        guard manifest.requiresExplicitServiceSession else { return false }
+        let explicit = sessions.values.filter(\.explicit)
+        if explicit.isEmpty { return true }
+        // A `.none` session satisfies the requirement only once the app is authorized.
+        return !isAuthorized && !explicit.contains { $0.level >= .whenInUse }
+    }
+
+    /// Always takes effect only while the app holds an `.always` session.
+    package var alwaysActive: Bool {
+        record.decision == .always && effectiveSessions.contains { $0.level == .always }
+    }
+
+    /// In use: in the foreground, or kept in use by a background activity session (whatever
+    /// the manifest says about explicit sessions), or Always authorized and holding an `.always`
+    /// session.
+    package var effectivelyInUse: Bool {
+        inUse || alwaysActive || sessions.values.contains(where: \.keepsInUse)
+    }
+
+    /// The common flags: global switch, restrictions, denial, session and in-use state.
+    package var baseFlags: AuthorizationFlags {
+        var flags = AuthorizationFlags()
+        flags.authorizationRequestInProgress = prompt != nil
+        if !snapshot.servicesEnabled {
+            flags.authorizationDeniedGlobally = true
+            flags.authorizationDenied = true
+            return flags
+        }
+        if restricted {
+            flags.authorizationRestricted = true
+            return flags
+        }
+        flags.serviceSessionRequired = serviceSessionRequired
+        switch record.decision {
+        case .denied:
+            flags.authorizationDenied = true
+        case .notDetermined:
+            if !inUse {
+                flags.insufficientlyInUse = true
+            } else if prompt == nil, requestedLevel >= .whenInUse,
+                manifest.whenInUseUsageDescription == nil
+            {
+                // The request was refused without a prompt: it behaves as a denial.
+                flags.authorizationDenied = true
+            }
+        case .whenInUse, .always:
+            if !effectivelyInUse { flags.insufficientlyInUse = true }
+        }
+        return flags
+    }
+
+    /// The flags of an explicit session's diagnostics.
+    package func diagnostic(for session: SessionRequirement) -> AuthorizationFlags {
+        var flags = baseFlags
+        flags.accuracyLimited = isAuthorized && accuracy == .reducedAccuracy
+        if let key = session.purposeKey, accuracy == .reducedAccuracy, declinedPurposes.contains(key) {
+            flags.fullAccuracyDenied = true
+        }
+        if session.level == .always, record.decision == .whenInUse,
+            record.alwaysPrompted || record.once
+        {
+            flags.alwaysAuthorizationDenied = true
+        }
+        return flags
+    }
+
+    /// Whether updates flow to a subscriber, and whether they are precise.
+    var updateGate: UpdateGate {
+        var flags = baseFlags
+        let blocked =
+            flags.authorizationDenied || flags.authorizationRestricted || flags.insufficientlyInUse
+            || flags.serviceSessionRequired || !isAuthorized
+        if blocked { return UpdateGate(deliver: false, full: false, flags: flags) }
+        let full = accuracy == .fullAccuracy
+        flags.accuracyLimited = !full
+        return UpdateGate(deliver: true, full: full, flags: flags)
+    }
+
+    /// What to ask next, if anything: prompts are shown only to an app in use, with location
+    /// services on and no restriction, one at a time.
+    mutating func nextPrompt() -> PromptDecision? {
+        guard prompt == nil, inUse, snapshot.servicesEnabled, !restricted else { return nil }
+        let level = requestedLevel
+        switch record.decision {
+        case .notDetermined where level >= .whenInUse:
+            guard let reason = manifest.whenInUseUsageDescription else {
+                return .refuse(
+                    "\(client) asked for location access, but its manifest has no "
+                        + "NSLocationWhenInUseUsageDescription; add one to its Info.plist")
+            }
+            return .ask(
+                PromptRequest(
+                    kind: .whenInUse, client: client, reason: reason,
+                    defaultsToApproximate: manifest.defaultAccuracyReduced))
+        case .whenInUse where level == .always && !record.once && !record.alwaysPrompted:
+            guard let reason = manifest.alwaysUsageDescription else {
+                return .refuse(
+                    "\(client) asked for Always access, but its manifest has no "
+                        + "NSLocationAlwaysAndWhenInUseUsageDescription; add one to its Info.plist")
+            }
+            return .ask(PromptRequest(kind: .always, client: client, reason: reason))
+        case .whenInUse, .always:
+            guard accuracy == .reducedAccuracy else { return nil }
+            let keys = Set(effectiveSessions.compactMap(\.purposeKey))
+            for key in keys.sorted()
+            where !declinedPurposes.contains(key) && !temporaryFullAccuracy.contains(key) {
+                guard let reason = manifest.temporaryUsageDescriptions[key] else {
+                    declinedPurposes.insert(key)
+                    return .refuse(
+                        "\(client) asked for precise location with the purpose key \"\(key)\", which "
+                            + "is not in its NSLocationTemporaryUsageDescriptionDictionary")
+                }
+                return .ask(
+                    PromptRequest(
+                        kind: .temporaryFullAccuracy, client: client, reason: reason, purposeKey: key))
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// Applies the user's answer to the question that was showing; returns whether the stored
+    /// decisions changed.
+    package mutating func answer(_ answer: PromptAnswer?, to request: PromptRequest) -> Bool {
+        if prompt == request { prompt = nil }
+        let before = snapshot
+        switch request.kind {
+        case .whenInUse:
+            guard record.decision == .notDetermined else { break }
+            switch answer {
+            case .allowOnce(let precise):
+                snapshot[client].decision = .whenInUse
+                snapshot[client].once = true
+                snapshot[client].precise = precise
+            case .allowWhileUsing(let precise):
+                snapshot[client].decision = .whenInUse
+                snapshot[client].once = false
+                snapshot[client].precise = precise
+            case .allowAlways, .allowFullAccuracy:
+                snapshot[client].decision = .whenInUse
+                snapshot[client].once = false
+                snapshot[client].precise = !manifest.defaultAccuracyReduced
+            case .deny:
+                snapshot[client].decision = .denied
+            case nil:
+                break
+            }
+            if managerRequest == .whenInUse || answer == .deny { managerRequest = nil }
+        case .always:
+            guard answer != nil else { break }
+            snapshot[client].alwaysPrompted = true
+            if answer == .allowAlways, record.decision == .whenInUse {
+                snapshot[client].decision = .always
+            }
+            managerRequest = nil
+        case .temporaryFullAccuracy:
+            guard let key = request.purposeKey else { break }
+            switch answer {
+            case .allowFullAccuracy, .allowAlways, .allowWhileUsing(precise: true),
+                .allowOnce(precise: true):
+                temporaryFullAccuracy.insert(key)
+            case nil:
+                break
+            default:
+                declinedPurposes.insert(key)
+            }
+        }
+        snapshot[client].pendingRequest = nil
+        if isAuthorized, managerRequest == .whenInUse { managerRequest = nil }
+        return snapshot != before
+    }
+
+    /// Brings the use-dependent grants up to date after any change. When the app stops being in
+    /// use (it leaves the foreground and no background activity session keeps it in use), Allow
+    /// Once lapses (the decision goes back to undetermined, to be asked again) and temporary full
+    /// accuracy ends. Returns whether the stored decisions changed.
+    package mutating func reconcileUse() -> Bool {
+        let now = effectivelyInUse
+        defer { wasInUse = now }
+        guard wasInUse, !now else { return false }
+        temporaryFullAccuracy.removeAll()
+        declinedPurposes.removeAll()
+        guard record.once, record.decision == .whenInUse else { return false }
+        snapshot[client].decision = .notDetermined
+        snapshot[client].once = false
+        return true
+    }
+}

@@ -1,0 +1,135 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import FoundationEssentials
+import Locking
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Where one subscriber's elements wait for its `for try await` loop: a ``DeliveryBuffer`` (the
+/// back-pressure policy) behind a lock, with the loop's continuation.
+///
+/// ``post(_:)`` never waits, so a slow loop never delays the receiver or any other subscriber:
+/// when it falls behind, its oldest locations are dropped and counted. A source with no time of
+/// its own (a log replayed at maximum speed) instead waits with ``waitForRoom()`` before its next
+/// fix, so that nothing of it is lost. When the loop goes away (it ends, breaks or its task is
+/// cancelled) the mailbox closes, waiting senders are released and `onTermination` runs once.
+package final class Mailbox<Element: Deliverable>: Sendable {
+    private struct State {
+        var buffer: DeliveryBuffer<Element>
+        var finished = false
+        var closed = false
+        var consumer: CheckedContinuation<Element?, Never>?
+        var senders: [CheckedContinuation<Void, Never>] = []
+        var onTermination: (@Sendable () -> Void)?
+    }
+
+    private let state: Mutex<State>
+
+    /// - Parameter capacity: how many locations may wait before the oldest is dropped.
+    package init(capacity: Int, onTermination: (@Sendable () -> Void)? = nil) {
+        state = Mutex(State(buffer: DeliveryBuffer(capacity: capacity), onTermination: onTermination))
+    }
+
+    /// Locations dropped because the consumer fell behind.
+    package var dropped: Int { state.withLock { $0.buffer.dropped } }
+
+    /// Appends without waiting; returns whether an older location was dropped for it.
+    @discardableResult
+    package func post(_ element: Element) -> Bool {
+        var droppedOne = false
+        let consumer = state.withLock { state -> CheckedContinuation<Element?, Never>? in
+            guard !state.finished, !state.closed else { return nil }
+            if let consumer = state.consumer {
+                state.consumer = nil
+                return consumer
+            }
+            droppedOne = state.buffer.append(element)
+            return nil
+        }
+        consumer?.resume(returning: element)
+        return droppedOne
+    }
+
+    /// Waits until a location can be posted without dropping one (or the consumer is gone).
+    package func waitForRoom() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let wait = state.withLock { state -> Bool in
+                guard !state.buffer.hasRoom, !state.closed, !state.finished else { return false }
+                state.senders.append(continuation)
+                return true
+            }
+            if !wait { continuation.resume() }
+        }
+    }
+
+    /// No more elements: the consumer sees the end after the waiting ones.
+    package func finish() {
+        let (consumer, senders) = state.withLock { state in
+            state.finished = true
+            defer {
+                state.consumer = nil
+                state.senders = []
+            }
+            return (state.buffer.isEmpty ? state.consumer : nil, state.senders)
+        }
+        consumer?.resume(returning: nil)
+        for sender in senders { sender.resume() }
+    }
+
+    /// The consumer has gone: drop everything and release the senders. Returns what was
+    /// waiting, oldest first.
+    @discardableResult
+    package func close() -> [Element] {
+        let (consumer, senders, termination, waiting) = state.withLock { state in
+            let result = (state.consumer, state.senders, state.closed ? nil : state.onTermination)
+            state.closed = true
+            state.consumer = nil
+            state.senders = []
+            let waiting = state.buffer.removeAll()
+            state.onTermination = nil
+            return (result.0, result.1, result.2, waiting)
+        }
+        consumer?.resume(returning: nil)
+        for sender in senders { sender.resume() }
+        termination?()
+        return waiting
+    }
+
+    package func next() async -> Element? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
+                let (value, ready, senders) = state.withLock {
+                    state -> (Element?, Bool, [CheckedContinuation<Void, Never>]) in
+                    if state.closed { return (nil, true, []) }
+                    if let value = state.buffer.popFirst() {
+                        var released: [CheckedContinuation<Void, Never>] = []
+                        if state.buffer.hasRoom {
+                            released = state.senders
+                            state.senders = []
+                        }
+                        return (value, true, released)
+                    }
+                    if state.finished || Task.isCancelled { return (nil, true, []) }
+                    state.consumer = continuation
+                    return (nil, false, [])
+                }
+                for sender in senders { sender.resume() }
+                if ready { continuation.resume(returning: value) }
+            }
+        } onCancel: {
+            close()
+        }
+    }
+}
+
+/// Closes its mailbox when the last iterator holding it goes away (a loop that ended by `break`).
+package final class MailboxLease<Element: Deliverable>: Sendable {
+    package let mailbox: Mailbox<Element>
+    package init(_ mailbox: Mailbox<Element>) { self.mailbox = mailbox }
+    deinit { mailbox.close() }
+}

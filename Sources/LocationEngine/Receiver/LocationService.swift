@@ -1,0 +1,282 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import FoundationEssentials
+import GNSS
+import Locking
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A clock reduced to what the service needs, so that any `Clock` can drive it.
+struct ServiceClock: Sendable {
+    /// Time since the clock was wrapped.
+    let elapsed: @Sendable () -> Duration
+    let sleep: @Sendable (Duration) async throws -> Void
+
+    init<C: Clock>(_ clock: C) where C.Duration == Duration {
+        let start = clock.now
+        elapsed = { start.duration(to: clock.now) }
+        sleep = { try await clock.sleep(until: clock.now.advanced(by: $0), tolerance: nil) }
+    }
+}
+
+/// One receiver shared by every subscriber in the process.
+///
+/// The source runs while at least one subscriber is attached and is stopped (its task cancelled,
+/// its device or file released) when the last one leaves. Subscribers are told when fixes stop
+/// arriving for ``staleAfter``, when the source fails (it is then reopened after 1 s, then every
+/// ``maximumBackoff``, 2 s by default, so a receiver plugged back or a server restarted is read
+/// again within about that), and when a replayed log ends. A failure that retrying cannot heal
+/// (`SourceFailure.isPermanent`) ends the source, as a log's end does, and says why.
+public final class LocationService: Sendable {
+    public enum Event: Sendable {
+        case fix(Fix)
+        /// No position can be had now; the text says why.
+        case unavailable(String)
+        /// The source ended for good (a replayed log reached its end).
+        case ended
+    }
+
+    public let source: any FixSource
+    public let staleAfter: Duration
+    public let maximumBackoff: Duration
+    /// How long a live receiver may stay open and silent before it is closed and opened again (a
+    /// receiver that hung, a USB adapter that lost its device, a TCP peer that stopped sending
+    /// without closing); `nil` never. Replayed logs are never reopened for silence.
+    public let reopenAfterSilence: Duration?
+    let clock: ServiceClock
+    let log: @Sendable (String) -> Void
+
+    private struct State {
+        var handlers: [Int: @Sendable (Event) async -> Void] = [:]
+        var watchers: [Int: AsyncStream<SourceEvent>.Continuation] = [:]
+        var nextID = 0
+        var task: Task<Void, Never>?
+        var generation = 0
+        var lastFix: Duration?
+        var staleReported = false
+        var failure: String?
+        /// The run of the source now, for the watchdog to end when it has been silent too long.
+        var attempt: Task<Void, any Error>?
+        var silenced = false
+    }
+
+    private let state = Mutex(State())
+
+    public init<C: Clock>(
+        source: any FixSource, clock: C, staleAfter: Duration = .seconds(3),
+        maximumBackoff: Duration = .seconds(2), reopenAfterSilence: Duration? = .seconds(10),
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) where C.Duration == Duration {
+        self.source = source
+        self.clock = ServiceClock(clock)
+        self.staleAfter = staleAfter
+        self.maximumBackoff = maximumBackoff
+        self.reopenAfterSilence = source.origin == .receiver ? reopenAfterSilence : nil
+        self.log = log
+    }
+
+    public convenience init(source: any FixSource) {
+        self.init(source: source, clock: ContinuousClock())
+    }
+
+    /// Why the source ended for good, when it failed in a way retrying cannot heal; `nil` while
+    /// it works, is retried, or ended as a log ends.
+    public var failure: String? { state.withLock { $0.failure } }
+
+    /// Whether the source is running now.
+    public var isRunning: Bool { state.withLock { $0.task != nil } }
+    public var subscriberCount: Int { state.withLock { $0.handlers.count } }
+
+    /// What happens to the source from now on: connections, disconnections with their reasons,
+    /// reconnection delays, stale stretches. Watching does not start the source; the stream ends
+    /// when the task iterating it is cancelled.
+    public func sourceEvents() -> AsyncStream<SourceEvent> {
+        let (stream, continuation) = AsyncStream<SourceEvent>.makeStream(
+            bufferingPolicy: .bufferingNewest(256))
+        let id = state.withLock { state in
+            state.nextID += 1
+            state.watchers[state.nextID] = continuation
+            return state.nextID
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.watchers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    private func report(_ event: SourceEvent) {
+        let watchers = state.withLock { Array($0.watchers.values) }
+        for watcher in watchers { watcher.yield(event) }
+    }
+
+    /// Attaches a subscriber; starts the source for the first one.
+    func subscribe(_ handler: @escaping @Sendable (Event) async -> Void) -> Int {
+        state.withLock { state in
+            state.nextID += 1
+            state.handlers[state.nextID] = handler
+            if state.task == nil {
+                state.generation += 1
+                let generation = state.generation
+                state.task = Task { [self] in await self.run(generation: generation) }
+            }
+            return state.nextID
+        }
+    }
+
+    /// Detaches a subscriber; stops the source after the last one.
+    func unsubscribe(_ id: Int) {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            state.handlers.removeValue(forKey: id)
+            guard state.handlers.isEmpty, let task = state.task else { return nil }
+            state.task = nil
+            state.lastFix = nil
+            state.staleReported = false
+            return task
+        }
+        task?.cancel()
+    }
+
+    private func broadcast(_ event: Event, generation: Int) async {
+        let handlers = state.withLock { state -> [@Sendable (Event) async -> Void] in
+            guard state.generation == generation, state.task != nil else { return [] }
+            if case .fix = event {
+                state.lastFix = clock.elapsed()
+                state.staleReported = false
+            }
+            return state.handlers.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for handler in handlers { await handler(event) }
+    }
+
+    private func run(generation: Int) async {
+        let watchdog = Task { [self] in await self.watch(generation: generation) }
+        defer { watchdog.cancel() }
+        var backoff = Duration.seconds(1)
+        let delivered = DeliveredFlag()
+        while !Task.isCancelled {
+            state.withLock { $0.lastFix = clock.elapsed() }
+            delivered.value.store(false, ordering: .relaxed)
+            let source = source
+            let attempt = Task { [self] in
+                try await source.run(
+                    { [self] fix in
+                        delivered.value.store(true, ordering: .relaxed)
+                        await self.broadcast(.fix(fix), generation: generation)
+                    },
+                    connected: { [self] in self.report(.connected($0)) })
+            }
+            state.withLock {
+                $0.attempt = attempt
+                $0.silenced = false
+            }
+            do {
+                try await withTaskCancellationHandler {
+                    try await attempt.value
+                } onCancel: {
+                    attempt.cancel()
+                }
+                if Task.isCancelled { return }
+                if reopenedForSilence() { continue }
+                report(.ended)
+                await broadcast(.ended, generation: generation)
+                return
+            } catch {
+                if Task.isCancelled { return }
+                if reopenedForSilence() { continue }
+                if error is CancellationError { return }
+                // A source that worked before failing is retried soon, as if for the first time.
+                if delivered.value.load(ordering: .relaxed) { backoff = .seconds(1) }
+                // A source's own errors name it first already.
+                let text = "\(error)"
+                let said = text.hasPrefix(source.name) ? text : "\(source.name) failed: \(text)"
+                if (error as? any SourceFailure)?.isPermanent == true {
+                    let message = "\(said); opening it again would not help"
+                    log(message)
+                    state.withLock { $0.failure = message }
+                    report(.failed(message))
+                    await broadcast(.ended, generation: generation)
+                    return
+                }
+                let message = "\(said); reopening in \(backoff)"
+                log(message)
+                report(.disconnected("\(error)"))
+                report(.reconnecting(after: backoff))
+                await broadcast(.unavailable(message), generation: generation)
+                do { try await sleepUntilReopening(backoff) } catch { return }
+                backoff = min(backoff * 2, maximumBackoff)
+            }
+        }
+    }
+
+    /// Waits `backoff` before the source is opened again, or less, when the device it reads
+    /// appears again meanwhile (a receiver plugged back in).
+    private func sleepUntilReopening(_ backoff: Duration) async throws {
+        guard let path = source.devicePath, let watcher = DeviceWatcher(path: path) else {
+            try await clock.sleep(backoff)
+            return
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.clock.sleep(backoff) }
+            group.addTask { await watcher.waitForAppearance() }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Whether the source delivered a fix in its current run.
+    private final class DeliveredFlag: Sendable {
+        let value = Atomic<Bool>(false)
+    }
+
+    /// Whether the run that just ended was ended by the watchdog for silence; says so.
+    private func reopenedForSilence() -> Bool {
+        guard state.withLock({ $0.silenced }), let reopenAfterSilence else { return false }
+        let message = "\(source.name): no fixes for \(reopenAfterSilence) although it is open; reopening it"
+        log(message)
+        report(.disconnected(message))
+        return true
+    }
+
+    /// Reports `unavailable` once whenever no fix has arrived for `staleAfter`, and ends the run
+    /// of a live receiver silent for ``reopenAfterSilence``, for it to be opened again.
+    private func watch(generation: Int) async {
+        var wait = staleAfter
+        while !Task.isCancelled {
+            do { try await clock.sleep(wait) } catch { return }
+            let now = clock.elapsed()
+            let reopenAfter = reopenAfterSilence
+            let (stale, silent) = state.withLock { state -> (Bool, Task<Void, any Error>?) in
+                wait = staleAfter
+                guard let last = state.lastFix else { return (false, nil) }
+                if let reopenAfter, now - last >= reopenAfter {
+                    // Ended once already: the run opens it again (and starts counting) soon.
+                    guard !state.silenced, let attempt = state.attempt else { return (false, nil) }
+                    state.silenced = true
+                    return (false, attempt)
+                }
+                if let reopenAfter, state.staleReported {
+                    wait = max(reopenAfter - (now - last), .milliseconds(1))  // wake when it is due
+                    return (false, nil)
+                }
+                guard now - last >= staleAfter else {
+                    wait = staleAfter - (now - last)  // wake when this fix goes stale
+                    return (false, nil)
+                }
+                state.staleReported = true
+                if let reopenAfter { wait = reopenAfter - (now - last) }
+                return (true, nil)
+            }
+            silent?.cancel()
+            if stale {
+                report(.stale(staleAfter))
+                await broadcast(
+                    .unavailable("no fixes from \(source.name) for \(staleAfter)"), generation: generation)
+            }
+        }
+    }
+}
