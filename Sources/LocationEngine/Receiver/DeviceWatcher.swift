@@ -58,8 +58,11 @@ final class DeviceWatcher: Sendable {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while case .bytes = buffer.withUnsafeMutableBytes({ try? loop.read(descriptor, into: $0) }) {
                 if FileManager.default.fileExists(atPath: path) { return }
-                // A directory on the way came back: watch the one nearer the device.
+                // A directory on the way came back: watch the one nearer the device. The device
+                // may have come with it (udev makes /dev/serial/by-id and the link together),
+                // before the new watch could see it: look again.
                 _ = watchNearest()
+                if FileManager.default.fileExists(atPath: path) { return }
             }
         }
     }
