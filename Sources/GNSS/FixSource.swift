@@ -46,6 +46,16 @@ extension FixSource {
     }
 }
 
+/// A source that reaches a device or a peer before its first fix (a serial port, a socket): it
+/// implements `run(_:connected:)`, and `run(_:)` is that without telling anyone.
+public protocol ConnectingFixSource: FixSource {}
+
+extension ConnectingFixSource {
+    public func run(_ deliver: @escaping @Sendable (Fix) async -> Void) async throws {
+        try await run(deliver, connected: { _ in })
+    }
+}
+
 /// What happened to a source, for whoever watches the receiver rather than its fixes: a status
 /// line, a log, a health check.
 public enum SourceEvent: Sendable, Hashable, CustomStringConvertible {

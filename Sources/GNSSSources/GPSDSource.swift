@@ -195,7 +195,7 @@ public struct GPSDDecoder: IncrementalDecoder, Sendable {
 /// device when one was given) and reads until gpsd closes the connection, as it does when it
 /// stops or restarts; that is reported by throwing ``DisconnectError``, and the location service
 /// reconnects with backoff.
-public struct GPSDSource: FixSource {
+public struct GPSDSource: ConnectingFixSource {
     public let host: String
     public let port: Int
     public let device: String?
@@ -220,10 +220,6 @@ public struct GPSDSource: FixSource {
         var request = #"?WATCH={"enable":true,"json":true"#
         if let device { request += #","device":"# + JSONText.quoted(device) }
         return request + "};\n"
-    }
-
-    public func run(_ deliver: @escaping @Sendable (Fix) async -> Void) async throws {
-        try await run(deliver, connected: { _ in })
     }
 
     public func run(

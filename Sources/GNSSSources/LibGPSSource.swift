@@ -21,7 +21,7 @@
     /// looked at every 0.2 s (`gps_waiting`), as gpsd's own clients do. A socket that closes ends
     /// the run with ``DisconnectError``; the shared-memory segment has no end, so a gpsd that
     /// stops shows as fixes going stale.
-    public struct LibGPSSource: FixSource {
+    public struct LibGPSSource: ConnectingFixSource {
         public enum Transport: Sendable, Hashable {
             case socket(host: String, port: Int, device: String?)
             case sharedMemory
@@ -40,10 +40,6 @@
         public init(_ transport: Transport, logger: Logger = Logger(label: "OpenCoreLocation.libgps")) {
             self.transport = transport
             self.logger = logger
-        }
-
-        public func run(_ deliver: @escaping @Sendable (Fix) async -> Void) async throws {
-            try await run(deliver, connected: { _ in })
         }
 
         public func run(

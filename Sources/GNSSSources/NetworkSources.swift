@@ -16,7 +16,7 @@ import SystemPackage
 /// `tcp://host:port`. Each run connects (giving up after ``connectTimeout``) and reads until the
 /// server closes the connection or it fails, which is reported by throwing ``DisconnectError``;
 /// the location service then reconnects with backoff.
-public struct TCPSource: FixSource {
+public struct TCPSource: ConnectingFixSource {
     public let host: String
     public let port: Int
     public let connectTimeout: Duration
@@ -32,10 +32,6 @@ public struct TCPSource: FixSource {
         self.port = port
         self.connectTimeout = connectTimeout
         self.logger = logger
-    }
-
-    public func run(_ deliver: @escaping @Sendable (Fix) async -> Void) async throws {
-        try await run(deliver, connected: { _ in })
     }
 
     public func run(
@@ -59,7 +55,7 @@ public struct TCPSource: FixSource {
 /// interface only: NMEA over UDP carries no authentication, so any host that can reach the port
 /// can inject positions. Name an address to listen on a network (`udp://0.0.0.0:port` for every
 /// IPv4 interface, `udp://[::]:port` for every interface, or one interface's address).
-public struct UDPSource: FixSource {
+public struct UDPSource: ConnectingFixSource {
     /// The address to listen on; `nil` for loopback.
     public let address: String?
     public let port: Int
@@ -74,10 +70,6 @@ public struct UDPSource: FixSource {
         self.address = address
         self.port = port
         self.logger = logger
-    }
-
-    public func run(_ deliver: @escaping @Sendable (Fix) async -> Void) async throws {
-        try await run(deliver, connected: { _ in })
     }
 
     public func run(

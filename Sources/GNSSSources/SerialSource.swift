@@ -140,7 +140,7 @@ public struct BaudProbe: Sendable {
 /// rates until checksummed sentences arrive, the last rate found first on a reopen), and reads
 /// until the device goes away (unplugged: EIO, ENXIO or hang-up), which it reports by throwing
 /// ``DisconnectError``; the location service then reopens it with backoff.
-public final class SerialSource: FixSource {
+public final class SerialSource: ConnectingFixSource {
     public let path: String
     public var devicePath: String? { path }
     public let baud: Int?
@@ -174,10 +174,6 @@ public final class SerialSource: FixSource {
             throw DisconnectError("\(name): not open; the receiver is not connected")
         }
         try reader.write(bytes)
-    }
-
-    public func run(_ deliver: @escaping @Sendable (Fix) async -> Void) async throws {
-        try await run(deliver, connected: { _ in })
     }
 
     public func run(
