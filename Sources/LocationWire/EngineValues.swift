@@ -77,11 +77,16 @@ extension Location {
         }
         self.init(
             coordinate: Coordinate(latitude: wire.latitude, longitude: wire.longitude),
-            altitude: wire.altitude, ellipsoidalAltitude: wire.ellipsoidalAltitude,
-            horizontalAccuracy: wire.horizontalAccuracy, verticalAccuracy: wire.verticalAccuracy,
-            course: wire.course, courseAccuracy: wire.courseAccuracy, speed: wire.speed,
-            speedAccuracy: wire.speedAccuracy, timestamp: Date(timeIntervalSince1970: wire.time),
-            source: Source(isSimulatedBySoftware: false, isProducedByAccessory: true), heading: heading)
+            horizontalAccuracy: wire.horizontalAccuracy, timestamp: Date(timeIntervalSince1970: wire.time))
+        altitude = wire.altitude
+        ellipsoidalAltitude = wire.ellipsoidalAltitude
+        verticalAccuracy = wire.verticalAccuracy
+        course = wire.course
+        courseAccuracy = wire.courseAccuracy
+        speed = wire.speed
+        speedAccuracy = wire.speedAccuracy
+        source = Source(isSimulatedBySoftware: false, isProducedByAccessory: true)
+        self.heading = heading
     }
 }
 

@@ -7,23 +7,12 @@ import LocationEngine
 // How a monitor's conditions and events cross the daemon's socket, both ways.
 
 extension MonitoringState {
+    /// The wire spells each state by its name.
     package init(_ wire: WireMonitoringState) {
-        switch wire {
-        case .unknown: self = .unknown
-        case .satisfied: self = .satisfied
-        case .unsatisfied: self = .unsatisfied
-        case .unmonitored: self = .unmonitored
-        }
+        self = Self(name: wire.rawValue) ?? .unknown
     }
 
-    package var wire: WireMonitoringState {
-        switch self {
-        case .unknown: .unknown
-        case .satisfied: .satisfied
-        case .unsatisfied: .unsatisfied
-        case .unmonitored: .unmonitored
-        }
-    }
+    package var wire: WireMonitoringState { WireMonitoringState(rawValue: description) ?? .unknown }
 }
 
 extension WireCondition {
@@ -73,11 +62,11 @@ extension MonitorFlags {
     }
 
     package init(wireNames names: [String]) {
-        self.init(
-            authorization: AuthorizationFlags(wireNames: names),
-            conditionUnsupported: names.contains("conditionUnsupported"),
-            conditionLimitExceeded: names.contains("conditionLimitExceeded"),
-            persistenceUnavailable: names.contains("persistenceUnavailable"))
+        self.init()
+        authorization = AuthorizationFlags(wireNames: names)
+        conditionUnsupported = names.contains("conditionUnsupported")
+        conditionLimitExceeded = names.contains("conditionLimitExceeded")
+        persistenceUnavailable = names.contains("persistenceUnavailable")
     }
 }
 
@@ -85,8 +74,9 @@ extension MonitorEvent {
     package init(wire: WireMonitorEvent) {
         self.init(
             identifier: wire.identifier, state: MonitoringState(wire.state),
-            date: Date(timeIntervalSince1970: wire.date), flags: MonitorFlags(wireNames: wire.flags),
-            generation: wire.generation, sequence: wire.sequence)
+            date: Date(timeIntervalSince1970: wire.date), generation: wire.generation)
+        flags = MonitorFlags(wireNames: wire.flags)
+        sequence = wire.sequence
     }
 
     package func wire(sequence: Int) -> WireMonitorEvent {

@@ -12,6 +12,45 @@ public enum SessionLevel: Int, Sendable, Hashable, Comparable {
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
+/// The authorization an app has, as the user, an administrator or the system decided it.
+public enum AuthorizationStatus: Int32, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case notDetermined = 0
+    case restricted = 1
+    case denied = 2
+    case authorizedAlways = 3
+    case authorizedWhenInUse = 4
+
+    private static let names = [
+        "notDetermined", "restricted", "denied", "authorizedAlways", "authorizedWhenInUse",
+    ]
+
+    /// The case's name, as the wire and `gpsloc auth` spell it.
+    public var description: String { Self.names[Int(rawValue)] }
+
+    /// The status a name (``description``) stands for.
+    public init?(name: String) {
+        guard let index = Self.names.firstIndex(of: name) else { return nil }
+        self = Self.allCases[index]
+    }
+}
+
+/// Whether an app receives precise locations or reduced ones.
+public enum AccuracyAuthorization: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case fullAccuracy = 0
+    case reducedAccuracy = 1
+
+    private static let names = ["fullAccuracy", "reducedAccuracy"]
+
+    /// The case's name, as the wire spells it.
+    public var description: String { Self.names[rawValue] }
+
+    /// The accuracy a name (``description``) stands for.
+    public init?(name: String) {
+        guard let index = Self.names.firstIndex(of: name) else { return nil }
+        self = Self.allCases[index]
+    }
+}
+
 /// A session an app holds: an explicit service session (`CLServiceSession` in the Apple API), or
 /// the implicit one that subscribing to updates or monitor events, or holding a background
 /// activity session, amounts to.

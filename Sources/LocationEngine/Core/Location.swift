@@ -21,29 +21,37 @@ public struct Coordinate: Sendable, Hashable, Codable {
 
 /// A position as the engine hands it to a subscriber: precise (from one fix) or reduced (the
 /// accuracy reducer's cell centre, with speed, course and altitude withheld). Values that are not
-/// known are negative (−1), as Core Location reports them.
+/// known are negative (−1), as Core Location reports them; a new location knows only its position,
+/// accuracy and time, and the rest is set on it.
 public struct Location: Sendable, Hashable {
     public var coordinate: Coordinate
     /// Above mean sea level, metres; 0 when not known.
-    public var altitude: Double
+    public var altitude = 0.0
     /// Above the WGS 84 ellipsoid, metres; 0 when not known.
-    public var ellipsoidalAltitude: Double
+    public var ellipsoidalAltitude = 0.0
     /// The radius of uncertainty, metres.
     public var horizontalAccuracy: Double
     /// Negative when the altitude is not known.
-    public var verticalAccuracy: Double
+    public var verticalAccuracy = -1.0
     /// Degrees from true north, 0..<360; negative when not known.
-    public var course: Double
-    public var courseAccuracy: Double
+    public var course = -1.0
+    public var courseAccuracy = -1.0
     /// Metres per second; negative when not known.
-    public var speed: Double
-    public var speedAccuracy: Double
+    public var speed = -1.0
+    public var speedAccuracy = -1.0
     /// The fix's own time (the receiver's), or the reducer's for a reduced location.
     public var timestamp: Date
     /// Where the location came from, when that is known.
     public var source: Source?
     /// The receiver's true heading at the fix, when it gives one.
     public var heading: Heading?
+
+    /// A position with its accuracy and time; nothing else known yet.
+    public init(coordinate: Coordinate, horizontalAccuracy: Double, timestamp: Date) {
+        self.coordinate = coordinate
+        self.horizontalAccuracy = horizontalAccuracy
+        self.timestamp = timestamp
+    }
 
     /// Where a location came from.
     public struct Source: Sendable, Hashable {
@@ -78,26 +86,6 @@ public struct Location: Sendable, Hashable {
             return magnetic
         }
     }
-
-    public init(
-        coordinate: Coordinate, altitude: Double = 0, ellipsoidalAltitude: Double = 0,
-        horizontalAccuracy: Double, verticalAccuracy: Double = -1, course: Double = -1,
-        courseAccuracy: Double = -1, speed: Double = -1, speedAccuracy: Double = -1, timestamp: Date,
-        source: Source? = nil, heading: Heading? = nil
-    ) {
-        self.coordinate = coordinate
-        self.altitude = altitude
-        self.ellipsoidalAltitude = ellipsoidalAltitude
-        self.horizontalAccuracy = horizontalAccuracy
-        self.verticalAccuracy = verticalAccuracy
-        self.course = course
-        self.courseAccuracy = courseAccuracy
-        self.speed = speed
-        self.speedAccuracy = speedAccuracy
-        self.timestamp = timestamp
-        self.source = source
-        self.heading = heading
-    }
 }
 
 /// What one subscriber is told: a location, or why there is none, with the authorization's
@@ -117,53 +105,6 @@ public struct LocationUpdate: Sendable, Hashable {
         self.flags = flags
         isStationary = stationary
         locationUnavailable = unavailable
-    }
-}
-
-/// The authorization an app has, as the user, an administrator or the system decided it.
-public enum AuthorizationStatus: Int32, Sendable, Hashable, CustomStringConvertible {
-    case notDetermined = 0
-    case restricted = 1
-    case denied = 2
-    case authorizedAlways = 3
-    case authorizedWhenInUse = 4
-
-    public var description: String {
-        switch self {
-        case .notDetermined: "notDetermined"
-        case .restricted: "restricted"
-        case .denied: "denied"
-        case .authorizedAlways: "authorizedAlways"
-        case .authorizedWhenInUse: "authorizedWhenInUse"
-        }
-    }
-
-    /// The status a name (``description``) stands for.
-    public init?(name: String) {
-        guard
-            let status = [Self.notDetermined, .restricted, .denied, .authorizedAlways, .authorizedWhenInUse]
-                .first(where: { $0.description == name })
-        else { return nil }
-        self = status
-    }
-}
-
-/// Whether an app receives precise locations or reduced ones.
-public enum AccuracyAuthorization: Int, Sendable, Hashable, CustomStringConvertible {
-    case fullAccuracy = 0
-    case reducedAccuracy = 1
-
-    public var description: String {
-        self == .fullAccuracy ? "fullAccuracy" : "reducedAccuracy"
-    }
-
-    /// The accuracy a name (``description``) stands for.
-    public init?(name: String) {
-        switch name {
-        case "fullAccuracy": self = .fullAccuracy
-        case "reducedAccuracy": self = .reducedAccuracy
-        default: return nil
-        }
     }
 }
 

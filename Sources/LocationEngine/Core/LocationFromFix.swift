@@ -78,12 +78,15 @@ extension Location {
         if let trueHeading = fix.heading, trueHeading.isFinite, (0..<360).contains(trueHeading) {
             heading = Heading(trueHeading: trueHeading, magneticVariation: fix.magneticVariation)
         }
-        self.init(
-            coordinate: coordinate, altitude: altitude, ellipsoidalAltitude: ellipsoidal,
-            horizontalAccuracy: horizontal, verticalAccuracy: vertical, course: course,
-            courseAccuracy: -1, speed: speed, speedAccuracy: speedAccuracy, timestamp: timestamp,
-            source: Source(isSimulatedBySoftware: origin == .replay, isProducedByAccessory: true),
-            heading: heading)
+        self.init(coordinate: coordinate, horizontalAccuracy: horizontal, timestamp: timestamp)
+        self.altitude = altitude
+        ellipsoidalAltitude = ellipsoidal
+        verticalAccuracy = vertical
+        self.course = course
+        self.speed = speed
+        self.speedAccuracy = speedAccuracy
+        source = Source(isSimulatedBySoftware: origin == .replay, isProducedByAccessory: true)
+        self.heading = heading
     }
 
     /// The great-circle distance to `other`, metres.

@@ -97,7 +97,7 @@ package final class MonitorCore: MonitorBackend {
     package func record(for identifier: String) -> MonitorRecord? {
         state.withLock { state in
             state.engine.entry(identifier).map {
-                MonitorRecord(condition: $0.condition, lastEvent: $0.lastEvent)
+                ($0.condition, $0.lastEvent)
             }
         }
     }

@@ -115,7 +115,8 @@ package struct MonitorEngine: Sendable {
         var events: [MonitorEvent] = []
         for index in entries.indices {
             let entry = entries[index]
-            var flags = MonitorFlags(persistenceUnavailable: persistenceFailing)
+            var flags = MonitorFlags()
+            flags.persistenceUnavailable = persistenceFailing
             let state: MonitoringState
             if entry.circle == nil {
                 flags.conditionUnsupported = true
@@ -130,10 +131,10 @@ package struct MonitorEngine: Sendable {
             guard state != entry.reported || flags != entry.reportedFlags else { continue }
             entries[index].reported = state
             entries[index].reportedFlags = flags
-            events.append(
-                MonitorEvent(
-                    identifier: entry.identifier, state: state, date: date, flags: flags,
-                    generation: entry.generation))
+            var event = MonitorEvent(
+                identifier: entry.identifier, state: state, date: date, generation: entry.generation)
+            event.flags = flags
+            events.append(event)
         }
         return events
     }

@@ -5,7 +5,7 @@ import FoundationEssentials
 import GNSS
 
 /// The state of a monitored condition; stored by name, so that a monitor's file reads plainly.
-public enum MonitoringState: UInt, Sendable, Hashable, Codable, CustomStringConvertible {
+public enum MonitoringState: UInt, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// Not yet known (no confident fix since the condition was added).
     case unknown = 0
     case satisfied = 1
@@ -13,23 +13,14 @@ public enum MonitoringState: UInt, Sendable, Hashable, Codable, CustomStringConv
     /// The condition is not being monitored (unsupported, or over the limit).
     case unmonitored = 3
 
-    public var description: String {
-        switch self {
-        case .unknown: "unknown"
-        case .satisfied: "satisfied"
-        case .unsatisfied: "unsatisfied"
-        case .unmonitored: "unmonitored"
-        }
-    }
+    private static let names = ["unknown", "satisfied", "unsatisfied", "unmonitored"]
+
+    public var description: String { Self.names[Int(rawValue)] }
 
     /// The state a name (``description``) stands for.
     public init?(name: String) {
-        guard
-            let state = [Self.unknown, .satisfied, .unsatisfied, .unmonitored].first(where: {
-                $0.description == name
-            })
-        else { return nil }
-        self = state
+        guard let index = Self.names.firstIndex(of: name) else { return nil }
+        self = Self.allCases[index]
     }
 
     public init(from decoder: any Decoder) throws {
@@ -137,15 +128,7 @@ public struct MonitorFlags: Sendable, Hashable {
     public var conditionLimitExceeded = false
     public var persistenceUnavailable = false
 
-    public init(
-        authorization: AuthorizationFlags = AuthorizationFlags(), conditionUnsupported: Bool = false,
-        conditionLimitExceeded: Bool = false, persistenceUnavailable: Bool = false
-    ) {
-        self.authorization = authorization
-        self.conditionUnsupported = conditionUnsupported
-        self.conditionLimitExceeded = conditionLimitExceeded
-        self.persistenceUnavailable = persistenceUnavailable
-    }
+    public init() {}
 }
 
 /// A change of a condition's state, or of why its events cannot be delivered.
@@ -153,35 +136,23 @@ public struct MonitorEvent: Sendable, Hashable {
     public var identifier: String
     public var state: MonitoringState
     public var date: Date
-    public var flags: MonitorFlags
+    public var flags = MonitorFlags()
     /// Which addition of the identifier the event belongs to; events of an earlier one are stale.
     public var generation: Int
     /// The daemon's number for the event, which it is told back when the app receives it.
     public var sequence: Int?
 
-    public init(
-        identifier: String, state: MonitoringState, date: Date, flags: MonitorFlags = MonitorFlags(),
-        generation: Int, sequence: Int? = nil
-    ) {
+    /// An event that says only its condition's state (no flags), numbered by no daemon yet.
+    public init(identifier: String, state: MonitoringState, date: Date, generation: Int) {
         self.identifier = identifier
         self.state = state
         self.date = date
-        self.flags = flags
         self.generation = generation
-        self.sequence = sequence
     }
 }
 
 /// A condition and the last event the app consumed for it.
-public struct MonitorRecord: Sendable {
-    public var condition: MonitorCondition
-    public var lastEvent: MonitorEvent
-
-    public init(condition: MonitorCondition, lastEvent: MonitorEvent) {
-        self.condition = condition
-        self.lastEvent = lastEvent
-    }
-}
+public typealias MonitorRecord = (condition: MonitorCondition, lastEvent: MonitorEvent)
 
 /// What a monitor of an app talks to: the one kept and evaluated by the engine (``MonitorCore``),
 /// or, for a client of gpslocd, the one the daemon keeps. Every monitor opened with one name in

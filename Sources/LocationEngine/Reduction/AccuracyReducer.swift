@@ -158,11 +158,10 @@ public struct AccuracyReducer: Sendable {
 
     /// A cell as a location: its centre and radius, nothing else.
     private static func location(_ cell: Cell, at time: Date, source: Location.Source?) -> Location {
-        Location(
-            coordinate: centre(of: cell), altitude: 0, ellipsoidalAltitude: 0,
-            horizontalAccuracy: radius(of: cell),
-            verticalAccuracy: -1, course: -1, courseAccuracy: -1, speed: -1, speedAccuracy: -1,
-            timestamp: time, source: source)
+        var location = Location(
+            coordinate: centre(of: cell), horizontalAccuracy: radius(of: cell), timestamp: time)
+        location.source = source
+        return location
     }
 
     /// A coordinate moved by an offset in metres; latitude kept inside the poles.

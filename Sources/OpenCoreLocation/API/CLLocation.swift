@@ -113,17 +113,22 @@ open class CLLocation: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable 
         speedAccuracy: CLLocationSpeedAccuracy, timestamp: Date,
         sourceInfo: CLLocationSourceInformation?
     ) {
-        engineLocation = Location(
+        var location = Location(
             coordinate: Coordinate(latitude: coordinate.latitude, longitude: coordinate.longitude),
-            altitude: altitude, ellipsoidalAltitude: ellipsoidalAltitude,
-            horizontalAccuracy: horizontalAccuracy,
-            verticalAccuracy: verticalAccuracy, course: course, courseAccuracy: courseAccuracy, speed: speed,
-            speedAccuracy: speedAccuracy, timestamp: timestamp,
-            source: sourceInfo.map {
-                Location.Source(
-                    isSimulatedBySoftware: $0.isSimulatedBySoftware,
-                    isProducedByAccessory: $0.isProducedByAccessory)
-            })
+            horizontalAccuracy: horizontalAccuracy, timestamp: timestamp)
+        location.altitude = altitude
+        location.ellipsoidalAltitude = ellipsoidalAltitude
+        location.verticalAccuracy = verticalAccuracy
+        location.course = course
+        location.courseAccuracy = courseAccuracy
+        location.speed = speed
+        location.speedAccuracy = speedAccuracy
+        location.source = sourceInfo.map {
+            Location.Source(
+                isSimulatedBySoftware: $0.isSimulatedBySoftware,
+                isProducedByAccessory: $0.isProducedByAccessory)
+        }
+        engineLocation = location
         sourceInformation = sourceInfo
         heading = nil
     }

@@ -159,10 +159,8 @@ final class DaemonClient: Sendable {
         -> Mailbox<LocationUpdate>
     {
         let id = number()
-        let mailbox = Mailbox<LocationUpdate>(capacity: capacity) { [weak self] in
-            guard let self else { return }
-            let was = self.state.withLock { $0.updates.removeValue(forKey: id) }
-            if was != nil { self.send(.unsubscribe(subscription: id)) }
+        let mailbox: Mailbox<LocationUpdate> = unsubscribing(id, capacity: capacity) {
+            $0.updates.removeValue(forKey: id) != nil
         }
         state.withLock {
             $0.updates[id] = UpdateRecord(
@@ -178,10 +176,8 @@ final class DaemonClient: Sendable {
 
     func subscribeDiagnostics(session: Int) -> Mailbox<AuthorizationFlags> {
         let id = number()
-        let mailbox = Mailbox<AuthorizationFlags>(capacity: 1) { [weak self] in
-            guard let self else { return }
-            let was = self.state.withLock { $0.diagnostics.removeValue(forKey: id) }
-            if was != nil { self.send(.unsubscribe(subscription: id)) }
+        let mailbox: Mailbox<AuthorizationFlags> = unsubscribing(id, capacity: 1) {
+            $0.diagnostics.removeValue(forKey: id) != nil
         }
         let open = state.withLock { state -> Bool in
             guard state.sessions[session] != nil else { return false }
@@ -195,14 +191,23 @@ final class DaemonClient: Sendable {
     /// The events of the app's monitor `name`, as the daemon evaluates it.
     func subscribeMonitor(name: String) -> Mailbox<MonitorEvent> {
         let id = number()
-        let mailbox = Mailbox<MonitorEvent>(capacity: 1) { [weak self] in
-            guard let self else { return }
-            let was = self.state.withLock { $0.monitors.removeValue(forKey: id) }
-            if was != nil { self.send(.unsubscribe(subscription: id)) }
+        let mailbox: Mailbox<MonitorEvent> = unsubscribing(id, capacity: 1) {
+            $0.monitors.removeValue(forKey: id) != nil
         }
         state.withLock { $0.monitors[id] = (mailbox, name) }
         send(.subscribeMonitor(subscription: id, monitor: name))
         return mailbox
+    }
+
+    /// A mailbox for subscription `id`: when its reader lets it go, `forget` drops the
+    /// subscription from the state and, if it was still there, the daemon is told.
+    private func unsubscribing<Element: Deliverable>(
+        _ id: Int, capacity: Int, forget: @escaping @Sendable (inout State) -> Bool
+    ) -> Mailbox<Element> {
+        Mailbox<Element>(capacity: capacity) { [weak self] in
+            guard let self else { return }
+            if self.state.withLock({ forget(&$0) }) { self.send(.unsubscribe(subscription: id)) }
+        }
     }
 
     func requestAuthorization(_ level: WireLevel) {

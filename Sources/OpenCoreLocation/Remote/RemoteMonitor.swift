@@ -97,7 +97,7 @@ final class RemoteMonitor: MonitorBackend {
     func record(for identifier: String) -> MonitorRecord? {
         mirror.entries.withLock { entries in
             entries.first { $0.identifier == identifier }.map {
-                MonitorRecord(condition: $0.condition, lastEvent: $0.lastEvent)
+                ($0.condition, $0.lastEvent)
             }
         }
     }
