@@ -11,8 +11,9 @@ struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decode an NMEA log into one record per receiver epoch.",
         discussion: """
-            Reads each FILE in turn (a directory: the files in it, by name; standard input for '-' \
-            or no FILE), skips '#' comment lines, and prints one record per epoch on standard \
+            Reads each FILE in turn (a directory: the regular files in it, by name, hidden ones \
+            skipped, and those of its subdirectories with --recursive; devices, FIFOs and sockets \
+            are read only when named; standard input for '-' or no FILE), skips '#' comment lines, and prints one record per epoch on standard \
             output. A gzip, xz or zstd log is decompressed as it is read (known by its first \
             bytes); bzip2 and zip are refused with the command that decompresses them. A summary of each file \
             (bytes, sentences by type, rejected sentences by reason, epochs) goes to standard \
@@ -57,8 +58,11 @@ struct Decode: ParsableCommand {
         help: "The longest sentence accepted, in bytes.")
     var maximumLength: Int = 1024
 
-    @Flag(name: .shortAndLong, help: "Do not print the summary.")
+    @Flag(name: .shortAndLong, help: "Do not print the summary, nor what a directory held that was skipped.")
     var quiet = false
+
+    @Flag(help: "Read the logs in the subdirectories of a directory too.")
+    var recursive = false
 
     @OptionGroup var progress: ProgressOptions
 
@@ -81,58 +85,18 @@ struct Decode: ParsableCommand {
             TrackWriter(format: $0, creator: "OpenCoreLocation gpsloc \(ProductVersion.current)")
         }
         if let track { output.append { track.begin(into: &$0) } }
-        let (paths, problems) = Self.expand(files)
+        let logs = LogFiles(files, recursive: recursive)
         // A directory that cannot be read stops nothing either: the other logs are decoded.
-        for problem in problems { printError("gpsloc decode: error: \(problem)") }
-        var failed = !problems.isEmpty
-        for path in paths {
+        for problem in logs.problems { printError("gpsloc decode: error: \(problem)") }
+        if !quiet { for entry in logs.skipped { printError("gpsloc decode: skipped \(entry)") } }
+        var failed = !logs.problems.isEmpty
+        for path in logs.paths {
             if !decode(path, into: &output, track: &track) { failed = true }
             if track != nil { output.append { track!.endSegment(into: &$0) } }
         }
         if track != nil { output.append { track!.end(into: &$0) } }
         output.flush()
         if failed { throw ExitCode.failure }
-    }
-
-    /// The logs the arguments name: files as given, the files of a directory (recursively, by
-    /// name, skipping hidden ones), `nil` for standard input; and what was wrong with directories
-    /// that gave none.
-    static func expand(_ arguments: [String]) -> (paths: [String?], problems: [String]) {
-        if arguments.isEmpty { return ([nil], []) }
-        var paths: [String?] = []
-        var problems: [String] = []
-        for argument in arguments {
-            var isDirectory: ObjCBool = false
-            guard argument != "-",
-                FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory),
-                isDirectory.boolValue
-            else {
-                paths.append(argument == "-" ? nil : argument)
-                continue
-            }
-            guard let walker = FileManager.default.enumerator(atPath: argument) else {
-                problems.append("cannot list the directory '\(argument)'")
-                continue
-            }
-            var found: [String] = []
-            while let entry = walker.nextObject() as? String {
-                let name = (entry as NSString).lastPathComponent
-                if name.hasPrefix(".") {
-                    walker.skipDescendants()
-                    continue
-                }
-                let path = (argument as NSString).appendingPathComponent(entry)
-                var entryIsDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: path, isDirectory: &entryIsDirectory),
-                    !entryIsDirectory.boolValue
-                {
-                    found.append(path)
-                }
-            }
-            if found.isEmpty { problems.append("the directory '\(argument)' holds no log files") }
-            paths += found.sorted().map(Optional.some)
-        }
-        return (paths, problems)
     }
 
     /// Decodes one log into `output`; says whether it went well (the error is printed).

@@ -141,7 +141,9 @@ struct DecodeInputsTests {
         try Data("ignored".utf8).write(to: URL(fileURLWithPath: directory + "/.hidden"))
         let one = try await Runner.run(["decode", Self.drive]).standardOutput
         let empty = try Self.directory()
-        let result = try await Runner.run(["decode", empty, directory, "/nonexistent.nmea", Self.drive])
+        let result = try await Runner.run([
+            "decode", "--recursive", empty, directory, "/nonexistent.nmea", Self.drive,
+        ])
         #expect(result.status == 1)
         #expect(result.standardOutput == one + one + one)
         let named = result.standardError.split(separator: "\n").filter { !$0.hasPrefix(" ") }
@@ -153,5 +155,51 @@ struct DecodeInputsTests {
                 "gpsloc decode: error: cannot open '/nonexistent.nmea': No such file or directory (check the path; use '-' to read standard input)",
                 "\(Self.drive): 408009 bytes, 6600 sentences, 0 rejected",
             ], "\(result.standardError)")
+    }
+
+    @Test(
+        "a directory's FIFO, device link, subdirectory, linked directory and dangling link are named as skipped, never opened"
+    )
+    func hostileDirectory() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.copyItem(atPath: Self.drive, toPath: directory + "/drive.nmea")
+        try FileManager.default.createDirectory(
+            atPath: directory + "/older", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.drive, toPath: directory + "/older/drive.nmea")
+        #expect(mkfifo(directory + "/receiver.fifo", 0o600) == 0)
+        try FileManager.default.createSymbolicLink(
+            atPath: directory + "/zero", withDestinationPath: "/dev/zero")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory + "/loop", withDestinationPath: directory)
+        try FileManager.default.createSymbolicLink(
+            atPath: directory + "/gone", withDestinationPath: "/no/such/log")
+        let one = try await Runner.run(["decode", Self.drive, "--format", "csv"]).standardOutput
+        // Opening the FIFO or /dev/zero would block or never end: the timeout would say so (124).
+        let timeout = URL(fileURLWithPath: "/usr/bin/timeout")
+        let flat = try await Runner.run(
+            ["60", Runner.gpsloc.path, "decode", directory, "--format", "csv"], executable: timeout)
+        #expect(flat.status == 0, "\(flat.standardError)")
+        #expect(flat.standardOutput == one)
+        let skipped = flat.standardError.split(separator: "\n").filter {
+            $0.hasPrefix("gpsloc decode: skipped")
+        }
+        #expect(
+            skipped == [
+                "gpsloc decode: skipped \(directory)/gone: a link to nothing",
+                "gpsloc decode: skipped \(directory)/loop: a link to a directory, which a walk does not follow",
+                "gpsloc decode: skipped \(directory)/older: a directory (add --recursive to read the logs in it)",
+                "gpsloc decode: skipped \(directory)/receiver.fifo: a FIFO; only regular files are read from a "
+                    + "directory (name it to read it)",
+                "gpsloc decode: skipped \(directory)/zero: a link to a character device; only regular files are "
+                    + "read from a directory (name it to read it)",
+            ], "\(flat.standardError)")
+        let deep = try await Runner.run(
+            ["60", Runner.gpsloc.path, "decode", "--recursive", directory, "--format", "csv", "--quiet"],
+            executable: timeout)
+        #expect(deep.status == 0, "\(deep.standardError)")
+        let records = one.split(separator: "\n").dropFirst()
+        #expect(deep.standardOutput.split(separator: "\n").count == 1 + 2 * records.count)
+        #expect(deep.standardError.isEmpty, "\(deep.standardError)")
     }
 }
