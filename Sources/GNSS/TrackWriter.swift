@@ -188,15 +188,18 @@ public struct TrackWriter: Sendable {
         }
     }
 
-    /// `[lon,lat]` or `[lon,lat,alt]`, as RFC 7946 orders them.
+    /// `[lon,lat]` or `[lon,lat,alt]`, as RFC 7946 orders them: the altitude is the height above
+    /// the WGS 84 ellipsoid (RFC 7946 § 4, what GDAL reads as EPSG:4979), never above mean sea
+    /// level; without a known geoid separation there is none.
     static func writeGeoJSONPosition(_ fix: Fix, into output: inout [UInt8]) {
         var text = "[" + formatFixed(fix.longitude ?? 0, 9) + "," + formatFixed(fix.latitude ?? 0, 9)
-        if let altitude = fix.altitudeMSL, altitude.isFinite { text += "," + formatFixed(altitude, 3) }
+        if let altitude = fix.altitudeHAE, altitude.isFinite { text += "," + formatFixed(altitude, 3) }
         output += Array((text + "]").utf8)
     }
 
-    /// `lon,lat,alt`, as KML's `coordinates` want them (altitude 0 when unknown, with the point
-    /// then clamped to the ground by the reader's altitude mode).
+    /// `lon,lat,alt`, as KML's `coordinates` want them: with `altitudeMode` `absolute`, KML 2.2
+    /// reads the altitude as metres above sea level, so it is the fix's MSL altitude (0 when
+    /// unknown, the point then clamped to the ground by the reader's altitude mode).
     static func writeKMLPosition(_ fix: Fix, into output: inout [UInt8]) {
         let altitude = fix.altitudeMSL.flatMap { $0.isFinite ? $0 : nil } ?? 0
         output += Array(
@@ -221,7 +224,7 @@ public struct TrackWriter: Sendable {
             text += "<geoidheight>\(formatFixed(separation, 3))</geoidheight>"
         }
         text += "<fix>\(gpxFix(fix))</fix>"
-        if let used = fix.satellitesUsed, used >= 0 { text += "<sat>\(used)</sat>" }
+        if let used = satellitesUsed(fix), used >= 0 { text += "<sat>\(used)</sat>" }
         for (name, value) in [("hdop", fix.dop.hdop), ("vdop", fix.dop.vdop), ("pdop", fix.dop.pdop)] {
             if let value, value.isFinite, value >= 0 { text += "<\(name)>\(formatFixed(value, 2))</\(name)>" }
         }
@@ -232,6 +235,17 @@ public struct TrackWriter: Sendable {
             text += "<dgpsid>\(station)</dgpsid>"
         }
         output += Array((text + "</trkpt>\n").utf8)
+    }
+
+    /// Satellites used in the fix, as GPX's `sat` means: each satellite once, however many of its
+    /// signals were used (a dual-frequency receiver uses two of most); the receiver's own count
+    /// (GGA, GNS) when its sky marks none used.
+    static func satellitesUsed(_ fix: Fix) -> Int? {
+        var seen = Set<Int>()
+        for satellite in fix.satellites where satellite.used {
+            seen.insert((satellite.constellation.map { Int($0.rawValue) + 1 } ?? 0) << 16 | satellite.svid)
+        }
+        return seen.isEmpty ? fix.satellitesUsed : seen.count
     }
 
     /// GPX's `fix`: none, 2d, 3d, dgps or pps.
