@@ -130,12 +130,14 @@ final class HostedApp: Sendable {
             profile: ActivityProfile(rawValue: configuration) ?? .default,
             monitoring: monitoring,
             wantsReduced: reduced, continuous: continuous, implicitSession: implicitSession)
-        return HostedFeed(MailboxLease(mailbox)) { $0.wire }
+        let lease = MailboxLease(mailbox)
+        return HostedFeed(next: { await lease.next()?.wire }, cancel: { lease.mailbox.close() })
     }
 
     /// A session's diagnostics, as flag names; an ended feed when the session is gone.
     func diagnostics(session: Int) -> HostedFeed<[String]> {
-        HostedFeed(MailboxLease(engine.subscribeDiagnostics(session: session))) { $0.wireNames }
+        let lease = MailboxLease(engine.subscribeDiagnostics(session: session))
+        return HostedFeed(next: { await lease.next()?.wireNames }, cancel: { lease.mailbox.close() })
     }
 
     func requestAuthorization(_ level: WireLevel) {
@@ -179,11 +181,11 @@ final class HostedFeed<Element: Sendable>: Sendable {
     private let pull: @Sendable () async -> Element?
     private let stop: @Sendable () -> Void
 
-    init<Delivered: Deliverable>(
-        _ lease: MailboxLease<Delivered>, convert: @escaping @Sendable (Delivered) -> Element
-    ) {
-        pull = { await lease.mailbox.next().map(convert) }
-        stop = { lease.mailbox.close() }
+    /// A feed whose elements `next` takes from the engine (through its lease, whose release
+    /// ends the subscription) and converts; `cancel` ends it.
+    init(next: @escaping @Sendable () async -> Element?, cancel: @escaping @Sendable () -> Void) {
+        pull = next
+        stop = cancel
     }
 
     /// The next element, or `nil` when the subscription is over.

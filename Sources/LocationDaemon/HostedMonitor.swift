@@ -85,7 +85,7 @@ final class HostedMonitorFeed: Sendable {
 
     /// The next event, or `nil` when the subscription is over.
     func next() async -> WireMonitorEvent? {
-        guard let event = await lease.mailbox.next() else { return nil }
+        guard let event = await lease.next() else { return nil }
         let sequence = Self.sequences.add(1, ordering: .relaxed).newValue
         sent.withLock { $0[sequence] = event }
         return event.wire(sequence: sequence)

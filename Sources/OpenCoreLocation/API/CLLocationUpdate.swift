@@ -101,13 +101,13 @@ public struct CLLocationUpdate: Sendable {
             let lease: MailboxLease<LocationUpdate>
 
             public mutating func next() async throws -> CLLocationUpdate? {
-                noted(await lease.mailbox.next())
+                noted(await lease.next())
             }
 
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error)
                 -> CLLocationUpdate?
             {
-                noted(await lease.mailbox.next())
+                noted(await lease.next())
             }
 
             /// A heading in an update makes `headingAvailable()` true for this context.

@@ -195,7 +195,7 @@ public actor CLMonitor {
             let lease: MailboxLease<MonitorEvent>
 
             public mutating func next() async throws -> Event? {
-                guard let event = await lease.mailbox.next() else { return nil }
+                guard let event = await lease.next() else { return nil }
                 core.consumed(event)
                 return Event(event)
             }
@@ -203,7 +203,7 @@ public actor CLMonitor {
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error)
                 -> Event?
             {
-                guard let event = await lease.mailbox.next() else { return nil }
+                guard let event = await lease.next() else { return nil }
                 core.consumed(event)
                 return Event(event)
             }

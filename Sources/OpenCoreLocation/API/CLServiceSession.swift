@@ -106,11 +106,11 @@ public struct SessionDiagnostics<Element: Sendable>: AsyncSequence, Sendable {
         let convert: @Sendable (AuthorizationFlags) -> Element
 
         public mutating func next() async -> Element? {
-            await lease.mailbox.next().map(convert)
+            await lease.next().map(convert)
         }
 
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
-            await lease.mailbox.next().map(convert)
+            await lease.next().map(convert)
         }
     }
 }
