@@ -65,8 +65,8 @@ extension Location {
             ellipsoidalAltitude: ellipsoidalAltitude, horizontalAccuracy: horizontalAccuracy,
             verticalAccuracy: verticalAccuracy, speed: speed, speedAccuracy: speedAccuracy, course: course,
             courseAccuracy: courseAccuracy, time: timestamp.timeIntervalSince1970,
-            heading: heading?.trueHeading,
-            magneticHeading: heading?.magneticHeading)
+            heading: heading?.trueHeading, magneticHeading: heading?.magneticHeading,
+            simulated: source?.isSimulatedBySoftware == true ? true : nil)
     }
 
     package init(wire: WireLocation) {
@@ -85,7 +85,7 @@ extension Location {
         courseAccuracy = wire.courseAccuracy
         speed = wire.speed
         speedAccuracy = wire.speedAccuracy
-        source = Source(isSimulatedBySoftware: false, isProducedByAccessory: true)
+        source = Source(isSimulatedBySoftware: wire.simulated ?? false, isProducedByAccessory: true)
         self.heading = heading
     }
 }

@@ -244,6 +244,7 @@ public enum WireEvent: Sendable, Hashable {
         json.add("time", location.time, decimals: 3)
         json.add("heading", location.heading, decimals: 2)
         json.add("mheading", location.magneticHeading, decimals: 2)
+        if location.simulated == true { json.add("sim", bool: true) }
     }
 
     /// Reads a line the daemon sent.

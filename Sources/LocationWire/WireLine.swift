@@ -121,12 +121,15 @@ public struct WireLocation: Codable, Sendable, Hashable {
     /// (HDT or THS); only ever on a precise location.
     public var heading: Double?
     public var magneticHeading: Double?
+    /// Produced by software (a replayed log), as `CLLocationSourceInformation` says; absent, not
+    /// false, for a receiver's fix.
+    public var simulated: Bool?
 
     public init(
         latitude: Double, longitude: Double, altitude: Double, ellipsoidalAltitude: Double,
         horizontalAccuracy: Double, verticalAccuracy: Double, speed: Double, speedAccuracy: Double,
         course: Double, courseAccuracy: Double, time: Double, heading: Double? = nil,
-        magneticHeading: Double? = nil
+        magneticHeading: Double? = nil, simulated: Bool? = nil
     ) {
         self.latitude = latitude
         self.longitude = longitude
@@ -141,6 +144,7 @@ public struct WireLocation: Codable, Sendable, Hashable {
         self.time = time
         self.heading = heading
         self.magneticHeading = magneticHeading
+        self.simulated = simulated
     }
 
     enum CodingKeys: String, CodingKey {
@@ -157,6 +161,7 @@ public struct WireLocation: Codable, Sendable, Hashable {
         case time
         case heading
         case magneticHeading = "mheading"
+        case simulated = "sim"
     }
 }
 

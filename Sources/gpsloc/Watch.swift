@@ -17,7 +17,8 @@ struct Watch: AsyncParsableCommand {
             an app without NSLocationWhenInUseUsageDescription) and the decisions in the \
             authorization store; an undetermined app that has the key is asked on the terminal, \
             or, without one, its request waits for `gpsloc auth grant|deny`. Ends when a replayed \
-            log ends; a source that cannot work ends it with status 1.
+            log ends (status 0); a source that cannot work ends it with status 1; gpslocd ending the \
+            updates (its source ended for good) with status 3, saying so.
             """
     )
 
@@ -70,8 +71,19 @@ struct Watch: AsyncParsableCommand {
                 output.flush()
             }
         }
+        if context.isDaemonClient {
+            // A client of gpslocd expects updates for as long as it runs: an end is news.
+            printError(
+                "gpsloc watch: gpslocd ended the updates: its receiver's source ended for good (a replayed "
+                    + "log played to its end, or a source that cannot work; gpslocd's log says which)")
+            throw ExitCode(Self.streamEnded)
+        }
         try AppOptions.checkSource(of: context)
     }
+
+    /// The status when gpslocd ends the updates (its source ended for good), so that a script
+    /// tells a stream that stopped from an error (1) and from a replay played to its end (0).
+    static let streamEnded: Int32 = 3
 
     static func flags(_ update: CLLocationUpdate) -> [(StaticString, Bool)] {
         [

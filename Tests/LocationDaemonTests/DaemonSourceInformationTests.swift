@@ -1,0 +1,63 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import LocationEngine
+import LocationWire
+import TestSupport
+import Testing
+
+/// What a client of the daemon learns of where its locations come from: the same as a program
+/// that reads the source itself.
+@Suite(
+    "gpslocd: where locations come from",
+    .enabled(if: getuid() == 0, "needs root to grant as an administrator"))
+struct DaemonSourceInformationTests {
+    @Test("a replayed log's locations reach a client marked simulated; a receiver's are not")
+    func replayIsSimulated() async throws {
+        let replay = try DaemonHarness(sources: ["file:" + Fixtures.url("drive-1hz.nmea").path])
+        let receiver = try TenHertzReceiver()
+        let live = try DaemonHarness(sources: [receiver.source])
+        defer { receiver.stop() }
+        for daemon in [replay, live] {
+            try await daemon.start()
+            try await daemon.grantAlways(uid: 0, app: "/usr/bin/socat")
+        }
+        var seen: [[WireLocation]] = []
+        for daemon in [replay, live] {
+            let client = try daemon.client(as: nil)
+            await client.hello()
+            client.send(#"{"op":"session.open","session":1,"authorization":"always"}"#)
+            client.send(#"{"op":"updates.subscribe","subscription":1}"#)
+            #expect(await client.wait { _ in client.locations.count >= 3 }, "\(client.output)")
+            seen.append(client.locations)
+            await client.stop()
+            await daemon.stop()
+        }
+        #expect(seen[0].allSatisfy { $0.simulated == true }, "the replay's: \(seen[0])")
+        #expect(seen[1].allSatisfy { $0.simulated == nil }, "the receiver's: \(seen[1])")
+        // What the library in client mode makes of them.
+        #expect(seen[0].map { Location(wire: $0).source?.isSimulatedBySoftware }.allSatisfy { $0 == true })
+        #expect(seen[1].map { Location(wire: $0).source?.isSimulatedBySoftware }.allSatisfy { $0 == false })
+    }
+}
+
+/// `gpsloc watch` as a client of gpslocd, when the daemon's source ends.
+@Suite("gpsloc watch through gpslocd", .enabled(if: getuid() == 0, "needs root to grant as an administrator"))
+struct WatchThroughDaemonTests {
+    @Test("when the daemon's replay ends, watch says so and ends with status 3, not a silent 0")
+    func endOfSource() async throws {
+        let daemon = try DaemonHarness(sources: ["file:" + Fixtures.url("drive-1hz.nmea").path + "?speed=max"]
+        )
+        try await daemon.start()
+        try await daemon.grantAlways(uid: 0, app: Runner.gpsloc.resolvingSymlinksInPath().path)
+        let watch = try await Runner.run(
+            ["60", Runner.gpsloc.path, "watch", "--session", "always", "--format", "jsonl"],
+            executable: URL(fileURLWithPath: "/usr/bin/timeout"),
+            environment: ["OPENCORELOCATION_SOCKET": daemon.socket])
+        await daemon.stop()
+        #expect(watch.status == 3, "\(watch.standardError)")
+        #expect(watch.standardError.contains("gpslocd ended the updates"), "\(watch.standardError)")
+        #expect(watch.standardOutput.split(separator: "\n").count > 10, "the log's updates came first")
+    }
+}
