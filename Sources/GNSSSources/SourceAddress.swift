@@ -147,6 +147,11 @@ public enum SourceAddress: Sendable, Hashable {
             try only([], for: "udp://")
             let (address, port) = try hostPort(body.dropFirst(6), defaultPort: nil)
             self = .udp(address: address, port: port)
+        } else if body.hasPrefix("/dev/") {
+            throw fail("a device is a receiver: did you mean serial:\(body)?")
+        } else if body.hasPrefix("/") || body.hasPrefix("./") || body.hasPrefix("../") || !body.contains(":")
+        {
+            throw fail("a log is named with file: in front: did you mean file:\(body)?")
         } else {
             throw fail("unknown kind of source")
         }

@@ -23,7 +23,7 @@ struct DaemonSettings: Decodable, Sendable {
 
     init() {}
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case sources, socket, stateDirectory, appsDirectory, administratorGroup, grace, clientBuffer
     }
 
@@ -40,8 +40,11 @@ struct DaemonSettings: Decodable, Sendable {
         clientBuffer = try c.decodeIfPresent(Int.self, forKey: .clientBuffer) ?? d.clientBuffer
     }
 
-    /// The file's settings, or the defaults when it does not exist.
-    static func load(configuration path: String) throws(SettingsError) -> DaemonSettings {
+    /// The file's settings, or the defaults when it does not exist; `warnings` gets what the file
+    /// holds that the daemon does not know (a misspelt key is otherwise silently ignored).
+    static func load(configuration path: String, warnings: inout [String]) throws(SettingsError)
+        -> DaemonSettings
+    {
         guard FileManager.default.fileExists(atPath: path) else {
             if path != defaultConfigurationPath {
                 throw SettingsError(
@@ -49,21 +52,117 @@ struct DaemonSettings: Decodable, Sendable {
             }
             return DaemonSettings()
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // A FileHandle reads /dev/null too, which FileManager.contents does not.
+        let read: Data?
+        do {
+            guard let file = FileHandle(forReadingAtPath: path) else {
+                throw CocoaError(.fileReadNoPermission)
+            }
+            read = try file.readToEnd()
+        } catch {
             throw SettingsError(description: "\(path) cannot be read; check its permissions")
+        }
+        // An empty file says nothing: the defaults.
+        let data = read ?? Data()
+        if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) { return DaemonSettings() }
+        let object: Any
+        do { object = try JSONSerialization.jsonObject(with: data) } catch {
+            throw SettingsError(
+                description:
+                    "\(path) is not JSON: \(Self.words(error, in: data)); the configuration is one JSON "
+                    + #"object such as {"sources": ["serial:/dev/ttyUSB0"]} (see README)"#)
+        }
+        guard let keys = object as? [String: Any] else {
+            throw SettingsError(
+                description: "\(path) holds JSON but not an object; the configuration is one JSON object "
+                    + #"such as {"sources": ["serial:/dev/ttyUSB0"]} (see README)"#)
+        }
+        let known = Set(CodingKeys.allCases.map(\.stringValue))
+        for key in keys.keys.sorted() where !known.contains(key) {
+            let nearest = known.min { distance(key, $0) < distance(key, $1) }!
+            warnings.append(
+                "\(path): unknown key '\(key)' is ignored"
+                    + (distance(key, nearest) <= max(2, key.count / 3) ? "; did you mean '\(nearest)'?" : "")
+                    + " (known: \(known.sorted().joined(separator: ", ")))")
+        }
+        // Each known key's value of the kind it takes, checked here to name the key and the kind in
+        // words (the decoder's own errors name Swift's types, or no key at all).
+        for (name, value) in keys {
+            guard let key = CodingKeys(stringValue: name) else { continue }
+            let number = value as? NSNumber
+            let fits: Bool
+            switch key {
+            case .sources: fits = value is [String]
+            case .socket, .stateDirectory, .appsDirectory, .administratorGroup: fits = value is String
+            case .grace: fits = number != nil && !(value is String)
+            case .clientBuffer:
+                fits =
+                    number.map { $0.doubleValue.rounded() == $0.doubleValue } ?? false && !(value is String)
+            }
+            if !fits { throw SettingsError(description: "\(path): '\(name)' must be \(Self.expected(key))") }
         }
         do {
             return try JSONDecoder().decode(DaemonSettings.self, from: data)
-        } catch let DecodingError.typeMismatch(type, context) {
-            let name = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw SettingsError(
-                description:
-                    "\(path): '\(name)' must be \(type == [String].self ? "a list of strings" : "\(type)")")
         } catch {
-            throw SettingsError(
-                description:
-                    "\(path) is not a valid configuration (\(error)); it is one JSON object, see README")
+            // Which key is wrong, and what it takes: the decoder's own words name Swift's types.
+            guard let key = Self.key(of: error).flatMap({ CodingKeys(stringValue: $0) }) else {
+                throw SettingsError(
+                    description: "\(path) is not a valid configuration; it is one JSON object, see README")
+            }
+            throw SettingsError(description: "\(path): '\(key.stringValue)' must be \(Self.expected(key))")
         }
+    }
+
+    /// What a key takes, in the words of the configuration's documentation.
+    private static func expected(_ key: CodingKeys) -> String {
+        switch key {
+        case .sources: #"a list of strings, such as ["serial:/dev/ttyUSB0"]"#
+        case .socket, .stateDirectory, .appsDirectory: "a string: a path"
+        case .administratorGroup: "a string: a group's name"
+        case .grace: "a number: seconds, 0 to 600"
+        case .clientBuffer: "a whole number: bytes, 4096 to 16777216"
+        }
+    }
+
+    /// The top-level key a decoding error is about.
+    private static func key(of error: any Error) -> String? {
+        switch error as? DecodingError {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            context.codingPath.first?.stringValue
+        case .keyNotFound(let key, _): key.stringValue
+        default: nil
+        }
+    }
+
+    /// What the JSON reader said, without Foundation's wrapping, its character offset as the line
+    /// and column an editor shows.
+    private static func words(_ error: any Error, in data: Data) -> String {
+        let info = (error as NSError).userInfo
+        var text = (info[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
+        if text.hasSuffix(".") { text.removeLast() }
+        guard let match = text.firstMatch(of: /around character (\d+)/), let offset = Int(match.1) else {
+            return text
+        }
+        let before = data.prefix(min(offset, data.count))
+        let line = before.count { $0 == 0x0A } + 1
+        let column = before.count - (before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
+        return text.replacing(match.0, with: "at line \(line), column \(column)")
+    }
+
+    /// The edit distance between two keys, for "did you mean".
+    private static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.lowercased()), b = Array(b.lowercased())
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let saved = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = saved
+            }
+        }
+        return a.isEmpty ? b.count : row[b.count]
     }
 
     /// The command line's values over these, each checked.

@@ -36,8 +36,9 @@ struct GPSLocD: AsyncParsableCommand {
     @Option(
         name: .customLong("source"),
         help: """
-            A receiver, as gpsloc names sources (serial:/dev/ttyUSB0, gpsd://…, tcp://…, udp://…, file:…); \
-            repeat for several. The first is the clients' default.
+            A receiver, as gpsloc names sources (serial:/dev/ttyUSB0, gpsd://HOST:PORT, \
+            tcp://HOST:PORT, udp://:PORT, file:PATH); repeat for several. The first is the clients' \
+            default.
             """)
     var sources: [String] = []
 
@@ -66,12 +67,13 @@ struct GPSLocD: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: "Seconds a vanished client's sessions are kept for it to take back, 0…600 (default 10).")
+        help: "Seconds a vanished client's sessions are kept for it to take back, 0 to 600 (default 10).")
     var grace: Double?
 
     @Option(
         name: .customLong("client-buffer"), parsing: .unconditional,
-        help: "Bytes of unsent lines a client may have before it is cut off, 4096…16777216 (default 65536).")
+        help:
+            "Bytes of unsent lines a client may have before it is cut off, 4096 to 16777216 (default 65536).")
     var clientBuffer: Int?
 
     func run() async throws {
@@ -81,21 +83,28 @@ struct GPSLocD: AsyncParsableCommand {
                 "GPSLOCD_LOG_LEVEL '\(name)' is not a level; use one of "
                     + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))
         }
+        // Under systemd, lines go to the journal with their priorities and its timestamps.
+        let journal = JournalLogHandler.isJournalStream(ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { label in
+            if journal { return TerminalSafeLogHandler(JournalLogHandler(label: label, logLevel: level)) }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return TerminalSafeLogHandler(handler)
         }
         let logger = Logger(label: "gpslocd")
         let settings: DaemonSettings
+        var warnings: [String] = []
         do {
-            settings = try DaemonSettings.load(configuration: config).overridden(
+            settings = try DaemonSettings.load(configuration: config, warnings: &warnings).overridden(
                 sources: sources, socket: socket, stateDirectory: stateDirectory,
                 appsDirectory: appsDirectory,
                 administratorGroup: administratorGroup, grace: grace, clientBuffer: clientBuffer)
         } catch {
-            throw ValidationError(error.description)
+            // A mistake in the file, not in the command: no usage text, the status of a usage error.
+            FileHandle.standardError.write(Data("gpslocd: error: \(error.description)\n".utf8))
+            throw ExitCode(64)
         }
+        for warning in warnings { logger.warning("\(warning)") }
         let log: @Sendable (String) -> Void = { logger.notice("\($0)") }
         let service: DaemonService
         do {

@@ -1,0 +1,52 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import TestSupport
+import Testing
+
+/// gpslocd's configuration file, wrong in the ways people get it wrong: what it says.
+@Suite("gpslocd's configuration errors, in plain words")
+struct DaemonConfigurationTests {
+    /// Runs gpslocd on a configuration file holding `text`, for at most 3 seconds.
+    static func run(_ text: String) async throws -> ProcessResult {
+        let daemon = try DaemonHarness(sources: [])
+        defer { try? FileManager.default.removeItem(atPath: daemon.root) }
+        try Data(text.utf8).write(to: URL(fileURLWithPath: daemon.root + "/gpslocd.conf"))
+        return try await Runner.run(
+            ["-s", "INT", "3", gpslocdBinary.path] + daemon.arguments,
+            executable: URL(fileURLWithPath: "/usr/bin/timeout"))
+    }
+
+    @Test(
+        "not JSON, not an object, a key of the wrong type: the file, the place and what was expected; status 64",
+        arguments: [
+            (#"{"sources": ['serial:/dev/ttyUSB0']}"#, "is not JSON"),
+            ("{\n  \"sources\": [\"serial:/dev/ttyUSB0\"\n}", "at line 3, column 1"),
+            (#"["serial:/dev/ttyUSB0"]"#, "holds JSON but not an object"),
+            (#"{"sources": "serial:/dev/ttyUSB0"}"#, "'sources' must be a list of strings"),
+            (#"{"grace": "ten"}"#, "'grace' must be a number"),
+            (#"{"clientBuffer": 65536.5}"#, "'clientBuffer' must be a whole number"),
+        ])
+    func wrong(text: String, says: String) async throws {
+        let result = try await Self.run(text)
+        #expect(result.status == 64, "\(result.standardError)")
+        #expect(result.standardError.contains(says), "\(result.standardError)")
+        #expect(!result.standardError.contains("Usage:"), "a file's mistake is not the command's")
+        for internals in [
+            "DecodingError", "Array<", "codingPath", "NSCocoaErrorDomain", "Swift.", "character",
+        ] {
+            #expect(!result.standardError.contains(internals), "\(result.standardError)")
+        }
+    }
+
+    @Test("an unknown key is a warning naming it and the key meant; the daemon starts")
+    func unknownKey() async throws {
+        let result = try await Self.run(#"{"source": ["tcp://127.0.0.1:9"]}"#)
+        #expect(result.status == 0 || result.status == 124, "\(result.standardError)")
+        #expect(
+            result.standardError.contains("unknown key 'source' is ignored; did you mean 'sources'?"),
+            "\(result.standardError)")
+        #expect(result.standardError.contains("listening on"), "\(result.standardError)")
+    }
+}
