@@ -61,7 +61,7 @@ struct AppOptions: ParsableArguments {
 
     @Option(
         help: """
-            The app's Info.plist with its NSLocation… keys (with --source; examples/Info.plist is one). \
+            The app's Info.plist with its NSLocation*UsageDescription keys (with --source; examples/Info.plist is one). \
             Without it the app has no NSLocationWhenInUseUsageDescription, and every request is \
             refused, as Apple refuses such an app.
             """)

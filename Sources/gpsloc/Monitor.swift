@@ -25,7 +25,7 @@ struct Monitor: AsyncParsableCommand {
         var identifier: String?
 
         static let usage =
-            "give LAT,LON,RADIUS[,ID]: degrees (latitude -90…90, longitude -180…180), a radius in "
+            "give LAT,LON,RADIUS[,ID]: degrees (latitude -90 to 90, longitude -180 to 180), a radius in "
             + "metres above 0 and an optional name, e.g. --circle 52.3731,4.8922,200,office"
 
         static func parse(_ argument: String) throws -> Circle {

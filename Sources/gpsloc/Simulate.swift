@@ -41,7 +41,7 @@ struct Simulate: ParsableCommand {
     @Option(help: "Write at least this many bytes instead: a number with an optional K, M or G suffix.")
     var size: String?
 
-    @Option(parsing: .unconditional, help: "Epochs per second (1…50).")
+    @Option(parsing: .unconditional, help: "Epochs per second, 1 to 50.")
     var rate: Int = 1
 
     @Option(parsing: .unconditional, help: "Seed for the route and the noise (0 or more).")

@@ -25,10 +25,14 @@ struct InstallTests {
         let service = try String(
             contentsOfFile: stage + "/usr/lib/systemd/system/gpslocd.service", encoding: .utf8)
         #expect(service.contains("ExecStart=/usr/bin/gpslocd"))
+        #expect(
+            service.contains("file:///usr/share/doc/opencorelocation/") && !service.contains("/usr/local/"))
+        #expect(
+            !FileManager.default.fileExists(atPath: stage + "/etc/udev"), "/etc/udev is the administrator's")
         for file in [
             "usr/bin/gpsloc", "usr/lib/systemd/system/gpslocd.socket",
             "usr/lib/sysusers.d/opencorelocation.conf",
-            "etc/udev/rules.d/60-opencorelocation.rules", "etc/opencorelocation/gpslocd.conf",
+            "lib/udev/rules.d/60-opencorelocation.rules", "etc/opencorelocation/gpslocd.conf",
             "usr/share/opencorelocation/examples/Info.plist", "usr/share/doc/opencorelocation/LICENSE",
         ] {
             #expect(FileManager.default.fileExists(atPath: stage + "/" + file), "\(file) is installed")
@@ -52,5 +56,41 @@ struct InstallTests {
         let wrong = try await Runner.run(["--prefix", "relative"], executable: script)
         #expect(wrong.status == 64 && wrong.standardError.contains("--prefix must be an absolute path"))
         try? FileManager.default.removeItem(atPath: stage)
+    }
+
+    @Test("a user's prefix, without root: the programs, completions and documentation, nothing outside it")
+    func userPrefix() async throws {
+        let home = NSTemporaryDirectory() + "install-home-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(
+            atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let script = Fixtures.packageRoot.appendingPathComponent("tools/install").path
+        let arguments = ["--prefix", home + "/.local", "--no-build", "--no-man"]
+        // As root, the test drops to nobody, as a user runs it; otherwise it is a user already.
+        let result =
+            getuid() == 0
+            ? try await Runner.run(
+                ["--reuid=65534", "--regid=65534", "--clear-groups", "--", script] + arguments,
+                executable: URL(fileURLWithPath: "/usr/bin/setpriv"),
+                environment: ["BIN": Runner.gpsloc.deletingLastPathComponent().path, "HOME": home])
+            : try await Runner.run(
+                arguments, executable: URL(fileURLWithPath: script),
+                environment: ["BIN": Runner.gpsloc.deletingLastPathComponent().path, "HOME": home])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("left out, as they need root"), "\(result.standardOutput)")
+        for file in [
+            "bin/gpsloc", "bin/gpslocd", "share/bash-completion/completions/gpsloc",
+            "share/doc/opencorelocation/README.md", "share/opencorelocation/examples/Info.plist",
+        ] {
+            #expect(FileManager.default.fileExists(atPath: home + "/.local/" + file), "\(file) is installed")
+        }
+        for file in ["lib/systemd", "lib/sysusers.d", "lib/udev", "etc"] {
+            #expect(!FileManager.default.fileExists(atPath: home + "/.local/" + file), "\(file) is not")
+        }
+        // Nothing beside the prefix in the home directory.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home) == [".local"])
+        let version = try await Runner.run(
+            ["--version"], executable: URL(fileURLWithPath: home + "/.local/bin/gpsloc"))
+        #expect(version.status == 0)
     }
 }

@@ -38,17 +38,24 @@ struct PackageDebTests {
         ] {
             #expect(info.standardOutput.contains(field), "\(field): \(info.standardOutput)")
         }
-        // The configuration and the udev rule are the administrator's: dpkg keeps their changes.
+        // The configuration is the administrator's: dpkg keeps their changes. The udev rule is the
+        // package's, in the distribution's rules directory; /etc/udev is the administrator's.
         let conffiles = try await Runner.run(["--info", deb, "conffiles"], executable: Self.dpkgDeb)
         #expect(conffiles.standardOutput.contains("/etc/opencorelocation/gpslocd.conf"))
-        #expect(conffiles.standardOutput.contains("/etc/udev/rules.d/60-opencorelocation.rules"))
+        #expect(!conffiles.standardOutput.contains("udev"))
         let contents = try await Runner.run(["--contents", deb], executable: Self.dpkgDeb)
         for path in [
             "./usr/bin/gpsloc", "./usr/bin/gpslocd", "./usr/lib/systemd/system/gpslocd.socket",
             "./etc/opencorelocation/gpslocd.conf", "./usr/share/doc/opencorelocation/LICENSE",
+            "./lib/udev/rules.d/60-opencorelocation.rules",
         ] {
             #expect(contents.standardOutput.contains(path), "\(path) is in the package")
         }
+        #expect(!contents.standardOutput.contains("./etc/udev"))
+        let unit = try await Runner.run(
+            ["--fsys-tarfile", deb], executable: Self.dpkgDeb)
+        #expect(
+            !unit.standardOutput.contains("file:///usr/local/"), "the units' Documentation= is under /usr")
 
         let install = try await Runner.run(["-i", deb], executable: Self.dpkg)
         #expect(install.status == 0, "dpkg -i: \(install.standardError)")
