@@ -35,6 +35,9 @@ let package = Package(
         .target(name: "NMEA"),
         .target(name: "GNSS", dependencies: ["NMEA"]),
         .target(name: "GNSSSimulation", dependencies: ["GNSS", "NMEA"]),
+        // The commit, the day and the Swift version of this build, for the programs' --version.
+        .plugin(name: "BuildStamp", capability: .buildTool()),
+        .target(name: "BuildInfo", dependencies: ["GNSS"], plugins: ["BuildStamp"]),
         // ThreadSanitizer's annotations, for Locking in a build made with it.
         .systemLibrary(name: "CThreadSanitizer"),
         .target(name: "Locking", dependencies: ["CThreadSanitizer"]),
@@ -84,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "gpslocd",
             dependencies: [
-                "GNSS", "LocationDaemon", "LocationEngine", "GNSSSources",
+                "BuildInfo", "GNSS", "LocationDaemon", "LocationEngine", "GNSSSources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -92,7 +95,8 @@ let package = Package(
         .executableTarget(
             name: "gpsloc",
             dependencies: [
-                "GNSS", "GNSSSimulation", "GNSSSources", "LocationEngine", "LocationWire", "OpenCoreLocation",
+                "BuildInfo", "GNSS", "GNSSSimulation", "GNSSSources", "LocationEngine", "LocationWire",
+                "OpenCoreLocation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import BuildInfo
 import GNSS
 import GNSSSources
 import NMEA
@@ -14,10 +15,11 @@ struct GPSLoc: AsyncParsableCommand {
         discussion: """
             Exit status: 0 done; 1 an error of the input, the output, a source or gpslocd \
             (the message says which); 64 a usage error (an option, an argument, a source address \
-            or GPSLOC_LOG_LEVEL that is not understood). Ended by a signal (Ctrl-C, SIGTERM), it \
+            or GPSLOC_LOG_LEVEL that is not understood); 3 watch, a client of gpslocd, whose updates \
+            gpslocd ended. Ended by a signal (Ctrl-C, SIGTERM), it \
             dies of it: a shell shows 130 or 143.
             """,
-        version: ProductVersion.current,
+        version: BuildInfo.version,
         subcommands: [
             Decode.self, Simulate.self, Watch.self, Monitor.self, Auth.self, Agent.self, Devices.self,
         ]

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import BuildInfo
 import Foundation
 import GNSS
 import GNSSSources
@@ -31,7 +32,7 @@ struct GPSLocD: AsyncParsableCommand {
             receiver's address, the state directory or the socket: the log says which); 64 a \
             usage error (an option, the configuration file or GPSLOCD_LOG_LEVEL).
             """,
-        version: ProductVersion.current)
+        version: BuildInfo.version)
 
     @Option(
         name: .customLong("source"),

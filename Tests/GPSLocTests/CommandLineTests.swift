@@ -63,14 +63,27 @@ struct CommandLineTests {
         #expect(full.standardError.contains("No space left on device"), "\(full.standardError)")
     }
 
-    @Test("--version names the same release for both programs; --help lists the exit statuses")
+    @Test(
+        "--version names the same release, commit, build day and Swift for both programs; --help lists the exit statuses"
+    )
     func versionAndHelp() async throws {
         let gpsloc = try await Runner.run(["--version"])
         let daemon = try await Runner.run(["--version"], executable: Self.gpslocd)
         #expect(gpsloc.status == 0 && daemon.status == 0)
-        let version = gpsloc.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(version.split(separator: ".").count == 3 && version.allSatisfy { $0.isNumber || $0 == "." })
-        #expect(daemon.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == version)
+        let full = gpsloc.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The release, then what built it: 0.1.0 (commit 0123456789ab, built 2026-11-25 with Swift 6.3.1)
+        let stamp =
+            /(\d+\.\d+\.\d+) \(commit ([0-9a-f]{12}(\+changes)?|unknown), built (\d{4}-\d\d-\d\d) with Swift (\d+\.\d+(\.\d+)?)\)/
+        let parts = try #require(full.wholeMatch(of: stamp), "\(full)")
+        let version = String(parts.1)
+        #expect(daemon.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == full)
+        // The commit is the checkout's, when the tests run in one.
+        let head = try await Runner.run(
+            ["-C", Fixtures.packageRoot.path, "rev-parse", "--short=12", "HEAD"],
+            executable: URL(fileURLWithPath: "/usr/bin/git"))
+        if head.status == 0 {
+            #expect(parts.2.hasPrefix(head.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)))
+        }
         let changelog = try String(
             contentsOf: Fixtures.packageRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
         #expect(changelog.contains("## \(version)"), "CHANGELOG.md has an entry for \(version)")
