@@ -101,6 +101,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // A program of one's own, as README's "Core Location on Linux" writes it.
+        .executableTarget(
+            name: "where-am-i", dependencies: ["GNSSSources", "LocationEngine", "OpenCoreLocation"],
+            path: "examples/WhereAmI"),
         .target(name: "TestSupport", dependencies: ["NMEA", "GNSS", "Locking"], path: "Tests/TestSupport"),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "GNSS", "TestSupport"]),
         .testTarget(name: "GNSSTests", dependencies: ["GNSS", "GNSSSimulation", "TestSupport"]),
@@ -117,7 +121,7 @@ let package = Package(
             dependencies: [
                 "OpenCoreLocation", "LocationEngine", "LocationWire", "GNSSSources", "Locking", "TestSupport",
             ]),
-        .testTarget(name: "GPSLocTests", dependencies: ["gpsloc", "TestSupport"]),
+        .testTarget(name: "GPSLocTests", dependencies: ["gpsloc", "where-am-i", "TestSupport"]),
         // Apple-platform code in the Swift 5 language mode, as most apps still build.
         .testTarget(
             name: "Swift5SamplesTests", dependencies: ["OpenCoreLocation", "LocationEngine"],

@@ -57,6 +57,18 @@ struct PackageDebTests {
         #expect(
             !unit.standardOutput.contains("file:///usr/local/"), "the units' Documentation= is under /usr")
 
+        // The package's postinst makes the daemon's user and groups (systemd-sysusers); purging
+        // leaves them, as Debian does. The test removes those it made, to leave the host as it was.
+        let accounts = [("user", "gpslocd"), ("group", "gnss"), ("group", "opencorelocation-admin")]
+        let existed = accounts.map { kind, name in
+            kind == "user" ? getpwnam(name) != nil : getgrnam(name) != nil
+        }
+        defer {
+            for ((kind, name), was) in zip(accounts, existed) where !was {
+                let tool = kind == "user" ? "/usr/sbin/userdel" : "/usr/sbin/groupdel"
+                _ = try? Process.run(URL(fileURLWithPath: tool), arguments: [name]).waitUntilExit()
+            }
+        }
         let install = try await Runner.run(["-i", deb], executable: Self.dpkg)
         #expect(install.status == 0, "dpkg -i: \(install.standardError)")
         defer {
