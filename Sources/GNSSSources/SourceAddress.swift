@@ -148,10 +148,10 @@ public enum SourceAddress: Sendable, Hashable {
             let (address, port) = try hostPort(body.dropFirst(6), defaultPort: nil)
             self = .udp(address: address, port: port)
         } else if body.hasPrefix("/dev/") {
-            throw fail("a device is a receiver: did you mean serial:\(body)?")
+            throw fail("a device is a receiver, named serial:\(body)")
         } else if body.hasPrefix("/") || body.hasPrefix("./") || body.hasPrefix("../") || !body.contains(":")
         {
-            throw fail("a log is named with file: in front: did you mean file:\(body)?")
+            throw fail("a log is named with file: in front, as file:\(body)")
         } else {
             throw fail("unknown kind of source")
         }

@@ -90,17 +90,23 @@ struct Decode: ParsableCommand {
         for problem in logs.problems { printError("gpsloc decode: error: \(problem)") }
         if !quiet { for entry in logs.skipped { printError("gpsloc decode: skipped \(entry)") } }
         var failed = !logs.problems.isEmpty
+        var reach = FixReach()
         for path in logs.paths {
-            if !decode(path, into: &output, track: &track) { failed = true }
+            if !decode(path, into: &output, track: &track, reach: &reach) { failed = true }
             if track != nil { output.append { track!.endSegment(into: &$0) } }
         }
         if track != nil { output.append { track!.end(into: &$0) } }
         output.flush()
+        if let box = selection.box, let warning = reach.warning(box: box) {
+            printError("gpsloc decode: warning: \(warning)")
+        }
         if failed { throw ExitCode.failure }
     }
 
     /// Decodes one log into `output`; says whether it went well (the error is printed).
-    private func decode(_ path: String?, into output: inout OutputBuffer, track: inout TrackWriter?) -> Bool {
+    private func decode(
+        _ path: String?, into output: inout OutputBuffer, track: inout TrackWriter?, reach: inout FixReach
+    ) -> Bool {
         let source = ReplaySource(
             path: path, framing: .init(checksumPolicy: checksum, maximumLength: maximumLength),
             referenceDate: referenceDate.map { .recordedOn($0.date) })
@@ -115,6 +121,7 @@ struct Decode: ParsableCommand {
         do {
             statistics = try source.decodeAll(progress: { meter.update(done: $0, total: $1) }) { fix in
                 timeline.add(fix)
+                if selection.box != nil { reach.add(fix, inBox: selection.isInBox(fix)) }
                 guard selection.keepsAll || selection.keeps(fix) else {
                     // A fix left out breaks a track, as a loss of fix does.
                     if track != nil { output.append { track!.endSegment(into: &$0) } }

@@ -97,18 +97,24 @@ struct DecodeSelection: ParsableArguments {
             if let start = window.from, time < start { return false }
             if let end = window.to, !(time < end) { return false }
         }
-        if let box {
-            guard fix.hasPosition, let latitude = fix.latitude, let longitude = fix.longitude else {
-                return false
-            }
-            guard latitude >= box.south && latitude <= box.north else { return false }
-            if box.west <= box.east {
-                guard longitude >= box.west && longitude <= box.east else { return false }
-            } else {
-                guard longitude >= box.west || longitude <= box.east else { return false }
-            }
+        return box == nil || isInBox(fix)
+    }
+
+    /// Whether `fix` has a position inside `--bbox` (true without one).
+    func isInBox(_ fix: Fix) -> Bool {
+        guard let box else { return true }
+        guard fix.hasPosition, let latitude = fix.latitude, let longitude = fix.longitude else {
+            return false
         }
-        return true
+        return Self.contains(box, latitude: latitude, longitude: longitude)
+    }
+
+    static func contains(
+        _ box: (west: Double, south: Double, east: Double, north: Double), latitude: Double, longitude: Double
+    ) -> Bool {
+        guard latitude >= box.south && latitude <= box.north else { return false }
+        if box.west <= box.east { return longitude >= box.west && longitude <= box.east }
+        return longitude >= box.west || longitude <= box.east
     }
 
     static func time(_ text: String, _ option: String) throws -> UTCTimestamp {
@@ -141,5 +147,45 @@ struct DecodeSelection: ParsableArguments {
                 "--bbox: SOUTH (\(south)) must be below NORTH (\(north)); the order is WEST,SOUTH,EAST,NORTH")
         }
         return (west, south, east, north)
+    }
+}
+
+/// Where the input's fixes lie, to say so when `--bbox` holds none of them (a box written
+/// latitude first matches nothing, silently).
+struct FixReach {
+    var positioned = 0
+    var inside = 0
+    var south = Double.infinity, north = -Double.infinity
+    var west = Double.infinity, east = -Double.infinity
+
+    mutating func add(_ fix: Fix, inBox: Bool) {
+        guard fix.hasPosition, let latitude = fix.latitude, let longitude = fix.longitude else { return }
+        positioned += 1
+        if inBox { inside += 1 }
+        south = min(south, latitude)
+        north = max(north, latitude)
+        west = min(west, longitude)
+        east = max(east, longitude)
+    }
+
+    /// What to say when the box held none of the fixes there were.
+    func warning(box: (west: Double, south: Double, east: Double, north: Double)) -> String? {
+        guard positioned > 0, inside == 0 else { return nil }
+        func text(_ value: Double) -> String { formatFixed(value, 4) }
+        var warning =
+            "no fix lies inside --bbox \(text(box.west)),\(text(box.south)),\(text(box.east)),\(text(box.north)); "
+            + "the \(positioned) fixes span longitude \(text(west)) to \(text(east)), latitude "
+            + "\(text(south)) to \(text(north))"
+        // The same numbers read latitude first would have held them: say so.
+        let swapped = (west: box.south, south: box.west, east: box.north, north: box.east)
+        if (-90...90).contains(swapped.south), (-90...90).contains(swapped.north),
+            swapped.south < swapped.north,
+            DecodeSelection.contains(swapped, latitude: (south + north) / 2, longitude: (west + east) / 2)
+        {
+            warning +=
+                "; latitude and longitude look swapped: --bbox is WEST,SOUTH,EAST,NORTH, longitude first, "
+                + "so try --bbox \(text(box.south)),\(text(box.west)),\(text(box.north)),\(text(box.east))"
+        }
+        return warning
     }
 }

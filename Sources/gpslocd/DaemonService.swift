@@ -41,7 +41,7 @@ struct DaemonService: Service {
             do {
                 source = try SourceAddress(parsing: text).open()
             } catch let error as SourceAddress.ParseError {
-                throw .init(description: "--source \(error)")
+                throw .init(description: "--source \(error)", isUsage: true)
             } catch {
                 throw .init(description: "--source \(text): \(error)")
             }

@@ -11,6 +11,9 @@ struct DaemonSettings: Decodable, Sendable {
 
     struct SettingsError: Error, CustomStringConvertible {
         var description: String
+        /// A mistake of the command or the configuration (a source address that means nothing),
+        /// not of the machine: status 64, as gpsloc gives the same mistake.
+        var isUsage = false
     }
 
     var sources: [String] = []

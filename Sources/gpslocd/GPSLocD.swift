@@ -112,7 +112,7 @@ struct GPSLocD: AsyncParsableCommand {
             service = try DaemonService(settings: settings, log: log)
         } catch {
             logger.critical("\(error.description)")
-            throw ExitCode(1)
+            throw ExitCode(error.isUsage ? 64 : 1)
         }
         let group = ServiceGroup(
             configuration: .init(

@@ -109,4 +109,27 @@ struct DecodeSelectionTests {
         #expect(result.standardError.contains(says), "\(result.standardError)")
         #expect(result.standardOutput.isEmpty)
     }
+
+    @Test("a box written latitude first matches nothing, and says so with the box that was meant")
+    func swappedBox() async throws {
+        let drive = Fixtures.url("drive-1hz.nmea").path
+        let swapped = try await Runner.run([
+            "decode", drive, "--bbox", "52.3,4.8,52.4,5.0", "--format", "csv", "-q",
+        ])
+        #expect(swapped.status == 0)
+        #expect(swapped.standardOutput.split(separator: "\n").count == 1, "the header alone")
+        #expect(
+            swapped.standardError.contains("latitude and longitude look swapped")
+                && swapped.standardError.contains("try --bbox 4.8000,52.3000,5.0000,52.4000"),
+            "\(swapped.standardError)")
+        let elsewhere = try await Runner.run([
+            "decode", drive, "--bbox", "10,40,11,41", "--format", "none", "-q",
+        ])
+        #expect(elsewhere.standardError.contains("no fix lies inside --bbox"), "\(elsewhere.standardError)")
+        #expect(!elsewhere.standardError.contains("swapped"), "\(elsewhere.standardError)")
+        let right = try await Runner.run([
+            "decode", drive, "--bbox", "4.8,52.3,5.0,52.4", "--format", "none", "-q",
+        ])
+        #expect(right.standardError.isEmpty, "\(right.standardError)")
+    }
 }

@@ -49,4 +49,18 @@ struct DaemonConfigurationTests {
             "\(result.standardError)")
         #expect(result.standardError.contains("listening on"), "\(result.standardError)")
     }
+
+    @Test("a log's path given as a source: both programs suggest file:, both end with status 64")
+    func pathAsSource() async throws {
+        let daemon = try DaemonHarness(sources: ["/var/log/drive.nmea"])
+        defer { try? FileManager.default.removeItem(atPath: daemon.root) }
+        let fromDaemon = try await Runner.run(
+            ["-s", "INT", "5", gpslocdBinary.path] + daemon.arguments,
+            executable: URL(fileURLWithPath: "/usr/bin/timeout"))
+        let fromCommand = try await Runner.run(["watch", "--source", "/var/log/drive.nmea", "--app", "x"])
+        for result in [fromDaemon, fromCommand] {
+            #expect(result.status == 64, "\(result.standardError)")
+            #expect(result.standardError.contains("as file:/var/log/drive.nmea"), "\(result.standardError)")
+        }
+    }
 }
