@@ -103,7 +103,8 @@ public struct WireLine: Decodable, Sendable {
     }
 }
 
-/// A location as it crosses the socket: what `CLLocation` holds, `-1` for what is invalid.
+/// A location as it crosses the socket: what `CLLocation` holds, `-1` for what is invalid. Made
+/// from the engine's `Location` (`Location.wire`) or read from a line.
 public struct WireLocation: Codable, Sendable, Hashable {
     public var latitude: Double
     public var longitude: Double
@@ -124,28 +125,6 @@ public struct WireLocation: Codable, Sendable, Hashable {
     /// Produced by software (a replayed log), as `CLLocationSourceInformation` says; absent, not
     /// false, for a receiver's fix.
     public var simulated: Bool?
-
-    public init(
-        latitude: Double, longitude: Double, altitude: Double, ellipsoidalAltitude: Double,
-        horizontalAccuracy: Double, verticalAccuracy: Double, speed: Double, speedAccuracy: Double,
-        course: Double, courseAccuracy: Double, time: Double, heading: Double? = nil,
-        magneticHeading: Double? = nil, simulated: Bool? = nil
-    ) {
-        self.latitude = latitude
-        self.longitude = longitude
-        self.altitude = altitude
-        self.ellipsoidalAltitude = ellipsoidalAltitude
-        self.horizontalAccuracy = horizontalAccuracy
-        self.verticalAccuracy = verticalAccuracy
-        self.speed = speed
-        self.speedAccuracy = speedAccuracy
-        self.course = course
-        self.courseAccuracy = courseAccuracy
-        self.time = time
-        self.heading = heading
-        self.magneticHeading = magneticHeading
-        self.simulated = simulated
-    }
 
     enum CodingKeys: String, CodingKey {
         case latitude = "lat"

@@ -1,9 +1,10 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import LocationWire
 import TestSupport
 import Testing
+
+@testable import LocationWire
 
 /// The daemon's protocol as a client sees it: what it accepts, and what its refusals say.
 @Suite("The wire: JSON lines between gpslocd and its clients")
