@@ -31,7 +31,7 @@ let package = Package(
             ]),
         .executableTarget(
             name: "fuzz-manifest",
-            dependencies: [.product(name: "OpenCoreLocation", package: "OpenCoreLocation")]),
+            dependencies: [.product(name: "LocationEngine", package: "OpenCoreLocation")]),
         .executableTarget(
             name: "fuzz-wire-request",
             dependencies: [.product(name: "LocationWire", package: "OpenCoreLocation"), "FuzzSupport"]),

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import OpenCoreLocation
+import LocationEngine
 
 /// An app's `Info.plist` (XML is read, binary refused) through the manifest reader the daemon and
 /// `gpsloc` use.
