@@ -8,8 +8,9 @@ import Testing
 /// gpslocd's log lines under systemd: priorities the journal understands, no timestamps of its own.
 @Suite("gpslocd's log under journald")
 struct DaemonJournalTests {
-    /// Runs gpslocd for a few seconds with its standard error in a file, `JOURNAL_STREAM` naming
-    /// that file (as systemd names the journal's socket) when `journal`; returns what it wrote.
+    /// Runs gpslocd until it listens (a sanitized build takes its time), its standard error in a
+    /// file, `JOURNAL_STREAM` naming that file (as systemd names the journal's socket) when
+    /// `journal`; returns what it wrote once SIGINT stopped it.
     static func log(journal: Bool) async throws -> String {
         let daemon = try DaemonHarness(sources: ["tcp://127.0.0.1:\(Daemons.freePort())"])
         defer { try? FileManager.default.removeItem(atPath: daemon.root) }
@@ -17,18 +18,21 @@ struct DaemonJournalTests {
         #expect(FileManager.default.createFile(atPath: file, contents: nil))
         var stream = stat()
         #expect(stat(file, &stream) == 0)
-        let command =
-            ([gpslocdBinary.path] + daemon.arguments).map { "'\($0)'" }.joined(separator: " ")
-            + " 2>>'\(file)'"
-        let result = try await Runner.run(
-            ["-s", "INT", "4", "/bin/sh", "-c", "exec " + command],
-            executable: URL(fileURLWithPath: "/usr/bin/timeout"),
-            environment: [
-                "JOURNAL_STREAM": journal ? "\(stream.st_dev):\(stream.st_ino)" : "",
-                "GPSLOCD_LOG_LEVEL": "debug",
-            ])
-        #expect(result.status == 0 || result.status == 124, "\(result.standardError)")
-        return try String(contentsOfFile: file, encoding: .utf8)
+        let process = Process()
+        process.executableURL = gpslocdBinary
+        process.arguments = daemon.arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["JOURNAL_STREAM"] = journal ? "\(stream.st_dev):\(stream.st_ino)" : nil
+        environment["GPSLOCD_LOG_LEVEL"] = "debug"
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+        try process.run()
+        let text = { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+        #expect(await waitUntil(within: 60) { text().contains("listening on") || !process.isRunning })
+        kill(process.processIdentifier, SIGINT)
+        #expect(await waitUntil(within: 20) { !process.isRunning })
+        return text()
     }
 
     @Test(
