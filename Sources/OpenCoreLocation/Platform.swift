@@ -4,14 +4,3 @@
 // Core Location re-exports Foundation; so does this module, so that `import OpenCoreLocation`
 // alone gives an app `Date`, `NSObject` and the rest, as `import CoreLocation` does.
 @_exported import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
-/// The text of `errno`'s current value.
-func errnoDescription(_ code: Int32 = errno) -> String {
-    String(cString: strerror(code))
-}
