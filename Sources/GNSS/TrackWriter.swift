@@ -241,11 +241,15 @@ public struct TrackWriter: Sendable {
     /// signals were used (a dual-frequency receiver uses two of most); the receiver's own count
     /// (GGA, GNS) when its sky marks none used.
     static func satellitesUsed(_ fix: Fix) -> Int? {
-        var seen = Set<Int>()
-        for satellite in fix.satellites where satellite.used {
-            seen.insert((satellite.constellation.map { Int($0.rawValue) + 1 } ?? 0) << 16 | satellite.svid)
+        // A few dozen entries: counting those not seen earlier allocates nothing per point.
+        var count = 0
+        for (index, satellite) in fix.satellites.enumerated() where satellite.used {
+            let earlier = fix.satellites[..<index].contains {
+                $0.used && $0.constellation == satellite.constellation && $0.svid == satellite.svid
+            }
+            if !earlier { count += 1 }
         }
-        return seen.isEmpty ? fix.satellitesUsed : seen.count
+        return count == 0 ? fix.satellitesUsed : count
     }
 
     /// GPX's `fix`: none, 2d, 3d, dgps or pps.

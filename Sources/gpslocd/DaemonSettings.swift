@@ -3,9 +3,9 @@
 
 import Foundation
 
-/// Everything the daemon is told: from its configuration file (JSON, read with Foundation's
-/// decoder), then the command line over it.
-struct DaemonSettings: Decodable, Sendable {
+/// Everything the daemon is told: from its configuration file (one JSON object, read with
+/// Foundation's `JSONSerialization`), then the command line over it.
+struct DaemonSettings: Sendable {
     static let defaultConfigurationPath = "/etc/opencorelocation/gpslocd.conf"
     static let defaults = DaemonSettings()
 
@@ -26,21 +26,9 @@ struct DaemonSettings: Decodable, Sendable {
 
     init() {}
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
+    /// The configuration file's keys.
+    enum Key: String, CaseIterable {
         case sources, socket, stateDirectory, appsDirectory, administratorGroup, grace, clientBuffer
-    }
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = DaemonSettings()
-        sources = try c.decodeIfPresent([String].self, forKey: .sources) ?? d.sources
-        socket = try c.decodeIfPresent(String.self, forKey: .socket) ?? d.socket
-        stateDirectory = try c.decodeIfPresent(String.self, forKey: .stateDirectory) ?? d.stateDirectory
-        appsDirectory = try c.decodeIfPresent(String.self, forKey: .appsDirectory) ?? d.appsDirectory
-        administratorGroup =
-            try c.decodeIfPresent(String.self, forKey: .administratorGroup) ?? d.administratorGroup
-        grace = try c.decodeIfPresent(Double.self, forKey: .grace) ?? d.grace
-        clientBuffer = try c.decodeIfPresent(Int.self, forKey: .clientBuffer) ?? d.clientBuffer
     }
 
     /// The file's settings, or the defaults when it does not exist; `warnings` gets what the file
@@ -80,7 +68,7 @@ struct DaemonSettings: Decodable, Sendable {
                 description: "\(path) holds JSON but not an object; the configuration is one JSON object "
                     + #"such as {"sources": ["serial:/dev/ttyUSB0"]} (see README)"#)
         }
-        let known = Set(CodingKeys.allCases.map(\.stringValue))
+        let known = Set(Key.allCases.map(\.rawValue))
         for key in keys.keys.sorted() where !known.contains(key) {
             let nearest = known.min { distance(key, $0) < distance(key, $1) }!
             warnings.append(
@@ -88,52 +76,36 @@ struct DaemonSettings: Decodable, Sendable {
                     + (distance(key, nearest) <= max(2, key.count / 3) ? "; did you mean '\(nearest)'?" : "")
                     + " (known: \(known.sorted().joined(separator: ", ")))")
         }
-        // Each known key's value of the kind it takes, checked here to name the key and the kind in
-        // words (the decoder's own errors name Swift's types, or no key at all).
+        // Each known key's value, of the kind it takes: a wrong one is named with what it takes.
+        var settings = DaemonSettings()
         for (name, value) in keys {
-            guard let key = CodingKeys(stringValue: name) else { continue }
-            let number = value as? NSNumber
-            let fits: Bool
-            switch key {
-            case .sources: fits = value is [String]
-            case .socket, .stateDirectory, .appsDirectory, .administratorGroup: fits = value is String
-            case .grace: fits = number != nil && !(value is String)
-            case .clientBuffer:
-                fits =
-                    number.map { $0.doubleValue.rounded() == $0.doubleValue } ?? false && !(value is String)
+            guard let key = Key(rawValue: name) else { continue }
+            // A number, not a string or true/false (JSON's booleans are NSNumbers of type "c").
+            let number = (value as? NSNumber).flatMap { String(cString: $0.objCType) == "c" ? nil : $0 }
+            switch (key, value, number) {
+            case (.sources, let list as [String], _): settings.sources = list
+            case (.socket, let text as String, _): settings.socket = text
+            case (.stateDirectory, let text as String, _): settings.stateDirectory = text
+            case (.appsDirectory, let text as String, _): settings.appsDirectory = text
+            case (.administratorGroup, let text as String, _): settings.administratorGroup = text
+            case (.grace, _, let number?): settings.grace = number.doubleValue
+            case (.clientBuffer, _, let number?) where number.doubleValue.rounded() == number.doubleValue:
+                settings.clientBuffer = number.intValue
+            default:
+                throw SettingsError(description: "\(path): '\(name)' must be \(Self.expected(key))")
             }
-            if !fits { throw SettingsError(description: "\(path): '\(name)' must be \(Self.expected(key))") }
         }
-        do {
-            return try JSONDecoder().decode(DaemonSettings.self, from: data)
-        } catch {
-            // Which key is wrong, and what it takes: the decoder's own words name Swift's types.
-            guard let key = Self.key(of: error).flatMap({ CodingKeys(stringValue: $0) }) else {
-                throw SettingsError(
-                    description: "\(path) is not a valid configuration; it is one JSON object, see README")
-            }
-            throw SettingsError(description: "\(path): '\(key.stringValue)' must be \(Self.expected(key))")
-        }
+        return settings
     }
 
     /// What a key takes, in the words of the configuration's documentation.
-    private static func expected(_ key: CodingKeys) -> String {
+    private static func expected(_ key: Key) -> String {
         switch key {
         case .sources: #"a list of strings, such as ["serial:/dev/ttyUSB0"]"#
         case .socket, .stateDirectory, .appsDirectory: "a string: a path"
         case .administratorGroup: "a string: a group's name"
         case .grace: "a number: seconds, 0 to 600"
         case .clientBuffer: "a whole number: bytes, 4096 to 16777216"
-        }
-    }
-
-    /// The top-level key a decoding error is about.
-    private static func key(of error: any Error) -> String? {
-        switch error as? DecodingError {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            context.codingPath.first?.stringValue
-        case .keyNotFound(let key, _): key.stringValue
-        default: nil
         }
     }
 

@@ -13,7 +13,7 @@ public enum SessionLevel: Int, Sendable, Hashable, Comparable {
 }
 
 /// The authorization an app has, as the user, an administrator or the system decided it.
-public enum AuthorizationStatus: Int32, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum AuthorizationStatus: Int32, Sendable, Hashable, CaseNamed {
     case notDetermined = 0
     case restricted = 1
     case denied = 2
@@ -26,16 +26,10 @@ public enum AuthorizationStatus: Int32, Sendable, Hashable, CaseIterable, Custom
 
     /// The case's name, as the wire and `gpsloc auth` spell it.
     public var description: String { Self.names[Int(rawValue)] }
-
-    /// The status a name (``description``) stands for.
-    public init?(name: String) {
-        guard let index = Self.names.firstIndex(of: name) else { return nil }
-        self = Self.allCases[index]
-    }
 }
 
 /// Whether an app receives precise locations or reduced ones.
-public enum AccuracyAuthorization: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum AccuracyAuthorization: Int, Sendable, Hashable, CaseNamed {
     case fullAccuracy = 0
     case reducedAccuracy = 1
 
@@ -43,12 +37,6 @@ public enum AccuracyAuthorization: Int, Sendable, Hashable, CaseIterable, Custom
 
     /// The case's name, as the wire spells it.
     public var description: String { Self.names[rawValue] }
-
-    /// The accuracy a name (``description``) stands for.
-    public init?(name: String) {
-        guard let index = Self.names.firstIndex(of: name) else { return nil }
-        self = Self.allCases[index]
-    }
 }
 
 /// A session an app holds: an explicit service session (`CLServiceSession` in the Apple API), or

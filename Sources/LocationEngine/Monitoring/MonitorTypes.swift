@@ -5,7 +5,7 @@ import FoundationEssentials
 import GNSS
 
 /// The state of a monitored condition; stored by name, so that a monitor's file reads plainly.
-public enum MonitoringState: UInt, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+public enum MonitoringState: UInt, Sendable, Hashable, Codable, CaseNamed {
     /// Not yet known (no confident fix since the condition was added).
     case unknown = 0
     case satisfied = 1
@@ -16,12 +16,6 @@ public enum MonitoringState: UInt, Sendable, Hashable, Codable, CaseIterable, Cu
     private static let names = ["unknown", "satisfied", "unsatisfied", "unmonitored"]
 
     public var description: String { Self.names[Int(rawValue)] }
-
-    /// The state a name (``description``) stands for.
-    public init?(name: String) {
-        guard let index = Self.names.firstIndex(of: name) else { return nil }
-        self = Self.allCases[index]
-    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
