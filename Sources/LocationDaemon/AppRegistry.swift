@@ -12,8 +12,15 @@ public struct AppRegistration: Sendable, Hashable {
     public var manifest: Manifest
     /// Absolute paths of the executables it covers (`OpenCoreLocationExecutables`).
     public var executables: [String]
-    /// systemd units it covers, `name.service` (`OpenCoreLocationUnits`).
+    /// Services of the system manager it covers, `name.service` (`OpenCoreLocationUnits`).
     public var units: [String]
+    /// Services of users' own managers it covers (`OpenCoreLocationUserUnits`): a user names
+    /// these, so they prove only what that user chose to run.
+    public var userUnits: [String] = []
+    /// Snaps it covers, by name (`OpenCoreLocationSnaps`), known from their AppArmor label.
+    public var snaps: [String] = []
+    /// Flatpak apps it covers, by id (`OpenCoreLocationFlatpaks`), known from their sandbox.
+    public var flatpaks: [String] = []
     /// The file it came from.
     public var path: String
 }
@@ -58,6 +65,18 @@ public final class AppRegistry: Sendable {
 
     public func registration(forUnit unit: String) -> AppRegistration? {
         registrations.first { $0.units.contains(unit) }
+    }
+
+    public func registration(forUserUnit unit: String) -> AppRegistration? {
+        registrations.first { $0.userUnits.contains(unit) }
+    }
+
+    public func registration(forSnap snap: String) -> AppRegistration? {
+        registrations.first { $0.snaps.contains(snap) }
+    }
+
+    public func registration(forFlatpak app: String) -> AppRegistration? {
+        registrations.first { $0.flatpaks.contains(app) }
     }
 
     public func registration(forApp app: String) -> AppRegistration? {
@@ -110,7 +129,26 @@ public final class AppRegistry: Sendable {
             throw Manifest.LoadError(
                 path: path, reason: "OpenCoreLocationUnits: '\(odd)' is not a name.service")
         }
-        return AppRegistration(
+        let userUnits = keys.userUnits ?? []
+        if let odd = userUnits.first(where: { !$0.hasSuffix(".service") }) {
+            throw Manifest.LoadError(
+                path: path, reason: "OpenCoreLocationUserUnits: '\(odd)' is not a name.service")
+        }
+        let snaps = keys.snaps ?? []
+        if let odd = snaps.first(where: { !SnapConfinement.isValidName(Substring($0)) }) {
+            throw Manifest.LoadError(
+                path: path, reason: "OpenCoreLocationSnaps: '\(odd)' is not a snap's name")
+        }
+        let flatpaks = keys.flatpaks ?? []
+        if let odd = flatpaks.first(where: { !FlatpakSandbox.isValidAppID($0) }) {
+            throw Manifest.LoadError(
+                path: path, reason: "OpenCoreLocationFlatpaks: '\(odd)' is not a Flatpak app id")
+        }
+        var registration = AppRegistration(
             app: app, manifest: manifest, executables: executables, units: units, path: path)
+        registration.userUnits = userUnits
+        registration.snaps = snaps
+        registration.flatpaks = flatpaks
+        return registration
     }
 }

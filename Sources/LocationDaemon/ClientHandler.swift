@@ -48,6 +48,7 @@ final class ClientHandler: ChannelInboundHandler {
             return
         }
         self.identity = identity
+        daemon.logNotes(of: identity)
         context.fireChannelActive()
         _ = channel.setOption(ChannelOptions.autoRead, value: true)
     }

@@ -160,18 +160,22 @@ final class ClientSession: Sendable {
             daemon.refreshActivity(of: client)
             ok(id)
         case .showAuthorization(let uid):
+            try daemon.requireUnsandboxed(identity, to: "read its user's decisions")
             let target = try daemon.authorize(identity, toSee: uid)
             send(WireEvent.decisions(id: id, try daemon.decisions(uid: target)).encoded())
         case .changeAuthorization(let uid, let change):
+            try daemon.requireUnsandboxed(identity, to: "change decisions")
             try daemon.change(change, uid: uid, by: identity)
             ok(id)
         case .registerAgent:
+            try daemon.requireUnsandboxed(identity, to: "register as its user's agent")
             let registered = state.withLock { $0.agent != nil }
             guard !registered else { throw WireError("this connection is an agent already") }
             ok(id)
             let agent = daemon.router.register(uid: identity.uid, send: send)
             state.withLock { $0.agent = agent }
         case .answerPrompt(let prompt, let answer):
+            try daemon.requireUnsandboxed(identity, to: "answer prompts")
             try daemon.router.answer(prompt: prompt, uid: identity.uid, answer)
             ok(id)
         }

@@ -43,6 +43,9 @@ public final class Daemon: Sendable {
     let router: PromptRouter
     var log: @Sendable (String) -> Void { configuration.log }
     private let clients = Mutex<[HostedClient.Key: HostedClient]>([:])
+    /// What identification refused, as logged already: each (uid, reason) once, so that a client
+    /// reconnecting in a loop does not flood the log.
+    private let loggedNotes = Mutex<Set<String>>([])
     /// The secret behind every receiver's reduced-accuracy offset, one for the whole daemon so
     /// that apps comparing notes, even across users, meet one offset per receiver.
     let reducerSecret: ReducerSecret
@@ -160,6 +163,17 @@ public final class Daemon: Sendable {
 
     func refreshActivity(of client: HostedClient) { client.refreshActivity() }
 
+    /// Logs why identification did not take a new connection for what it claimed to be.
+    func logNotes(of identity: PeerIdentity) {
+        for note in identity.notes {
+            let first = loggedNotes.withLock { logged in
+                if logged.count >= 4096 { logged.removeAll() }
+                return logged.insert("\(identity.uid) \(note)").inserted
+            }
+            if first { log("\(identity.summary): \(note)") }
+        }
+    }
+
     /// Checks every hosted app's "in use" against `/proc`; the server calls it every second.
     public func refreshActivity() {
         for client in clients.withLock({ Array($0.values) }) { client.refreshActivity() }
@@ -176,6 +190,15 @@ public final class Daemon: Sendable {
         if identity.uid == 0 { return true }
         guard let group = configuration.administratorGroup else { return false }
         return identity.credentials.gid == group || identity.groups.contains(group)
+    }
+
+    /// Refuses a sandboxed program what only its user may do: answer prompts, register as an
+    /// agent, read or change decisions. A sandbox cannot speak for its user.
+    func requireUnsandboxed(_ identity: PeerIdentity, to what: String) throws(WireError) {
+        guard let sandbox = identity.sandbox else { return }
+        throw WireError(
+            "this program runs in \(sandbox), and a sandboxed program may not \(what); its user answers "
+                + "with `gpsloc agent` run outside any sandbox")
     }
 
     private func refusal(_ what: String) -> WireError {

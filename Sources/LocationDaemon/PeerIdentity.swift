@@ -38,70 +38,215 @@ public struct PeerCredentials: Sendable, Hashable {
     }
 }
 
-/// A client as the daemon knows it: who it is by the kernel's word, and the manifest an
-/// administrator registered for it (none for an unregistered program).
+/// How a client's identity was established: what the kernel vouches for, from strongest to
+/// weakest. Prompts and the log say it, so a user can tell an app from a namesake.
+public enum IdentityBasis: Sendable, Hashable {
+    /// A service of the system manager: its name was chosen by root.
+    case systemUnit(String)
+    /// A service of the user's own manager: its name was chosen by that user, and proves little.
+    case userUnit(String)
+    /// A process in that Flatpak app's sandbox.
+    case flatpak(String)
+    /// A process under that snap's AppArmor confinement.
+    case snap(String)
+    /// A registered executable its user could not have replaced.
+    case registeredExecutable(String)
+    /// Anything else: the program at that path (`nil` when it could not be read).
+    case program(String?)
+    /// A program whose path in `/proc` is not the file installed there (a mount namespace of its
+    /// own shows another file under that name).
+    case unverifiedProgram(String)
+
+    /// How the identity was established, as the prompt and the log put it.
+    public var proof: String {
+        switch self {
+        case .systemUnit(let unit): "system unit \(unit)"
+        case .userUnit(let unit): "user unit \(unit), a name its user chose"
+        case .flatpak(let app): "Flatpak sandbox of \(app)"
+        case .snap(let snap): "snap \(snap), by its AppArmor label"
+        case .registeredExecutable(let path): "registered executable \(path), which its user cannot replace"
+        case .program(let path?): "unregistered program at \(path)"
+        case .program(nil): "unregistered program whose executable cannot be read"
+        case .unverifiedProgram(let path): "program shown as \(path), which is not the file installed there"
+        }
+    }
+}
+
+/// A client as the daemon knows it: who it is by the kernel's word, how that was established,
+/// and the manifest an administrator registered for it (none for an unregistered program).
 public struct PeerIdentity: Sendable, Hashable {
     public var credentials: PeerCredentials
     public var wire: WireIdentity
     public var manifest: Manifest
     /// The peer's supplementary groups, for the administrators' group.
     public var groups: [UInt32]
+    public var basis: IdentityBasis
+    /// Why the peer counts as sandboxed (`nil` outside any sandbox): a sandboxed program may not
+    /// speak for its user, and a terminal it opened itself does not make it in use.
+    public var sandbox: String?
+    /// What identification refused to take the peer for, and why: for the log.
+    public var notes: [String]
 
     public var app: String { wire.app }
     public var uid: UInt32 { credentials.uid }
 
-    /// Identifies the peer: a Flatpak app id from its cgroup, else a systemd unit from its
-    /// cgroup, else its executable matched against the registrations. `nil` when the process
-    /// exited while it was looked at (what was read may describe another process).
+    /// Identifies the peer: a Flatpak app id from its sandbox, a snap from its AppArmor label, a
+    /// registered system unit, a registered user unit, a registered executable its user could
+    /// not have replaced, else an unregistered unit or program. `nil` when the process exited while
+    /// it was looked at (what was read may describe another process).
     public static func identify(_ credentials: PeerCredentials, registry: AppRegistry) -> PeerIdentity? {
         let pid = credentials.pid
         let placement = ProcessFacts.placement(pid: pid)
         let executable = ProcessFacts.executable(pid: pid)
         let groups = ProcessFacts.groups(pid: pid)
-        guard credentials.isAlive else { return nil }
-        var registration: AppRegistration?
-        let app: String
-        if let flatpak = placement.flatpak {
-            registration = registry.registration(forApp: flatpak)
-            app = flatpak
-        } else if let unit = placement.unit, let registered = registry.registration(forUnit: unit) {
-            registration = registered
-            app = registered.app
-        } else if let executable, let registered = registry.registration(forExecutable: executable) {
-            registration = registered
-            app = registered.app
-        } else if let unit = placement.unit {
-            app = "unit:" + unit
-        } else {
-            app = executable ?? "pid:\(pid)"
+        var notes: [String] = []
+        var flatpak: String?
+        if let scope = placement.flatpakScope {
+            switch FlatpakSandbox.verify(pid: pid, placement: placement, scope: scope) {
+            case .success(let app): flatpak = app
+            case .failure(let refusal):
+                notes.append(
+                    "its cgroup names the Flatpak app \(scope.app), but \(refusal): it is not taken for that app"
+                )
+            }
         }
+        let snap = SnapConfinement.label(pid: pid).flatMap(SnapConfinement.snap(label:))
+        let sandbox = Self.sandbox(pid: pid, placement: placement, flatpak: flatpak, snap: snap)
+        let (registration, basis) = match(
+            credentials, placement: placement, executable: executable, flatpak: flatpak, snap: snap,
+            groups: groups, registry: registry, notes: &notes)
+        guard credentials.isAlive else { return nil }
+        let app: String
+        if let registration {
+            app = registration.app
+        } else {
+            switch basis {
+            case .flatpak(let id): app = "flatpak:" + id
+            case .snap(let name): app = "snap:" + name
+            case .systemUnit(let unit): app = "unit:" + unit
+            case .userUnit(let unit): app = "user-unit:" + unit
+            case .registeredExecutable(let path), .program(let path?): app = path
+            case .program(nil): app = "pid:\(pid)"
+            case .unverifiedProgram(let path): app = "unverified:" + path
+            }
+        }
+        var wire = WireIdentity(
+            app: app, uid: Int(credentials.uid), pid: Int(pid), executable: executable,
+            unit: placement.systemUnit, flatpak: flatpak, registered: registration != nil)
+        wire.userUnit = placement.userUnit
+        wire.snap = snap
+        wire.proof = basis.proof
+        wire.sandboxed = sandbox != nil
         return PeerIdentity(
-            credentials: credentials,
-            wire: WireIdentity(
-                app: app, uid: Int(credentials.uid), pid: Int(pid), executable: executable,
-                unit: placement.unit,
-                flatpak: placement.flatpak, registered: registration != nil),
-            manifest: registration?.manifest ?? Manifest(), groups: groups)
+            credentials: credentials, wire: wire, manifest: registration?.manifest ?? Manifest(),
+            groups: groups, basis: basis, sandbox: sandbox, notes: notes)
     }
 
-    /// Whether the peer runs as a service (a systemd unit, or no terminal at all): never in use.
-    public var isService: Bool { wire.unit != nil }
-
-    /// In the foreground of its terminal now, by `/proc`; a service never is.
-    public var isForeground: Bool {
-        guard !isService, let state = ProcessFacts.terminalState(pid: credentials.pid), credentials.isAlive
-        else {
-            return false
+    /// The registration that covers the peer, and how the peer was known.
+    private static func match(
+        _ credentials: PeerCredentials, placement: ProcessFacts.Placement, executable: String?,
+        flatpak: String?, snap: String?, groups: [UInt32], registry: AppRegistry, notes: inout [String]
+    ) -> (AppRegistration?, IdentityBasis) {
+        if let flatpak { return (registry.registration(forFlatpak: flatpak), .flatpak(flatpak)) }
+        if let snap { return (registry.registration(forSnap: snap), .snap(snap)) }
+        if let unit = placement.systemUnit, let registered = registry.registration(forUnit: unit) {
+            return (registered, .systemUnit(unit))
         }
-        return state.isForeground
+        if let unit = placement.userUnit {
+            if let registered = registry.registration(forUserUnit: unit) {
+                return (registered, .userUnit(unit))
+            }
+            if let system = registry.registration(forUnit: unit) {
+                notes.append(
+                    "it runs as \(unit) of uid \(credentials.uid)'s own manager, not the system's: "
+                        + "\(system.app)'s registration covers the system unit only")
+            }
+        }
+        var verified: String?
+        if let executable {
+            if ExecutableTrust.isRunning(executable, pid: credentials.pid) {
+                verified = executable
+            } else if !executable.hasSuffix(" (deleted)") {
+                notes.append(
+                    "its executable shows as \(executable), but that is not the file installed there")
+            }
+        }
+        if let verified, let registered = registry.registration(forExecutable: verified) {
+            let reachable = Set(groups + [credentials.gid])
+            if let reason = ExecutableTrust.replaceability(
+                of: verified, uid: credentials.uid, groups: reachable)
+            {
+                notes.append(
+                    "\(registered.app)'s registration covers \(verified), but \(reason), so that user could "
+                        + "have put any program there: it is known as an unregistered program")
+            } else {
+                return (registered, .registeredExecutable(verified))
+            }
+        }
+        if let unit = placement.systemUnit { return (nil, .systemUnit(unit)) }
+        if let unit = placement.userUnit { return (nil, .userUnit(unit)) }
+        if let executable, verified == nil, !executable.hasSuffix(" (deleted)") {
+            return (nil, .unverifiedProgram(executable))
+        }
+        return (nil, .program(executable))
+    }
+
+    /// Why the process counts as sandboxed, or `nil` outside any sandbox. Namespaces that cannot
+    /// be read count as a sandbox: a program the daemon cannot see into never speaks for a user.
+    private static func sandbox(
+        pid: Int32, placement: ProcessFacts.Placement, flatpak: String?, snap: String?
+    ) -> String? {
+        if let flatpak { return "the Flatpak sandbox of \(flatpak)" }
+        if let snap { return "the confinement of the snap \(snap)" }
+        if placement.flatpakScope != nil { return "a scope named for a Flatpak app" }
+        guard let user = ProcessFacts.namespace("user", pid: pid), let root = ProcessFacts.root(pid: pid)
+        else {
+            return "namespaces the daemon cannot read"
+        }
+        if user != HostView.userNamespace { return "a user namespace of its own" }
+        if root != HostView.root { return "a root directory of its own" }
+        return nil
+    }
+
+    /// Whether the process runs as a service (a systemd unit, the system's or its user's): never
+    /// in use.
+    public var isService: Bool { wire.unit != nil || wire.userUnit != nil }
+
+    /// In the foreground of its terminal now, by `/proc`; a service never is, nor a sandboxed
+    /// program whose terminal session began inside a sandbox (it could open a terminal of its own).
+    public var isForeground: Bool {
+        guard !isService, let state = ProcessFacts.terminalState(pid: credentials.pid), state.isForeground
+        else { return false }
+        if sandbox != nil, !Self.beganOutsideSandboxes(session: state.session) { return false }
+        return credentials.isAlive
+    }
+
+    /// Whether a terminal session's leader runs outside any sandbox: in the daemon's user
+    /// namespace and root, in no scope named for a Flatpak app, under no snap's label.
+    static func beganOutsideSandboxes(session leader: Int) -> Bool {
+        guard leader > 0, let pid = Int32(exactly: leader) else { return false }
+        let placement = ProcessFacts.placement(pid: pid)
+        guard placement.flatpakScope == nil,
+            SnapConfinement.label(pid: pid).flatMap(SnapConfinement.snap(label:)) == nil,
+            ProcessFacts.namespace("user", pid: pid) == HostView.userNamespace,
+            ProcessFacts.root(pid: pid) == HostView.root
+        else { return false }
+        return true
     }
 
     /// How the identity reads in the log and in prompts.
     public var summary: String {
-        var parts = ["\(app) (uid \(credentials.uid), pid \(credentials.pid)"]
-        if let unit = wire.unit { parts.append("unit \(unit)") }
-        if let executable = wire.executable, executable != app { parts.append(executable) }
-        if !wire.registered { parts.append("unregistered") }
+        var parts = ["\(app) (uid \(credentials.uid), pid \(credentials.pid)", basis.proof]
+        if let executable = wire.executable, executable != app, !basis.proof.contains(executable) {
+            parts.append(executable)
+        }
+        if let sandbox { parts.append("in \(sandbox)") }
         return parts.joined(separator: ", ") + ")"
     }
+}
+
+/// The daemon's own view, which a client's is compared with: its user namespace and its root.
+enum HostView {
+    static let userNamespace = ProcessFacts.namespace("user", pid: nil)
+    static let root = ProcessFacts.root(pid: nil)
 }

@@ -14,12 +14,31 @@ import SystemPackage
 /// "in use" from. The parsers are pure functions of the files' text, tested on their own; the
 /// readers take the text from `/proc/<pid>/…`.
 public enum ProcessFacts {
-    /// Where a process runs, from its cgroup path.
+    /// Where a process runs, from its cgroup path, read the way systemd lays the tree out: slices
+    /// hold units, and a unit's own subtree is its own. The first unit below the root's slices is
+    /// the system manager's, named by root; below `user@UID.service` the user's manager runs, and
+    /// every name there was chosen by that user.
     public struct Placement: Sendable, Hashable {
-        /// The Flatpak app id, from a scope named `app-flatpak-<id>-<n>.scope`.
-        public var flatpak: String?
-        /// The innermost systemd service, `name.service` (a system or a user service).
-        public var unit: String?
+        /// A service of the system manager: `name.service` directly below the root's slices.
+        public var systemUnit: String?
+        /// The uid of the user manager (`user@UID.service`) the process runs under.
+        public var userManager: UInt32?
+        /// A service of that user's manager: a name its user chose.
+        public var userUnit: String?
+        /// A scope named like a Flatpak instance's (`app-flatpak-<id>-<n>.scope`): a claim, until
+        /// the process is found in that instance's sandbox.
+        public var flatpakScope: FlatpakScope?
+        /// The cgroup path itself.
+        public var path: String = ""
+
+        public init() {}
+    }
+
+    /// The app id and number of a scope named `app-flatpak-<id>-<n>.scope`; Flatpak numbers it
+    /// with the pid of the process that starts the sandbox.
+    public struct FlatpakScope: Sendable, Hashable {
+        public var app: String
+        public var number: Int32?
     }
 
     /// Reads `/proc/<pid>/cgroup`'s text: the unified hierarchy's line (`0::/path`), else (on a
@@ -38,34 +57,62 @@ public enum ProcessFacts {
         let path = unified.flatMap { $0 == "/" ? nil : $0 } ?? systemd ?? unified
         guard let path else { return Placement() }
         var placement = Placement()
-        for component in path.split(separator: "/") {
-            if component.hasPrefix("app-flatpak-"), component.hasSuffix(".scope") {
-                // app-flatpak-org.example.App-12345.scope: the id is what lies between.
-                let inner = component.dropFirst("app-flatpak-".count).dropLast(".scope".count)
-                if let dash = inner.lastIndex(of: "-"),
-                    inner[inner.index(after: dash)...].allSatisfy(\.isNumber)
-                {
-                    placement.flatpak = String(inner[..<dash])
-                } else {
-                    placement.flatpak = String(inner)
-                }
-            } else if component.hasSuffix(".service"), !component.hasPrefix("user@") {
-                placement.unit = String(component)
+        placement.path = String(path)
+        var components = path.split(separator: "/")[...]
+        // The system manager's part: slices, then its unit.
+        while let first = components.first, first.hasSuffix(".slice") { components.removeFirst() }
+        guard let unit = components.popFirst() else { return placement }
+        if let uid = userManagerUID(unit) {
+            placement.userManager = uid
+            while let first = components.first, first.hasSuffix(".slice") { components.removeFirst() }
+            guard let userUnit = components.first else { return placement }
+            if userUnit.hasSuffix(".service") {
+                placement.userUnit = String(userUnit)
+            } else {
+                placement.flatpakScope = flatpakScope(userUnit)
             }
+        } else if unit.hasSuffix(".service") {
+            placement.systemUnit = String(unit)
+        } else {
+            placement.flatpakScope = flatpakScope(unit)
         }
         return placement
     }
 
+    /// `user@1000.service` → 1000.
+    private static func userManagerUID(_ component: Substring) -> UInt32? {
+        guard component.hasPrefix("user@"), component.hasSuffix(".service") else { return nil }
+        return UInt32(component.dropFirst("user@".count).dropLast(".service".count))
+    }
+
+    /// `app-flatpak-org.example.App-12345.scope` → (org.example.App, 12345).
+    private static func flatpakScope(_ component: Substring) -> FlatpakScope? {
+        guard component.hasPrefix("app-flatpak-"), component.hasSuffix(".scope") else { return nil }
+        let inner = component.dropFirst("app-flatpak-".count).dropLast(".scope".count)
+        if let dash = inner.lastIndex(of: "-"), let number = Int32(inner[inner.index(after: dash)...]) {
+            return FlatpakScope(app: String(inner[..<dash]), number: number)
+        }
+        return FlatpakScope(app: String(inner), number: nil)
+    }
+
     /// The terminal facts of `/proc/<pid>/stat`.
     public struct TerminalState: Sendable, Hashable {
+        public var parent: Int = 0
         public var processGroup: Int
+        /// The session's leader: the process that began the session (0 when it is outside the
+        /// pid namespace `/proc` was mounted from).
+        public var session: Int = 0
         /// The controlling terminal's device number; 0 without one.
         public var terminal: Int
         /// The terminal's foreground process group; -1 without a terminal.
         public var foregroundGroup: Int
 
-        public init(processGroup: Int, terminal: Int, foregroundGroup: Int) {
+        public init(
+            parent: Int = 0, processGroup: Int, session: Int = 0, terminal: Int, foregroundGroup: Int
+        ) {
+            self.parent = parent
             self.processGroup = processGroup
+            self.session = session
             self.terminal = terminal
             self.foregroundGroup = foregroundGroup
         }
@@ -79,11 +126,13 @@ public enum ProcessFacts {
     public static func terminalState(statFile text: String) -> TerminalState? {
         guard let close = text.lastIndex(of: ")") else { return nil }
         let rest = text[text.index(after: close)...].split(separator: " ")
-        // rest[0] is field 3 (state): pgrp is field 5, tty_nr 7, tpgid 8.
-        guard rest.count > 5, let group = Int(rest[2]), let terminal = Int(rest[4]),
-            let foreground = Int(rest[5])
+        // rest[0] is field 3 (state): ppid is field 4, pgrp 5, session 6, tty_nr 7, tpgid 8.
+        guard rest.count > 5, let parent = Int(rest[1]), let group = Int(rest[2]),
+            let session = Int(rest[3]), let terminal = Int(rest[4]), let foreground = Int(rest[5])
         else { return nil }
-        return TerminalState(processGroup: group, terminal: terminal, foregroundGroup: foreground)
+        return TerminalState(
+            parent: parent, processGroup: group, session: session, terminal: terminal,
+            foregroundGroup: foreground)
     }
 
     /// The supplementary groups of `/proc/<pid>/status`'s `Groups:` line.
@@ -123,6 +172,34 @@ public enum ProcessFacts {
         let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
         guard count > 0 else { return nil }
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The inode that names one of the process's namespaces (`/proc/<pid>/ns/<kind>`: `mnt`,
+    /// `pid`, `user`…); `nil` when it cannot be read. Two processes share the namespace when
+    /// their inodes are equal.
+    public static func namespace(_ kind: String, pid: Int32?) -> UInt64? {
+        let path = "/proc/\(pid.map(String.init) ?? "self")/ns/\(kind)"
+        var buffer = [CChar](repeating: 0, count: 128)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        // "mnt:[4026531841]"
+        let text = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let open = text.firstIndex(of: "["), text.hasSuffix("]") else { return nil }
+        return UInt64(text[text.index(after: open)..<text.index(before: text.endIndex)])
+    }
+
+    /// The device and inode of the process's root directory (`/proc/<pid>/root`), which `chroot`
+    /// and a sandbox's new root change; `nil` when it cannot be read.
+    public static func root(pid: Int32?) -> FileIdentity? {
+        var info = stat()
+        guard stat("/proc/\(pid.map(String.init) ?? "self")/root/", &info) == 0 else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    /// A file as the kernel tells files apart.
+    public struct FileIdentity: Sendable, Hashable {
+        public var device: UInt64
+        public var inode: UInt64
     }
 
     public static func placement(pid: Int32) -> Placement {

@@ -227,7 +227,11 @@ public enum WireEvent: Sendable, Hashable {
         json.add("executable", string: identity.executable)
         json.add("unit", string: identity.unit)
         json.add("flatpak", string: identity.flatpak)
+        json.add("userUnit", string: identity.userUnit)
+        json.add("snap", string: identity.snap)
         json.add("registered", bool: identity.registered)
+        json.add("proof", string: identity.proof)
+        if let sandboxed = identity.sandboxed { json.add("sandboxed", bool: sandboxed) }
     }
 
     private static func write(_ location: WireLocation, _ json: inout JSONObjectWriter) {

@@ -159,6 +159,15 @@ public struct WireIdentity: Codable, Sendable, Hashable {
     public var flatpak: String?
     /// Whether an administrator registered the app (`/etc/opencorelocation/apps.d`).
     public var registered: Bool
+    /// The service of its user's own manager the program runs in, if any.
+    public var userUnit: String?
+    /// The snap whose AppArmor confinement the program runs under, if any.
+    public var snap: String?
+    /// How the daemon established the identity ("system unit tracker.service", "Flatpak sandbox
+    /// of org.example.Maps", "unregistered program at /usr/bin/socat"…).
+    public var proof: String?
+    /// Whether the program runs in a sandbox (it may not speak for its user).
+    public var sandboxed: Bool?
 
     public init(
         app: String, uid: Int, pid: Int, executable: String?, unit: String?, flatpak: String?,

@@ -10,7 +10,7 @@ import Synchronization
 
 /// `gpsloc agent`: answers, on this terminal, the questions gpslocd has for the apps of the user
 /// who runs it. Each question shows what the daemon verified about the app (its identifier,
-/// executable, unit or Flatpak id, pid), never a name the app chose for itself.
+/// executable, unit or Flatpak id, pid, and how it knows them), never a name the app chose for itself.
 struct Agent: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Answer gpslocd's location questions for your apps, on this terminal.",
@@ -72,9 +72,19 @@ struct Agent: AsyncParsableCommand {
     static func request(for prompt: WirePrompt) -> PromptRequest {
         let identity = prompt.identity
         var facts = ["uid \(identity.uid)", "pid \(identity.pid)"]
-        if let flatpak = identity.flatpak { facts.append("Flatpak \(flatpak)") }
-        if let unit = identity.unit { facts.append("unit \(unit)") }
-        if let executable = identity.executable, executable != identity.app { facts.append(executable) }
+        // How the daemon knows the app: a user tells the real app from a namesake by this.
+        if let proof = identity.proof {
+            facts.append(proof)
+        } else {
+            if let flatpak = identity.flatpak { facts.append("Flatpak \(flatpak)") }
+            if let unit = identity.unit { facts.append("unit \(unit)") }
+        }
+        if let executable = identity.executable, executable != identity.app,
+            identity.proof?.contains(executable) != true
+        {
+            facts.append(executable)
+        }
+        if identity.sandboxed == true { facts.append("sandboxed") }
         if !identity.registered { facts.append("not registered by an administrator") }
         return PromptRequest(
             kind: PromptRequest.Kind(rawValue: prompt.kind) ?? .whenInUse,

@@ -62,7 +62,7 @@ final class DaemonHarness: Sendable {
     let root: String
     let sources: [String]
     let extra: [String]
-    /// Runs the daemon as this user (in `groups`, with `CAP_SYS_PTRACE` as its unit gives it).
+    /// Runs the daemon as this user (in `groups`, with the capabilities its unit gives it).
     let account: Account?
     let groups: [String]
     private let running = Mutex<RunningProcess?>(nil)
@@ -103,7 +103,9 @@ final class DaemonHarness: Sendable {
         let process: RunningProcess
         if let account {
             process = try RunningProcess(
-                account.setpriv(groups: groups, capabilities: ["sys_ptrace"]) + [gpslocdBinary.path]
+                account.setpriv(groups: groups, capabilities: ["sys_ptrace", "dac_read_search"]) + [
+                    gpslocdBinary.path
+                ]
                     + arguments,
                 executable: setprivPath)
         } else {
@@ -150,6 +152,11 @@ final class DaemonHarness: Sendable {
 /// process under a real uid: what the daemon sees is what the kernel says of that process.
 final class WireClient: Sendable {
     let process: RunningProcess
+
+    /// A client that is `process`, which speaks to the daemon on its standard input and output.
+    init(process: RunningProcess) {
+        self.process = process
+    }
 
     init(socket: String, account: Account?, standardInput: FileHandle? = nil) throws {
         if let account {

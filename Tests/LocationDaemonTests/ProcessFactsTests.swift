@@ -8,39 +8,67 @@ import Testing
 @Suite("Client identity from /proc")
 struct ProcessFactsTests {
     @Test(
-        "cgroup paths give the Flatpak app id or the systemd unit",
+        "cgroup paths: a system unit only below the root's slices, a user's own units and Flatpak scopes apart",
         arguments: [
-            ("0::/user.slice/user-1000.slice/session-3.scope\n", nil, nil),
-            ("0::/system.slice/tracker.service\n", nil, "tracker.service"),
+            ("0::/user.slice/user-1000.slice/session-3.scope\n", nil, nil, nil, nil),
+            ("0::/system.slice/tracker.service\n", "tracker.service", nil, nil, nil),
+            ("0::/tracker.service\n", "tracker.service", nil, nil, nil),
+            // Below a service, its own (delegated) subtree: the names there are the service's to choose.
+            ("0::/system.slice/runner.service/payload/tracker.service\n", "runner.service", nil, nil, nil),
             (
-                "0::/user.slice/user-1000.slice/user@1000.service/app.slice/logger.service\n", nil,
-                "logger.service"
+                "0::/user.slice/user-1000.slice/user@1000.service/app.slice/logger.service\n", nil, 1000,
+                "logger.service", nil
+            ),
+            // A user names units in its manager's tree freely: never a system unit.
+            (
+                "0::/user.slice/user-65534.slice/user@65534.service/app.slice/tracker.service\n", nil, 65534,
+                "tracker.service", nil
             ),
             (
                 "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.example.Maps-41231.scope\n",
-                "org.example.Maps", nil
+                nil, 1000, nil, "org.example.Maps"
             ),
-            ("0::/user.slice/user-1000.slice/user@1000.service/init.scope\n", nil, nil),
+            ("0::/user.slice/user-1000.slice/user@1000.service/init.scope\n", nil, 1000, nil, nil),
             // A hybrid system: the systemd hierarchy names the unit, the unified one only "/".
-            ("12:memory:/x\n1:name=systemd:/system.slice/boat.service\n0::/\n", nil, "boat.service"),
             (
-                "1:name=systemd:/system.slice/boat.service\n0::/system.slice/other.service\n", nil,
-                "other.service"
+                "12:memory:/x\n1:name=systemd:/system.slice/boat.service\n0::/\n", "boat.service", nil, nil,
+                nil
             ),
-            ("12:memory:/x\n1:name=systemd:/system.slice/boat.service\n", nil, "boat.service"),
-            ("", nil, nil),
-        ] as [(String, String?, String?)])
-    func cgroup(_ text: String, _ flatpak: String?, _ unit: String?) {
+            (
+                "1:name=systemd:/system.slice/boat.service\n0::/system.slice/other.service\n",
+                "other.service",
+                nil, nil, nil
+            ),
+            ("12:memory:/x\n1:name=systemd:/system.slice/boat.service\n", "boat.service", nil, nil, nil),
+            ("", nil, nil, nil, nil),
+        ] as [(String, String?, UInt32?, String?, String?)])
+    func cgroup(_ text: String, _ system: String?, _ manager: UInt32?, _ user: String?, _ flatpak: String?) {
         let placement = ProcessFacts.placement(cgroupFile: text)
-        #expect(placement.flatpak == flatpak)
-        #expect(placement.unit == unit)
+        #expect(placement.systemUnit == system)
+        #expect(placement.userManager == manager)
+        #expect(placement.userUnit == user)
+        #expect(placement.flatpakScope?.app == flatpak)
+    }
+
+    @Test("a Flatpak scope's name gives the app id and the number of the process that started it")
+    func flatpakScope() throws {
+        let text =
+            "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.gnome.Maps-4242.scope\n"
+        let scope = try #require(ProcessFacts.placement(cgroupFile: text).flatpakScope)
+        #expect(scope.app == "org.gnome.Maps" && scope.number == 4242)
+        let unnumbered = ProcessFacts.placement(cgroupFile: "0::/app-flatpak-org.gnome.Maps.scope\n")
+            .flatpakScope
+        #expect(unnumbered?.app == "org.gnome.Maps" && unnumbered?.number == nil)
     }
 
     @Test("stat is read after the command's last parenthesis, whatever the command holds")
     func stat() throws {
         let plain = "4242 (gpsloc) S 1 4242 4242 34816 4242 4194304 0 0"
         let state = try #require(ProcessFacts.terminalState(statFile: plain))
-        #expect(state == .init(processGroup: 4242, terminal: 34816, foregroundGroup: 4242))
+        #expect(
+            state
+                == .init(parent: 1, processGroup: 4242, session: 4242, terminal: 34816, foregroundGroup: 4242)
+        )
         #expect(state.isForeground)
 
         // A command name may hold spaces and parentheses to mislead a naive split.

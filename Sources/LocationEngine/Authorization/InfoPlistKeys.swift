@@ -26,6 +26,9 @@ package struct InfoPlistKeys: Decodable, Sendable {
     package var requiresExplicitServiceSession: Bool?
     package var executables: [String]?
     package var units: [String]?
+    package var userUnits: [String]?
+    package var snaps: [String]?
+    package var flatpaks: [String]?
 
     /// A key of the wrong type; its text says which key and what it should be.
     package struct KeyError: Error {
@@ -96,5 +99,8 @@ package struct InfoPlistKeys: Decodable, Sendable {
         requiresExplicitServiceSession = try flag("NSLocationRequireExplicitServiceSession")
         executables = try value("OpenCoreLocationExecutables", [String].self, "an array of strings")
         units = try value("OpenCoreLocationUnits", [String].self, "an array of strings")
+        userUnits = try value("OpenCoreLocationUserUnits", [String].self, "an array of strings")
+        snaps = try value("OpenCoreLocationSnaps", [String].self, "an array of strings")
+        flatpaks = try value("OpenCoreLocationFlatpaks", [String].self, "an array of strings")
     }
 }
