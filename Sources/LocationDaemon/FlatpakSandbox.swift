@@ -18,7 +18,8 @@ import SystemPackage
 /// 1. the scope's number is the pid of a process that started the sandbox: one of the client's
 ///    ancestors, in the same cgroup;
 /// 2. the client runs in a mount namespace and a pid namespace other than that process's: a
-///    sandbox was made between them (Flatpak's bubblewrap always makes both);
+///    sandbox was made between them (Flatpak's bubblewrap always makes both), and with
+///    `no_new_privs`, which bubblewrap always sets and nothing inside can clear;
 /// 3. `/.flatpak-info` in the client's own root (`/proc/<pid>/root`, never a path of the daemon's)
 ///    is a regular file, opened without following a link, small, and names an application (not
 ///    a runtime) with a valid id and an instance;
@@ -58,6 +59,9 @@ public enum FlatpakSandbox {
                     ))
             }
         }
+        guard ProcessFacts.read("/proc/\(pid)/status").map(Self.hasNoNewPrivileges) == true else {
+            return .failure(Refusal("it runs without no_new_privs, which Flatpak's sandbox always sets"))
+        }
         let text: String
         switch readInfo(pid: pid) {
         case .success(let read): text = read
@@ -68,6 +72,13 @@ public enum FlatpakSandbox {
         case .success(let info):
             return .failure(Refusal("its sandbox is the Flatpak app \(info.app)'s, not \(scope.app)'s"))
         case .failure(let refusal): return .failure(refusal)
+        }
+    }
+
+    /// Whether `/proc/<pid>/status` says `NoNewPrivs: 1`.
+    public static func hasNoNewPrivileges(statusFile text: String) -> Bool {
+        text.split(separator: "\n").contains { line in
+            line.hasPrefix("NoNewPrivs:") && line.dropFirst("NoNewPrivs:".count).contains("1")
         }
     }
 

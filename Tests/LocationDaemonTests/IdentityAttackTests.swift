@@ -121,6 +121,19 @@ struct IdentityAttackTests {
         #expect(faked.flatpak == nil && faked.app != "org.example.Maps" && !faked.registered, "\(faked)")
         #expect(faked.sandboxed == true)
         await fake.stop()
+
+        // A shell in the scope that stays outside, and below it a user, mount and pid namespace
+        // of the attacker's own: the shape of Flatpak's sandbox, but not one Flatpak made.
+        let forked = try cgroup.client(
+            of: daemon, in: "app.slice/app-flatpak-org.example.Maps-$$.scope",
+            then: FakeRoot.script(
+                socket: daemon.socket, infoFile: try flatpakInfoFile(app: "org.example.Maps"),
+                unshare: "-Urmpf", exec: false))
+        await forked.hello()
+        let forkedIdentity = try #require(forked.identity, "\(forked.output)\n\(forked.process.errors)")
+        #expect(forkedIdentity.flatpak == nil && !forkedIdentity.registered, "\(forkedIdentity)")
+        #expect(daemon.log.contains("without no_new_privs"), "\(daemon.log)")
+        await forked.stop()
         await daemon.stop()
     }
 
@@ -202,6 +215,46 @@ struct IdentityAttackTests {
                 "AppArmor is not enabled here: a snap's label is never read; the label parser is tested on text"
             )
         }
+    }
+
+    @Test(
+        "a process confined by snapd's label is that snap, registered by name",
+        .enabled(
+            if: SnapConfinement.isAppArmorEnabled
+                && FileManager.default.isExecutableFile(atPath: "/sbin/apparmor_parser")
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/aa-exec"),
+            "AppArmor is not the kernel's security module here (or apparmor and apparmor-utils are not installed)"
+        ))
+    func snapConfined() async throws {
+        let mallory = try await Account.ensure("ocl-mallory")
+        // A profile under a snap's name, loaded by root as snapd loads its profiles.
+        let profile = """
+            profile snap.ocltest.tracker flags=(attach_disconnected) {
+              capability, network, unix, file, signal, ptrace, mount, umount,
+            }
+            """
+        let parser = URL(fileURLWithPath: "/sbin/apparmor_parser")
+        let load = try await Runner.run(["-r"], input: Data(profile.utf8), executable: parser)
+        try #require(load.status == 0, "apparmor_parser: \(load.standardError)")
+        let daemon = try DaemonHarness(sources: [])
+        try daemon.register(
+            "tracker",
+            [
+                "CFBundleIdentifier": "com.example.tracker", "OpenCoreLocationSnaps": ["ocltest"],
+                "NSLocationWhenInUseUsageDescription": "To show the vehicle on the map",
+            ])
+        try await daemon.start()
+        let confined = try WireClient(
+            socket: daemon.socket, account: nil,
+            command: ["/usr/bin/aa-exec", "-p", "snap.ocltest.tracker", "--", setprivPath.path]
+                + mallory.setpriv() + [socatPath.path, "-", "UNIX-CONNECT:\(daemon.socket)"])
+        await confined.hello()
+        let identity = try #require(confined.identity, "\(confined.output)\n\(confined.process.errors)")
+        #expect(identity.snap == "ocltest" && identity.app == "com.example.tracker" && identity.registered)
+        #expect(identity.sandboxed == true && identity.proof == "snap ocltest, by its AppArmor label")
+        await confined.stop()
+        await daemon.stop()
+        _ = try await Runner.run(["-R"], input: Data(profile.utf8), executable: parser)
     }
 
     @Test(
@@ -351,7 +404,10 @@ func flatpakInfoFile(app: String) throws -> String {
 /// A root directory of the attacker's own, made inside `unshare -Urm`: a tmpfs with the host's
 /// directories bound in and a `.flatpak-info` it copied there, entered with `chroot`.
 enum FakeRoot {
-    static func script(socket: String, infoFile: String) -> String {
+    /// With `exec: false` the shell stays as the namespaces' parent, as bubblewrap's does.
+    static func script(socket: String, infoFile: String, unshare: String = "-Urm", exec: Bool = true)
+        -> String
+    {
         let inner = """
             root=$(mktemp -d) && mount -t tmpfs none "$root" && \
             for d in usr etc proc dev run tmp; do mkdir "$root/$d" && mount --rbind "/$d" "$root/$d"; done && \
@@ -359,7 +415,11 @@ enum FakeRoot {
             cp '\(infoFile)' "$root/.flatpak-info" && \
             exec chroot "$root" \(socatPath.path) - 'UNIX-CONNECT:\(socket)'
             """
-        return "exec /usr/bin/unshare -Urm /bin/sh -c '\(inner.replacingOccurrences(of: "'", with: "'\\''"))'"
+        let quoted = inner.replacingOccurrences(of: "'", with: "'\\''")
+        let command = "/usr/bin/unshare \(unshare) /bin/sh -c '\(quoted)'"
+        // Without `exec`, the shell would still run its last command in its own process (dash
+        // does): a command after it keeps the shell as the namespaces' parent.
+        return exec ? "exec " + command : command + "; exit $?"
     }
 }
 

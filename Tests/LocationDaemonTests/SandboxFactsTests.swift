@@ -40,6 +40,13 @@ struct SandboxFactsTests {
         #expect((try? FlatpakSandbox.info(keyFile: twice).get())?.app == "org.gnome.Maps")
     }
 
+    @Test("no_new_privs is read from the status file")
+    func noNewPrivileges() {
+        #expect(FlatpakSandbox.hasNoNewPrivileges(statusFile: "Name:\tsh\nNoNewPrivs:\t1\nSeccomp:\t2\n"))
+        #expect(!FlatpakSandbox.hasNoNewPrivileges(statusFile: "Name:\tsh\nNoNewPrivs:\t0\n"))
+        #expect(!FlatpakSandbox.hasNoNewPrivileges(statusFile: "Name:\tNoNewPrivs: 1\n"))
+    }
+
     @Test(
         "Flatpak app ids follow Flatpak's rule",
         arguments: [
