@@ -23,24 +23,41 @@ final class ClientHandler: ChannelInboundHandler {
 
     private let daemon: Daemon
     private let statistics: ServerStatistics
+    private let limits: ConnectionLimits
     private var splitter = LineSplitter(maximumLength: WireProtocol.maximumRequestLength)
     private var identity: PeerIdentity?
     private var session: ClientSession?
     private var sawFirstByte = false
+    /// The uid this connection is counted against, once admitted.
+    private var admitted: UInt32?
+    private var helloDeadline: Scheduled<Void>?
 
-    init(daemon: Daemon, statistics: ServerStatistics) {
+    init(daemon: Daemon, statistics: ServerStatistics, limits: ConnectionLimits) {
         self.daemon = daemon
         self.statistics = statistics
+        self.limits = limits
     }
 
     func channelActive(context: ChannelHandlerContext) {
         statistics.connected()
         let channel = context.channel
-        guard let credentials = Self.credentials(of: channel, log: daemon.log) else {
-            daemon.log("a connection without credentials was refused")
-            context.close(promise: nil)
+        let credentials: PeerCredentials
+        switch Self.credentials(of: channel) {
+        case .success(let read): credentials = read
+        case .failure(let refusal):
+            statistics.refused()
+            daemon.log("a connection was refused: \(refusal.description)")
+            refuse(context, refusal.description)
             return
         }
+        if let refusal = limits.admit(uid: credentials.uid) {
+            statistics.refused()
+            daemon.logOnce("uid \(credentials.uid) reached its connection limit", "\(refusal)")
+            try? credentials.pidfd?.close()
+            refuse(context, refusal)
+            return
+        }
+        admitted = credentials.uid
         guard let identity = PeerIdentity.identify(credentials, registry: daemon.registry) else {
             daemon.log("pid \(credentials.pid) exited while it was identified; its connection was closed")
             try? credentials.pidfd?.close()
@@ -49,8 +66,28 @@ final class ClientHandler: ChannelInboundHandler {
         }
         self.identity = identity
         daemon.logNotes(of: identity)
+        let timeout = limits.settings.helloTimeout
+        helloDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: .init(timeout)) { [weak self] in
+            guard let self, self.session == nil, channel.isActive else { return }
+            self.statistics.refused()
+            self.reply(
+                context,
+                .error(
+                    id: nil,
+                    message: "no request came within \(timeout) of connecting; the connection is closed"))
+            context.close(promise: nil)
+        }
         context.fireChannelActive()
         _ = channel.setOption(ChannelOptions.autoRead, value: true)
+    }
+
+    /// Says why, then closes: before a byte is read, in the daemon's own protocol.
+    private func refuse(_ context: ChannelHandlerContext, _ message: String) {
+        context.writeAndFlush(
+            wrapOutboundOut(
+                context.channel.allocator.buffer(bytes: WireEvent.error(id: nil, message: message).encoded())),
+            promise: nil)
+        context.close(promise: nil)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -147,6 +184,10 @@ final class ClientHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        helloDeadline?.cancel()
+        helloDeadline = nil
+        if let uid = admitted { limits.release(uid: uid) }
+        admitted = nil
         session?.close()
         session = nil
         if let pidfd = identity?.credentials.pidfd { try? pidfd.close() }
@@ -162,22 +203,39 @@ final class ClientHandler: ChannelInboundHandler {
     /// `SO_PEERPIDFD`, which the C headers of older systems lack.
     static let peerPidfdOption: CInt = 77
 
-    /// The peer's credentials, and a pidfd pinning it where the kernel has `SO_PEERPIDFD`.
-    static func credentials(of channel: any Channel, log: @Sendable (String) -> Void) -> PeerCredentials? {
-        guard let provider = channel as? any SocketOptionProvider else { return nil }
+    /// Why a connection's peer could not be known.
+    struct CredentialsRefusal: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The peer's credentials, and a pidfd pinning it where the kernel has `SO_PEERPIDFD`. Where
+    /// it has, a peer it gives no pidfd for (the daemon out of descriptors, say) is refused: a
+    /// client is never identified unpinned on a kernel that can pin it.
+    static func credentials(of channel: any Channel) -> Result<PeerCredentials, CredentialsRefusal> {
+        guard let provider = channel as? any SocketOptionProvider else {
+            return .failure(.init(description: "the connection is not a socket"))
+        }
         let level = SocketOptionLevel(SOL_SOCKET)
         let peerResult: Result<KernelCredentials, any Error>? = now(
             provider.unsafeGetSocketOption(level: level, name: SocketOptionName(SO_PEERCRED)))
-        guard case .success(let peer) = peerResult else { return nil }
-        var pidfd: SystemPackage.FileDescriptor?
-        let pidfdResult: Result<CInt, any Error>? = now(
-            provider.unsafeGetSocketOption(level: level, name: SocketOptionName(Self.peerPidfdOption)))
-        switch pidfdResult {
-        case .success(let raw): pidfd = SystemPackage.FileDescriptor(rawValue: raw)
-        case .failure(let error): PidfdSupport.reportMissing(error, log: log)
-        case nil: break
+        guard case .success(let peer) = peerResult else {
+            return .failure(.init(description: "the kernel gave no credentials for it"))
         }
-        return PeerCredentials(uid: peer.uid, gid: peer.gid, pid: peer.pid, pidfd: pidfd)
+        var pidfd: SystemPackage.FileDescriptor?
+        if PidfdSupport.isSupported {
+            let pidfdResult: Result<CInt, any Error>? = now(
+                provider.unsafeGetSocketOption(level: level, name: SocketOptionName(Self.peerPidfdOption)))
+            switch pidfdResult {
+            case .success(let raw): pidfd = SystemPackage.FileDescriptor(rawValue: raw)
+            case .failure(let error):
+                return .failure(
+                    .init(
+                        description: "no pidfd could pin pid \(peer.pid) (uid \(peer.uid)): \(error); "
+                            + "it is never identified unpinned"))
+            case nil: return .failure(.init(description: "no pidfd could pin pid \(peer.pid)"))
+            }
+        }
+        return .success(PeerCredentials(uid: peer.uid, gid: peer.gid, pid: peer.pid, pidfd: pidfd))
     }
 }
 
@@ -196,19 +254,35 @@ private func now<Value>(_ future: EventLoopFuture<Value>) -> Result<Value, any E
     return result
 }
 
-/// Says once that this kernel gives no pidfd for a peer, and what that means.
-enum PidfdSupport {
-    private static let reported = Mutex(false)
-
-    static func reportMissing(_ error: any Error, log: @Sendable (String) -> Void) {
-        let first = reported.withLock { reported in
-            defer { reported = true }
-            return !reported
+/// Whether this kernel gives a pidfd for a socket's peer (`SO_PEERPIDFD`, Linux 6.5), probed once
+/// on a socket pair of the daemon's own: a failure for a client later is that client's, never
+/// taken for a kernel without the option.
+public enum PidfdSupport {
+    public static let isSupported: Bool = {
+        var pair: [CInt] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0
+        else {
+            return false
         }
-        guard first else { return }
-        log(
-            "this kernel gives no SO_PEERPIDFD (\(error)); clients are identified from /proc/<pid> without a pidfd "
+        defer {
+            close(pair[0])
+            close(pair[1])
+        }
+        var pidfd: CInt = -1
+        var length = socklen_t(MemoryLayout<CInt>.size)
+        guard getsockopt(pair[0], SOL_SOCKET, ClientHandler.peerPidfdOption, &pidfd, &length) == 0 else {
+            return false
+        }
+        close(pidfd)
+        return true
+    }()
+
+    /// What the daemon says at start of how it pins its clients.
+    public static var startupNote: String? {
+        isSupported
+            ? nil
+            : "this kernel gives no SO_PEERPIDFD; clients are identified from /proc/<pid> without a pidfd "
                 + "pinning the process, so a pid reused within the instant of a connection could be misread "
-                + "(Linux 6.5 or later closes this)")
+                + "(Linux 6.5 or later closes this)"
     }
 }

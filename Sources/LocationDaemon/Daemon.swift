@@ -165,13 +165,17 @@ public final class Daemon: Sendable {
 
     /// Logs why identification did not take a new connection for what it claimed to be.
     func logNotes(of identity: PeerIdentity) {
-        for note in identity.notes {
-            let first = loggedNotes.withLock { logged in
-                if logged.count >= 4096 { logged.removeAll() }
-                return logged.insert("\(identity.uid) \(note)").inserted
-            }
-            if first { log("\(identity.summary): \(note)") }
+        for note in identity.notes { logOnce("\(identity.uid) \(note)", "\(identity.summary): \(note)") }
+    }
+
+    /// Logs `message` the first time `key` is seen (of the last 4,096 keys), so that a client
+    /// reconnecting in a loop does not flood the log.
+    func logOnce(_ key: String, _ message: String) {
+        let first = loggedNotes.withLock { logged in
+            if logged.count >= 4096 { logged.removeAll() }
+            return logged.insert(key).inserted
         }
+        if first { log(message) }
     }
 
     /// Checks every hosted app's "in use" against `/proc`; the server calls it every second.

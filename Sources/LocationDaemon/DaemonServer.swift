@@ -22,16 +22,21 @@ public final class DaemonServer: Sendable {
     public let statistics = ServerStatistics()
     /// How many bytes of unsent lines a client may have before it is cut off.
     public let clientBuffer: Int
+    /// How many connections each user may hold, and how long one may stay silent at first.
+    public let limits: ConnectionLimits
     private let group: any EventLoopGroup
 
-    public init(daemon: Daemon, group: any EventLoopGroup, clientBuffer: Int = 64 * 1024) {
+    public init(
+        daemon: Daemon, group: any EventLoopGroup, clientBuffer: Int = 64 * 1024, limits: ConnectionLimits
+    ) {
         self.daemon = daemon
         self.group = group
         self.clientBuffer = clientBuffer
+        self.limits = limits
     }
 
     private var bootstrap: ServerBootstrap {
-        let (daemon, statistics, buffer) = (daemon, statistics, clientBuffer)
+        let (daemon, statistics, buffer, limits) = (daemon, statistics, clientBuffer, limits)
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 512)
             .childChannelOption(.autoRead, value: false)
@@ -42,7 +47,7 @@ public final class DaemonServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        ClientHandler(daemon: daemon, statistics: statistics))
+                        ClientHandler(daemon: daemon, statistics: statistics, limits: limits))
                 }
             }
     }

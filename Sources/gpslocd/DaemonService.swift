@@ -107,9 +107,20 @@ struct DaemonService: Service {
 
     func run() async throws {
         Self.raiseDescriptorLimit(log: log)
+        if let note = PidfdSupport.startupNote { log(note) }
+        let removed = removeStaleTemporaryFiles(under: settings.stateDirectory)
+        if removed > 0 {
+            log("removed \(removed) temporary files a stop mid-write left in \(settings.stateDirectory)")
+        }
         daemon.restoreMonitors()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let server = DaemonServer(daemon: daemon, group: group, clientBuffer: settings.clientBuffer)
+        let limits = ConnectionLimits(
+            .init(
+                perUser: settings.connectionsPerUser,
+                helloTimeout: .milliseconds(Int64(settings.helloTimeout * 1000))))
+        log(limits.summary)
+        let server = DaemonServer(
+            daemon: daemon, group: group, clientBuffer: settings.clientBuffer, limits: limits)
         let channel: any Channel
         let passed = Systemd.listenDescriptors()
         if let descriptor = passed.first {

@@ -23,12 +23,15 @@ struct DaemonSettings: Sendable {
     var administratorGroup = "opencorelocation-admin"
     var grace: Double = 10
     var clientBuffer = 65536
+    var connectionsPerUser = 128
+    var helloTimeout: Double = 10
 
     init() {}
 
     /// The configuration file's keys.
     enum Key: String, CaseIterable {
         case sources, socket, stateDirectory, appsDirectory, administratorGroup, grace, clientBuffer
+        case connectionsPerUser, helloTimeout
     }
 
     /// The file's settings, or the defaults when it does not exist; `warnings` gets what the file
@@ -91,6 +94,10 @@ struct DaemonSettings: Sendable {
             case (.grace, _, let number?): settings.grace = number.doubleValue
             case (.clientBuffer, _, let number?) where number.doubleValue.rounded() == number.doubleValue:
                 settings.clientBuffer = number.intValue
+            case (.connectionsPerUser, _, let number?)
+            where number.doubleValue.rounded() == number.doubleValue:
+                settings.connectionsPerUser = number.intValue
+            case (.helloTimeout, _, let number?): settings.helloTimeout = number.doubleValue
             default:
                 throw SettingsError(description: "\(path): '\(name)' must be \(Self.expected(key))")
             }
@@ -106,6 +113,8 @@ struct DaemonSettings: Sendable {
         case .administratorGroup: "a string: a group's name"
         case .grace: "a number: seconds, 0 to 600"
         case .clientBuffer: "a whole number: bytes, 4096 to 16777216"
+        case .connectionsPerUser: "a whole number: connections, 1 to 65536"
+        case .helloTimeout: "a number: seconds, 0.5 to 600"
         }
     }
 
@@ -143,7 +152,8 @@ struct DaemonSettings: Sendable {
     /// The command line's values over these, each checked.
     func overridden(
         sources: [String], socket: String?, stateDirectory: String?, appsDirectory: String?,
-        administratorGroup: String?, grace: Double?, clientBuffer: Int?
+        administratorGroup: String?, grace: Double?, clientBuffer: Int?, connectionsPerUser: Int? = nil,
+        helloTimeout: Double? = nil
     ) throws(SettingsError) -> DaemonSettings {
         var settings = self
         if !sources.isEmpty { settings.sources = sources }
@@ -153,6 +163,19 @@ struct DaemonSettings: Sendable {
         if let administratorGroup { settings.administratorGroup = administratorGroup }
         if let grace { settings.grace = grace }
         if let clientBuffer { settings.clientBuffer = clientBuffer }
+        if let connectionsPerUser { settings.connectionsPerUser = connectionsPerUser }
+        if let helloTimeout { settings.helloTimeout = helloTimeout }
+        guard (1...65536).contains(settings.connectionsPerUser) else {
+            throw SettingsError(
+                description:
+                    "--connections-per-user \(settings.connectionsPerUser) is out of range; give 1 to 65536 connections"
+            )
+        }
+        guard (0.5...600).contains(settings.helloTimeout) else {
+            throw SettingsError(
+                description:
+                    "--hello-timeout \(settings.helloTimeout) is out of range; give 0.5 to 600 seconds")
+        }
         guard (0...600).contains(settings.grace) else {
             throw SettingsError(
                 description: "--grace \(settings.grace) is out of range; give 0 to 600 seconds")

@@ -77,6 +77,18 @@ struct GPSLocD: AsyncParsableCommand {
             "Bytes of unsent lines a client may have before it is cut off, 4096 to 16777216 (default 65536).")
     var clientBuffer: Int?
 
+    @Option(
+        name: .customLong("connections-per-user"), parsing: .unconditional,
+        help:
+            "Connections one user may hold at once, 1 to 65536 (default 128; fewer where the daemon's descriptors are few)."
+    )
+    var connectionsPerUser: Int?
+
+    @Option(
+        name: .customLong("hello-timeout"), parsing: .unconditional,
+        help: "Seconds a new connection may stay silent before its first request, 0.5 to 600 (default 10).")
+    var helloTimeout: Double?
+
     func run() async throws {
         let name = ProcessInfo.processInfo.environment["GPSLOCD_LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(rawValue: name.lowercased()) else {
@@ -99,7 +111,8 @@ struct GPSLocD: AsyncParsableCommand {
             settings = try DaemonSettings.load(configuration: config, warnings: &warnings).overridden(
                 sources: sources, socket: socket, stateDirectory: stateDirectory,
                 appsDirectory: appsDirectory,
-                administratorGroup: administratorGroup, grace: grace, clientBuffer: clientBuffer)
+                administratorGroup: administratorGroup, grace: grace, clientBuffer: clientBuffer,
+                connectionsPerUser: connectionsPerUser, helloTimeout: helloTimeout)
         } catch {
             // A mistake in the file, not in the command: no usage text, the status of a usage error.
             FileHandle.standardError.write(Data("gpslocd: error: \(error.description)\n".utf8))

@@ -27,6 +27,9 @@ struct DaemonConfigurationTests {
             (#"{"sources": "serial:/dev/ttyUSB0"}"#, "'sources' must be a list of strings"),
             (#"{"grace": "ten"}"#, "'grace' must be a number"),
             (#"{"clientBuffer": 65536.5}"#, "'clientBuffer' must be a whole number"),
+            (#"{"connectionsPerUser": 0}"#, "--connections-per-user 0 is out of range; give 1 to 65536"),
+            (#"{"helloTimeout": 0.1}"#, "--hello-timeout 0.1 is out of range; give 0.5 to 600 seconds"),
+            (#"{"helloTimeout": "soon"}"#, "'helloTimeout' must be a number: seconds"),
         ])
     func wrong(text: String, says: String) async throws {
         let result = try await Self.run(text)

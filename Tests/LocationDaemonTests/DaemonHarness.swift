@@ -65,13 +65,19 @@ final class DaemonHarness: Sendable {
     /// Runs the daemon as this user (in `groups`, with the capabilities its unit gives it).
     let account: Account?
     let groups: [String]
+    /// Runs the daemon with at most this many open files (`prlimit --nofile`), when set.
+    let descriptorLimit: Int?
     private let running = Mutex<RunningProcess?>(nil)
 
     var socket: String { root + "/run/gpslocd.sock" }
     var state: String { root + "/state" }
     var apps: String { root + "/apps.d" }
 
-    init(sources: [String], extra: [String] = [], account: Account? = nil, groups: [String] = []) throws {
+    init(
+        sources: [String], extra: [String] = [], account: Account? = nil, groups: [String] = [],
+        descriptorLimit: Int? = nil
+    ) throws {
+        self.descriptorLimit = descriptorLimit
         root = NSTemporaryDirectory() + "gpslocd-test-\(UUID().uuidString.prefix(8))"
         self.sources = sources
         self.extra = extra
@@ -101,7 +107,11 @@ final class DaemonHarness: Sendable {
     @discardableResult
     func start() async throws -> RunningProcess {
         let process: RunningProcess
-        if let account {
+        if let descriptorLimit {
+            process = try RunningProcess(
+                ["--nofile=\(descriptorLimit):\(descriptorLimit)", gpslocdBinary.path] + arguments,
+                executable: URL(fileURLWithPath: "/usr/bin/prlimit"))
+        } else if let account {
             process = try RunningProcess(
                 account.setpriv(groups: groups, capabilities: ["sys_ptrace", "dac_read_search"]) + [
                     gpslocdBinary.path

@@ -264,8 +264,10 @@ public final class AuthorizationStore: Sendable {
 }
 
 /// Writes a file so that readers see the old contents or the new, never a mix: a temporary file
-/// in the same directory, readable by its owner only, synced and renamed over the old one.
-/// Returns what failed, or `nil`.
+/// in the same directory, readable by its owner only, synced and renamed over the old one, and the
+/// directory synced after, so that the rename itself survives a power cut. Returns what failed, or
+/// `nil`. A temporary file a kill leaves behind (`.NAME.XXXXXX`) is removed by
+/// ``removeStaleTemporaryFiles(under:)``.
 package func writeAtomically(_ data: Data, to path: String) -> String? {
     let slash = path.lastIndex(of: "/")
     let directory = slash.map { String(path[..<$0]) } ?? "."
@@ -283,6 +285,42 @@ package func writeAtomically(_ data: Data, to path: String) -> String? {
     if failure == nil && fsync(raw) != 0 { failure = "fsync: \(Errno(rawValue: errno))" }
     try? file.close()
     if failure == nil && rename(temporary, path) != 0 { failure = "rename: \(Errno(rawValue: errno))" }
-    if failure != nil { unlink(temporary) }
-    return failure
+    if failure != nil {
+        unlink(temporary)
+        return failure
+    }
+    let parent = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard parent >= 0 else { return "cannot open \(directory) to sync it: \(Errno(rawValue: errno))" }
+    defer { close(parent) }
+    return fsync(parent) == 0 ? nil : "fsync of \(directory): \(Errno(rawValue: errno))"
+}
+
+/// Removes the temporary files ``writeAtomically(_:to:)`` leaves when the process is killed
+/// between making one and renaming it (`.NAME.XXXXXX`), in `directory` and below; returns how
+/// many. Only for a directory no writer uses at the time (the daemon's, as it starts).
+package func removeStaleTemporaryFiles(under directory: String) -> Int {
+    guard let walker = FileManager.default.enumerator(atPath: directory) else { return 0 }
+    var removed = 0
+    while let relative = walker.nextObject() as? String {
+        let name = relative.split(separator: "/").last.map(String.init) ?? relative
+        guard isTemporaryName(name) else { continue }
+        var info = stat()
+        let path = directory + "/" + relative
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+        if unlink(path) == 0 { removed += 1 }
+    }
+    return removed
+}
+
+/// `.authorization.json.a1B2c3`: a dot, a name, a dot and mkstemp's six letters and digits.
+package func isTemporaryName(_ name: String) -> Bool {
+    let bytes = Array(name.utf8)
+    guard bytes.count > 8, bytes[0] == UInt8(ascii: "."), bytes[bytes.count - 7] == UInt8(ascii: ".") else {
+        return false
+    }
+    return bytes.suffix(6).allSatisfy { byte in
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
 }

@@ -1,0 +1,102 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Locking
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// How many connections each user may hold, so that no user starves the others of the daemon's
+/// descriptors: each connection costs two (its socket and the pidfd that pins its process). A
+/// user may hold the configured number, and never more than a quarter of the descriptors left
+/// for clients once the daemon's own are counted and a reserve is set aside; root is not limited.
+public final class ConnectionLimits: Sendable {
+    public struct Settings: Sendable {
+        /// Connections one user may hold at once.
+        public var perUser: Int
+        /// How long a connection may stay silent before its first request (`hello`, or gpsd's
+        /// first command) before it is closed.
+        public var helloTimeout: Duration
+
+        public init(perUser: Int = 128, helloTimeout: Duration = .seconds(10)) {
+            self.perUser = perUser
+            self.helloTimeout = helloTimeout
+        }
+    }
+
+    /// Descriptors each connection holds: its socket and its pidfd.
+    static let descriptorsPerConnection = 2
+    /// Descriptors kept for the daemon's own work (receivers reopened, state files, accepting a
+    /// connection only to refuse it), whatever its clients hold.
+    static let reserve = 64
+
+    public let settings: Settings
+    /// Connections one user may hold here: the setting, or less where descriptors are few.
+    public let perUser: Int
+    /// Connections all users together may hold (root's included).
+    public let total: Int
+    private let open = Mutex<(byUser: [UInt32: Int], all: Int)>(([:], 0))
+
+    /// Limits for a daemon that may open `descriptorLimit` files and has `descriptorsInUse` open.
+    public init(_ settings: Settings, descriptorLimit: Int, descriptorsInUse: Int) {
+        self.settings = settings
+        let forClients = max(0, descriptorLimit - descriptorsInUse - Self.reserve)
+        total = max(1, forClients / Self.descriptorsPerConnection)
+        perUser = max(1, min(settings.perUser, total / 4))
+    }
+
+    /// Limits from this process's own limit of open files and the descriptors it holds now.
+    public convenience init(_ settings: Settings) {
+        var limit = rlimit()
+        #if canImport(Glibc)
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+            let resource = RLIMIT_NOFILE
+        #endif
+        let soft = getrlimit(resource, &limit) == 0 ? Int(clamping: limit.rlim_cur) : 1024
+        let inUse = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 16
+        self.init(settings, descriptorLimit: soft, descriptorsInUse: inUse)
+    }
+
+    /// Why a new connection of `uid` is refused, or `nil` when it is admitted (and counted until
+    /// ``release(uid:)``).
+    public func admit(uid: UInt32) -> String? {
+        open.withLock { open in
+            if uid != 0 {
+                let held = open.byUser[uid, default: 0]
+                if held >= perUser {
+                    return "uid \(uid) holds \(held) connections already, the most one user may "
+                        + "(connectionsPerUser, \(settings.perUser), or a quarter of the daemon's descriptors); "
+                        + "close some and connect again"
+                }
+                if open.all >= total {
+                    return
+                        "the daemon holds \(open.all) connections, all its descriptors allow; try again later"
+                }
+            }
+            open.byUser[uid, default: 0] += 1
+            open.all += 1
+            return nil
+        }
+    }
+
+    public func release(uid: UInt32) {
+        open.withLock { open in
+            guard let held = open.byUser[uid] else { return }
+            open.byUser[uid] = held > 1 ? held - 1 : nil
+            open.all -= 1
+        }
+    }
+
+    /// Connections `uid` holds now.
+    public func held(by uid: UInt32) -> Int { open.withLock { $0.byUser[uid, default: 0] } }
+
+    public var summary: String {
+        "each user may hold \(perUser) connections (connectionsPerUser \(settings.perUser)), "
+            + "\(total) in all; a connection silent for \(settings.helloTimeout) before its first request is closed"
+    }
+}

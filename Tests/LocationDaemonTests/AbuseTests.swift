@@ -1,0 +1,314 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import LocationWire
+import Synchronization
+import TestSupport
+import Testing
+
+/// gpslocd under abuse by an ordinary user: each attacker is a process of its own uid beside a
+/// victim of another uid granted Always and following the receiver at 10 Hz. Each test asserts the
+/// victim's longest silence, that a new client of a third uid is served during the attack, and
+/// prints one line (`ABUSE …`) that `tools/abuse` collects.
+@Suite(
+    "gpslocd under abuse", .serialized,
+    .enabled(if: getuid() == 0, "needs root to make users"))
+struct AbuseTests {
+    /// The longest the victim may go without an update while attacked.
+    static let longestSilence = 3.0
+
+    @Test("a descriptor flood by one user: refused past its limit; the victim and a newcomer are served")
+    func descriptorFlood() async throws {
+        var scene = try await Scene(descriptorLimit: 512)
+        defer { scene.receiver.stop() }
+        try await scene.start()
+        let attack = try Attacker.run(
+            "flood", count: 2000, seconds: 6, socket: scene.daemon.socket, as: scene.mallory)
+        #expect(await attack.waitForOutput(within: 30) { $0.contains("holding") }, "\(attack.errors)")
+        let newcomer = try scene.daemon.client(as: scene.bob)
+        await newcomer.hello()
+        let served = newcomer.identity?.uid == Int(scene.bob.uid)
+        #expect(served, "a new client of another uid is served during the flood: \(newcomer.output)")
+        _ = await attack.wait(within: 30)
+        let result = Attacker.result(attack.output)
+        let silence = await scene.victimSilence.stop()
+        #expect(silence <= Self.longestSilence, "the victim went \(silence) s without an update")
+        #expect(result["refused", default: 0] > 0, "\(attack.output)")
+        #expect(
+            result["opened", default: 0] - result["refused", default: 0] <= 128,
+            "no more than its limit was kept: \(attack.output)")
+        #expect(
+            scene.daemon.log.contains("reached its connection limit")
+                || scene.daemon.log.contains("connections already"))
+        #expect(!scene.daemon.log.contains("without a pidfd"), "no client is identified unpinned")
+        Self.report(
+            "descriptor flood",
+            "attacker opened \(result["opened", default: 0]), \(result["refused", default: 0]) refused; "
+                + "victim's longest silence \(Self.seconds(silence)); newcomer of a third uid "
+                + (served ? "served" : "NOT served"))
+        await newcomer.stop()
+        await scene.stop()
+    }
+
+    @Test("slowloris and silent connections: closed at the hello deadline, the victim unaffected")
+    func slowloris() async throws {
+        var scene = try await Scene(extra: ["--hello-timeout", "1"])
+        defer { scene.receiver.stop() }
+        try await scene.start()
+        let attack = try Attacker.run(
+            "slowloris", count: 50, seconds: 5, socket: scene.daemon.socket, as: scene.mallory)
+        _ = await attack.wait(within: 30)
+        let result = Attacker.result(attack.output)
+        let silence = await scene.victimSilence.stop()
+        #expect(result["closed", default: 0] == 50, "every slow connection was closed: \(attack.output)")
+        #expect(result["latest", default: 99] <= 3, "within the deadline and a second: \(attack.output)")
+        #expect(silence <= Self.longestSilence, "the victim went \(silence) s without an update")
+        Self.report(
+            "slowloris",
+            "\(result["closed", default: 0]) of 50 slow connections closed, the last after "
+                + "\(result["latest", default: -1]) s; victim's longest silence \(Self.seconds(silence))")
+        await scene.stop()
+    }
+
+    @Test("connection churn: thousands of connects and hangs-up; the victim unaffected")
+    func churn() async throws {
+        var scene = try await Scene()
+        defer { scene.receiver.stop() }
+        try await scene.start()
+        let attack = try Attacker.run(
+            "churn", count: 3000, seconds: 0, socket: scene.daemon.socket, as: scene.mallory)
+        _ = await attack.wait(within: 120)
+        let result = Attacker.result(attack.output)
+        let newcomer = try scene.daemon.client(as: scene.bob)
+        await newcomer.hello()
+        let silence = await scene.victimSilence.stop()
+        #expect(result["done", default: 0] == 3000, "\(attack.output)\(attack.errors)")
+        #expect(silence <= Self.longestSilence, "the victim went \(silence) s without an update")
+        #expect(newcomer.identity != nil)
+        Self.report(
+            "churn",
+            "\(result["done", default: 0]) connections in \(result["seconds", default: -1]) s; "
+                + "victim's longest silence \(Self.seconds(silence))")
+        await newcomer.stop()
+        await scene.stop()
+    }
+
+    @Test("stalled readers: subscribers that never read are cut off; the victim unaffected")
+    func stalledReaders() async throws {
+        var scene = try await Scene(extra: ["--client-buffer", "4096"])
+        defer { scene.receiver.stop() }
+        try await scene.start()
+        let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
+        try await scene.daemon.grantAlways(uid: scene.mallory.uid, app: python)
+        let attack = try Attacker.run(
+            "stall", count: 20, seconds: 15, socket: scene.daemon.socket, as: scene.mallory)
+        _ = await attack.wait(within: 60)
+        let result = Attacker.result(attack.output)
+        let silence = await scene.victimSilence.stop()
+        #expect(result["cut", default: 0] == 20, "every stalled reader was cut off: \(attack.output)")
+        #expect(silence <= Self.longestSilence, "the victim went \(silence) s without an update")
+        Self.report(
+            "stalled readers",
+            "\(result["cut", default: 0]) of 20 cut off; victim's longest silence \(Self.seconds(silence))")
+        await scene.stop()
+    }
+
+    static func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
+
+    /// One line for `tools/abuse`.
+    static func report(_ attack: String, _ figures: String) {
+        print("ABUSE \(attack): \(figures)")
+    }
+}
+
+/// A daemon on a 10 Hz receiver, a victim (ocl-alice) granted Always and subscribed, and the
+/// attacker's and a newcomer's uids.
+struct Scene {
+    let alice: Account
+    let bob: Account
+    let mallory: Account
+    let receiver: TenHertzReceiver
+    let daemon: DaemonHarness
+    var victim: WireClient!
+    var victimSilence: SilenceMeter!
+
+    init(descriptorLimit: Int? = nil, extra: [String] = []) async throws {
+        alice = try await Account.ensure("ocl-alice")
+        bob = try await Account.ensure("ocl-bob")
+        mallory = try await Account.ensure("ocl-mallory")
+        receiver = try TenHertzReceiver()
+        daemon = try DaemonHarness(sources: [receiver.source], extra: extra, descriptorLimit: descriptorLimit)
+    }
+
+    mutating func start() async throws {
+        try await daemon.start()
+        try await daemon.grantAlways(uid: alice.uid, app: socatPath.path)
+        let victim = try daemon.client(as: alice)
+        await victim.hello()
+        victim.send(#"{"op":"session.open","session":1,"authorization":"always"}"#)
+        victim.send(#"{"op":"updates.subscribe","subscription":1}"#)
+        #expect(await victim.wait { _ in victim.locations.count >= 5 }, "\(victim.output)\n\(daemon.log)")
+        self.victim = victim
+        victimSilence = SilenceMeter { victim.locations.count }
+    }
+
+    func stop() async {
+        await victim.stop()
+        await daemon.stop()
+    }
+}
+
+/// The longest time a count stood still, sampled every 20 ms until stopped.
+final class SilenceMeter: Sendable {
+    private final class Shared: Sendable {
+        let longest = Mutex<Double>(0)
+        let running = Atomic<Bool>(true)
+    }
+
+    private let shared = Shared()
+    private let task: Task<Void, Never>
+
+    init(_ count: @escaping @Sendable () -> Int) {
+        let shared = shared
+        task = Task.detached {
+            var last = count()
+            var since = ContinuousClock.now
+            while shared.running.load(ordering: .relaxed) {
+                try? await Task.sleep(for: .milliseconds(20))
+                let now = count()
+                if now != last {
+                    last = now
+                    since = .now
+                } else {
+                    let still = since.duration(to: .now)
+                    let seconds =
+                        Double(still.components.seconds) + Double(still.components.attoseconds) * 1e-18
+                    shared.longest.withLock { $0 = max($0, seconds) }
+                }
+            }
+        }
+    }
+
+    /// Stops sampling; the longest silence seen, in seconds.
+    func stop() async -> Double {
+        shared.running.store(false, ordering: .relaxed)
+        await task.value
+        return shared.longest.withLock { $0 }
+    }
+}
+
+/// The attacker: a Python program run as its own uid, speaking to the socket directly.
+enum Attacker {
+    static func run(
+        _ mode: String, count: Int, seconds: Double, socket: String, as account: Account
+    ) throws -> RunningProcess {
+        try RunningProcess(
+            account.setpriv() + ["/usr/bin/python3", "-c", script, mode, "\(count)", "\(seconds)", socket],
+            executable: setprivPath)
+    }
+
+    /// The `key=value` figures of the attacker's last line.
+    static func result(_ output: String) -> [String: Int] {
+        guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("result ") }) else {
+            return [:]
+        }
+        var figures: [String: Int] = [:]
+        for pair in line.dropFirst("result ".count).split(separator: " ") {
+            let parts = pair.split(separator: "=")
+            if parts.count == 2, let value = Double(parts[1]) {
+                figures[String(parts[0])] = Int(value.rounded(.up))
+            }
+        }
+        return figures
+    }
+
+    static let script = #"""
+        import os, socket, sys, time, select, resource
+        mode, count, seconds, path = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+        def connect():
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(path)
+            return s
+
+        def closed_or_refused(s, wait):
+            poller = select.poll()
+            poller.register(s, select.POLLIN | select.POLLHUP)
+            if not poller.poll(wait * 1000):
+                return False
+            try:
+                data = s.recv(65536)
+            except OSError:
+                return True
+            return data == b"" or b"error" in data
+
+        if mode == "flood":
+            held, refused, opened = [], 0, 0
+            for i in range(count):
+                try:
+                    s = connect()
+                except OSError:
+                    refused += 1
+                    continue
+                opened += 1
+                held.append(s)
+            time.sleep(1)
+            for s in held:
+                if closed_or_refused(s, 0):
+                    refused += 1
+            print("holding", flush=True)
+            time.sleep(seconds)
+            print(f"result opened={opened} refused={refused}", flush=True)
+        elif mode == "slowloris":
+            conns = [(connect(), time.monotonic()) for _ in range(count)]
+            closed, latest, deadline = 0, 0.0, time.monotonic() + seconds
+            live = list(conns)
+            while live and time.monotonic() < deadline:
+                for s, start in list(live):
+                    try:
+                        s.send(b"{")
+                    except OSError:
+                        pass
+                    if closed_or_refused(s, 0):
+                        closed += 1
+                        latest = max(latest, time.monotonic() - start)
+                        live.remove((s, start))
+                time.sleep(0.1)
+            print(f"result closed={closed} latest={latest:.2f}", flush=True)
+        elif mode == "churn":
+            start, done = time.monotonic(), 0
+            for i in range(count):
+                s = connect()
+                if i % 2:
+                    s.send(b'{"op":"hello","version":1}\n')
+                s.close()
+                done += 1
+            print(f"result done={done} seconds={time.monotonic() - start:.2f}", flush=True)
+        elif mode == "stall":
+            conns = []
+            for _ in range(count):
+                s = connect()
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                s.send(b'{"op":"hello","version":1}\n{"op":"session.open","session":1,"authorization":"always"}\n'
+                       b'{"op":"updates.subscribe","subscription":1}\n')
+                conns.append(s)
+            time.sleep(seconds)
+            cut = 0
+            for s in conns:
+                s.setblocking(False)
+                try:
+                    while True:
+                        data = s.recv(1 << 20)
+                        if data == b"":
+                            cut += 1
+                            break
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    cut += 1
+            print(f"result cut={cut}", flush=True)
+        """#
+}
