@@ -13,10 +13,11 @@ import SystemPackage
     import Musl
 #endif
 
-/// One client connection on the daemon's event loop: who it is (from the kernel, before a byte
-/// is read), its lines cut at the protocol's bound, its hello, then its requests handed to its
-/// ``ClientSession``. A client that stops reading is cut off when its unsent lines pass the
-/// buffer's bound; nothing it does reaches another connection.
+/// One client connection on the daemon's event loop: who it is by the kernel's word (before a
+/// byte is read), its limits, its lines cut at the protocol's bound and handed to its
+/// ``ConnectionWorker``, which serves them in order off the loop. A client that stops reading is
+/// cut off when its unsent lines pass the buffer's bound; nothing it does reaches another
+/// connection.
 final class ClientHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -25,8 +26,7 @@ final class ClientHandler: ChannelInboundHandler {
     private let statistics: ServerStatistics
     private let limits: ConnectionLimits
     private var splitter = LineSplitter(maximumLength: WireProtocol.maximumRequestLength)
-    private var identity: PeerIdentity?
-    private var session: ClientSession?
+    private var worker: ConnectionWorker?
     private var sawFirstByte = false
     /// The uid this connection is counted against, once admitted.
     private var admitted: UInt32?
@@ -52,29 +52,24 @@ final class ClientHandler: ChannelInboundHandler {
         }
         if let refusal = limits.admit(uid: credentials.uid) {
             statistics.refused()
-            daemon.logOnce("uid \(credentials.uid) reached its connection limit", "\(refusal)")
+            daemon.logOnce("uid \(credentials.uid) reached its connection limit", refusal)
             try? credentials.pidfd?.close()
             refuse(context, refusal)
             return
         }
         admitted = credentials.uid
-        guard let identity = PeerIdentity.identify(credentials, registry: daemon.registry) else {
-            daemon.log("pid \(credentials.pid) exited while it was identified; its connection was closed")
-            try? credentials.pidfd?.close()
-            context.close(promise: nil)
-            return
-        }
-        self.identity = identity
-        daemon.logNotes(of: identity)
+        let worker = ConnectionWorker(
+            channel: channel, credentials: credentials, daemon: daemon, statistics: statistics)
+        self.worker = worker
         let timeout = limits.settings.helloTimeout
         helloDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: .init(timeout)) { [weak self] in
-            guard let self, self.session == nil, channel.isActive else { return }
+            guard let self, !worker.isGreeted, channel.isActive else { return }
             self.statistics.refused()
             self.reply(
                 context,
                 .error(
                     id: nil,
-                    message: "no request came within \(timeout) of connecting; the connection is closed"))
+                    message: "no hello came within \(timeout) of connecting; the connection is closed"))
             context.close(promise: nil)
         }
         context.fireChannelActive()
@@ -83,10 +78,7 @@ final class ClientHandler: ChannelInboundHandler {
 
     /// Says why, then closes: before a byte is read, in the daemon's own protocol.
     private func refuse(_ context: ChannelHandlerContext, _ message: String) {
-        context.writeAndFlush(
-            wrapOutboundOut(
-                context.channel.allocator.buffer(bytes: WireEvent.error(id: nil, message: message).encoded())),
-            promise: nil)
+        reply(context, .error(id: nil, message: message))
         context.close(promise: nil)
     }
 
@@ -111,63 +103,19 @@ final class ClientHandler: ChannelInboundHandler {
             lines = try splitter.append(bytes)
         } catch {
             statistics.refused()
-            reply(context, .error(id: nil, message: error.description + "; the connection is closed"))
+            worker?.enqueue(.malformed(error.description + "; the connection is closed"))
+            worker?.close()
             context.close(promise: nil)
             return
         }
         for line in lines where !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
-            handle(line, context: context)
+            do {
+                let parsed = try WireRequest.parse(line)
+                worker?.enqueue(.request(id: parsed.id, parsed.request))
+            } catch {
+                worker?.enqueue(.malformed(error.description))
+            }
         }
-    }
-
-    private func handle(_ line: [UInt8], context: ChannelHandlerContext) {
-        let parsed: (id: Int?, request: WireRequest)
-        do {
-            parsed = try WireRequest.parse(line)
-        } catch {
-            statistics.refused()
-            reply(context, .error(id: nil, message: error.description))
-            return
-        }
-        if let session {
-            session.handle(parsed.request, id: parsed.id)
-            return
-        }
-        guard case .hello(let version, let receiver) = parsed.request, let identity else {
-            statistics.refused()
-            reply(
-                context,
-                .error(
-                    id: parsed.id,
-                    message: "send {\"op\":\"hello\",\"version\":\(WireProtocol.version)} first"))
-            return
-        }
-        guard version == WireProtocol.version else {
-            reply(
-                context,
-                .error(
-                    id: parsed.id,
-                    message:
-                        "this daemon speaks version \(WireProtocol.version) of the protocol, not \(version); "
-                        + "use a library and a daemon of the same release"))
-            context.close(promise: nil)
-            return
-        }
-        let client: HostedClient
-        let connection: Int
-        do {
-            (client, connection) = try daemon.attach(identity, receiver: receiver)
-        } catch {
-            reply(context, .error(id: parsed.id, message: error.description))
-            return
-        }
-        let channel = context.channel
-        let send: @Sendable ([UInt8]) -> Void = { bytes in
-            channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
-        }
-        reply(context, .hello(id: parsed.id, identity: identity.wire, client.app.authorization))
-        session = ClientSession(
-            identity: identity, client: client, connection: connection, daemon: daemon, send: send)
     }
 
     private func reply(_ context: ChannelHandlerContext, _ event: WireEvent) {
@@ -178,7 +126,7 @@ final class ClientHandler: ChannelInboundHandler {
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         guard !context.channel.isWritable else { return }
         statistics.cutOff()
-        let who = identity?.summary ?? "a client"
+        let who = worker?.summary ?? "a client"
         daemon.log("\(who) stopped reading; its unsent lines passed the buffer's bound and it was cut off")
         context.close(promise: nil)
     }
@@ -188,10 +136,8 @@ final class ClientHandler: ChannelInboundHandler {
         helloDeadline = nil
         if let uid = admitted { limits.release(uid: uid) }
         admitted = nil
-        session?.close()
-        session = nil
-        if let pidfd = identity?.credentials.pidfd { try? pidfd.close() }
-        identity = nil
+        worker?.close()
+        worker = nil
         statistics.disconnected()
         context.fireChannelInactive()
     }

@@ -1,0 +1,170 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import LocationWire
+import Locking
+import NIOCore
+
+/// One connection's work off the event loop, in the order its requests came: who the client is
+/// (`/proc` reads), its hello, then each request, with whatever they read and write (decisions,
+/// monitors). The event loop only cuts lines and hands them over, so a client whose requests are
+/// slow to serve, or whose identification is, delays nobody else. A client that sends faster than
+/// its requests are served is paused (its socket is not read) until it is caught up.
+final class ConnectionWorker: Sendable {
+    enum Item: Sendable {
+        case request(id: Int?, WireRequest)
+        /// A line that is not a request: its error, in its turn among the replies.
+        case malformed(String)
+    }
+
+    /// Requests waiting before the socket is no longer read, and the number it is read again at.
+    static let pauseAt = 64
+    static let resumeAt = 16
+
+    private struct State {
+        var identity: PeerIdentity?
+        var session: ClientSession?
+        var closed = false
+        var paused = false
+    }
+
+    private let channel: any Channel
+    private let daemon: Daemon
+    private let statistics: ServerStatistics
+    private let state = Mutex(State())
+    private let waiting = Atomic<Int>(0)
+    private let hasSession = Atomic<Bool>(false)
+    private let continuation: AsyncStream<Item>.Continuation
+
+    /// Starts the worker for a connection whose peer the kernel named `credentials`.
+    init(
+        channel: any Channel, credentials: PeerCredentials, daemon: Daemon, statistics: ServerStatistics
+    ) {
+        self.channel = channel
+        self.daemon = daemon
+        self.statistics = statistics
+        let (stream, continuation) = AsyncStream.makeStream(of: Item.self)
+        self.continuation = continuation
+        Task { [self] in
+            identify(credentials)
+            for await item in stream {
+                let skip = state.withLock { $0.closed || $0.identity == nil }
+                if !skip { process(item) }
+                served()
+            }
+            finish(credentials)
+        }
+    }
+
+    /// Whether the hello was answered: the connection then may stay silent.
+    var isGreeted: Bool { hasSession.load(ordering: .relaxed) }
+
+    /// The client, once identified, for the log.
+    var summary: String? { state.withLock { $0.identity?.summary } }
+
+    /// Queues a request; pauses reading the socket when too many wait.
+    func enqueue(_ item: Item) {
+        if waiting.add(1, ordering: .relaxed).newValue >= Self.pauseAt {
+            let pause = state.withLock { state -> Bool in
+                defer { state.paused = true }
+                return !state.paused
+            }
+            if pause { _ = channel.setOption(ChannelOptions.autoRead, value: false) }
+        }
+        continuation.yield(item)
+    }
+
+    /// The connection ended: what waits is dropped, and the session ends once the request being
+    /// served (if any) is done.
+    func close() {
+        state.withLock { $0.closed = true }
+        continuation.finish()
+    }
+
+    private func served() {
+        guard waiting.subtract(1, ordering: .relaxed).newValue <= Self.resumeAt else { return }
+        let resume = state.withLock { state -> Bool in
+            defer { state.paused = false }
+            return state.paused && !state.closed
+        }
+        if resume { _ = channel.setOption(ChannelOptions.autoRead, value: true) }
+    }
+
+    private func identify(_ credentials: PeerCredentials) {
+        guard let identity = PeerIdentity.identify(credentials, registry: daemon.registry) else {
+            daemon.log("pid \(credentials.pid) exited while it was identified; its connection was closed")
+            channel.close(promise: nil)
+            return
+        }
+        daemon.logNotes(of: identity)
+        state.withLock { $0.identity = identity }
+    }
+
+    private func finish(_ credentials: PeerCredentials) {
+        let session = state.withLock { state -> ClientSession? in
+            state.closed = true
+            defer { state.session = nil }
+            return state.session
+        }
+        session?.close()
+        try? credentials.pidfd?.close()
+    }
+
+    private func send(_ event: WireEvent) {
+        channel.writeAndFlush(channel.allocator.buffer(bytes: event.encoded()), promise: nil)
+    }
+
+    private func process(_ item: Item) {
+        let (id, request): (Int?, WireRequest)
+        switch item {
+        case .malformed(let message):
+            statistics.refused()
+            send(.error(id: nil, message: message))
+            return
+        case .request(let number, let parsed):
+            (id, request) = (number, parsed)
+        }
+        let (session, identity) = state.withLock { ($0.session, $0.identity) }
+        if let session {
+            session.handle(request, id: id)
+            return
+        }
+        guard case .hello(let version, let receiver) = request, let identity else {
+            statistics.refused()
+            send(.error(id: id, message: "send {\"op\":\"hello\",\"version\":\(WireProtocol.version)} first"))
+            return
+        }
+        guard version == WireProtocol.version else {
+            send(
+                .error(
+                    id: id,
+                    message:
+                        "this daemon speaks version \(WireProtocol.version) of the protocol, not \(version); "
+                        + "use a library and a daemon of the same release"))
+            channel.close(promise: nil)
+            return
+        }
+        let client: HostedClient
+        let connection: Int
+        do throws(WireError) {
+            (client, connection) = try daemon.attach(identity, receiver: receiver)
+        } catch {
+            send(.error(id: id, message: error.description))
+            return
+        }
+        send(.hello(id: id, identity: identity.wire, client.app.authorization))
+        let channel = channel
+        let made = ClientSession(
+            identity: identity, client: client, connection: connection, daemon: daemon
+        ) { bytes in
+            channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
+        }
+        let late = state.withLock { state -> Bool in
+            if state.closed { return true }
+            state.session = made
+            return false
+        }
+        // The connection ended while it was attached: nothing will close the session but this.
+        if late { made.close() } else { hasSession.store(true, ordering: .relaxed) }
+    }
+}
