@@ -125,20 +125,20 @@ final class ClientSession: Sendable {
             feed.cancel(false)
             ok(id)
         case .addCondition(let name, let identifier, let condition, let assuming):
-            let host = daemon.monitorHost(for: identity)
-            try host.app.monitor(named: name).add(condition, identifier: identifier, assuming: assuming)
+            let monitor = try daemon.monitor(named: name, for: identity)
+            try daemon.checkMonitorBytes(for: identity)
+            try monitor.add(condition, identifier: identifier, assuming: assuming)
             ok(id)
         case .removeCondition(let name, let identifier):
-            daemon.monitorHost(for: identity).app.monitor(named: name).remove(identifier)
+            try daemon.monitor(named: name, for: identity).remove(identifier)
             ok(id)
         case .monitorRecords(let name):
-            send(
-                WireEvent.records(id: id, daemon.monitorHost(for: identity).app.monitor(named: name).records)
-                    .encoded())
+            send(WireEvent.records(id: id, try daemon.monitor(named: name, for: identity).records).encoded())
         case .subscribeMonitor(let number, let name):
+            let monitor = try daemon.monitor(named: name, for: identity)
             try reserveFeed(number)
             ok(id)
-            startMonitor(number, daemon.monitorHost(for: identity).app.monitor(named: name).subscribe())
+            startMonitor(number, monitor.subscribe())
         case .consumedEvent(let sequence):
             let feeds = state.withLock { $0.feeds.values.compactMap(\.monitor) }
             guard feeds.contains(where: { $0.consumed(sequence: sequence) }) else {

@@ -20,6 +20,8 @@ public final class Daemon: Sendable {
         public var administratorGroup: UInt32?
         /// How long a vanished client's sessions are kept for it to take back.
         public var gracePeriod: Duration
+        /// How many monitors an app and a user may keep, and how many bytes of them.
+        public var monitorLimits = MonitorLimits()
         public var log: @Sendable (String) -> Void
 
         public init(
@@ -126,22 +128,94 @@ public final class Daemon: Sendable {
         }
     }
 
-    /// Opens every monitor stored in the state directory, so that its conditions are evaluated
-    /// from the start, whether its app runs or not. Returns how many monitors it opened.
-    @discardableResult
-    public func restoreMonitors() -> Int {
-        let users = (try? FileManager.default.contentsOfDirectory(atPath: stores.directory)) ?? []
-        var opened = 0
-        for user in users.sorted() {
-            guard let uid = UInt32(user) else { continue }
-            for (app, names) in HostedApp.storedMonitors(storeDirectory: stores.store(uid: uid).directory) {
-                let manifest = registry.registration(forApp: app)?.manifest ?? Manifest()
-                let client = monitorHost(uid: uid, app: app, manifest: manifest)
-                for name in names { _ = client.app.monitor(named: name) }
-                opened += names.count
+    /// The app's monitor `name` for a request of `identity`'s: opened if it is not, when the app
+    /// may keep monitors (an administrator registered it, or its user decided on it) and neither
+    /// the app nor its user holds as many as they may.
+    func monitor(named name: String, for identity: PeerIdentity) throws(WireError) -> HostedMonitor {
+        let host = monitorHost(for: identity)
+        if host.app.hasMonitor(named: name) { return host.app.monitor(named: name) }
+        let limits = configuration.monitorLimits
+        if !identity.wire.registered {
+            let decided =
+                (try? stores.store(uid: identity.uid).load().clients[identity.app])
+                .map { $0.decision != .notDetermined } ?? false
+            guard decided else {
+                throw WireError(
+                    "monitors are kept only for an app an administrator registered or its user decided on; "
+                        + "\(identity.app) is neither: ask for authorization first")
             }
         }
-        if opened > 0 { log("evaluating \(opened) stored monitors") }
+        guard host.app.monitorCount < limits.perApp else {
+            throw WireError(
+                "\(identity.app) has \(limits.perApp) monitors already, the most an app may keep; remove one first"
+            )
+        }
+        let held = hosted(uid: identity.uid).reduce(0) { $0 + $1.app.monitorCount }
+        guard held < limits.perUser else {
+            throw WireError(
+                "uid \(identity.uid) has \(limits.perUser) monitors already, the most a user may keep; remove one first"
+            )
+        }
+        return host.app.monitor(named: name)
+    }
+
+    /// Refuses a condition when the user's monitors hold as many bytes as they may.
+    func checkMonitorBytes(for identity: PeerIdentity) throws(WireError) {
+        let limit = configuration.monitorLimits.bytesPerUser
+        let bytes = hosted(uid: identity.uid).reduce(0) { $0 + $1.app.storedMonitors.bytes }
+        guard bytes < limit else {
+            throw WireError(
+                "uid \(identity.uid)'s monitors hold \(bytes) bytes, the most a user may keep is \(limit); "
+                    + "remove some conditions first")
+        }
+    }
+
+    /// The apps hosted for user `uid`.
+    private func hosted(uid: UInt32) -> [HostedClient] {
+        clients.withLock { clients in clients.values.filter { $0.key.uid == uid } }
+    }
+
+    /// Opens every monitor stored in the state directory, so that its conditions are evaluated
+    /// from the start, whether its app runs or not: the monitors of apps that may keep them (an
+    /// administrator registered the app, or its user decided on it), within the limits. The daemon
+    /// runs this after it answers on its socket. Returns how many monitors it opened.
+    @discardableResult
+    public func restoreMonitors() -> Int {
+        let started = ContinuousClock.now
+        let users = (try? FileManager.default.contentsOfDirectory(atPath: stores.directory)) ?? []
+        var opened = 0
+        var skipped: [String] = []
+        for user in users.sorted() {
+            guard let uid = UInt32(user) else { continue }
+            let store = stores.store(uid: uid)
+            let stored = HostedApp.storedMonitors(storeDirectory: store.directory)
+            guard !stored.isEmpty else { continue }
+            let decisions = (try? store.load().clients) ?? [:]
+            var held = 0
+            for (app, names) in stored {
+                let registration = registry.registration(forApp: app)
+                guard registration != nil || (decisions[app].map { $0.decision != .notDetermined } ?? false)
+                else {
+                    skipped.append("\(app) (uid \(uid))")
+                    continue
+                }
+                let client = monitorHost(uid: uid, app: app, manifest: registration?.manifest ?? Manifest())
+                let limits = configuration.monitorLimits
+                for name in names.prefix(limits.perApp) where held < limits.perUser {
+                    _ = client.app.monitor(named: name)
+                    held += 1
+                }
+            }
+            opened += held
+        }
+        if !skipped.isEmpty {
+            log(
+                "monitors of \(skipped.count) apps nobody registered or decided on are not evaluated: "
+                    + skipped.prefix(10).joined(separator: ", ") + (skipped.count > 10 ? ", …" : ""))
+        }
+        if opened > 0 {
+            log("evaluating \(opened) stored monitors (opened in \(started.duration(to: .now)))")
+        }
         return opened
     }
 
@@ -253,5 +327,20 @@ public final class Daemon: Sendable {
         for client in clients.withLock({ Array($0.values) }) where target == nil || client.key.uid == target {
             client.app.reloadStore()
         }
+    }
+}
+
+/// How many monitors the daemon keeps for an app and for a user, and how many bytes of them: each
+/// is a file and keeps a subscription to the receiver, so a user's monitors must not grow the
+/// daemon without bound.
+public struct MonitorLimits: Sendable {
+    public var perApp: Int
+    public var perUser: Int
+    public var bytesPerUser: Int
+
+    public init(perApp: Int = 64, perUser: Int = 256, bytesPerUser: Int = 4 << 20) {
+        self.perApp = perApp
+        self.perUser = perUser
+        self.bytesPerUser = bytesPerUser
     }
 }

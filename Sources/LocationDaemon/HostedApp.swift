@@ -48,6 +48,15 @@ final class HostedApp: Sendable {
         return monitor
     }
 
+    /// Whether the monitor `name` is open.
+    func hasMonitor(named name: String) -> Bool { monitors.withLock { $0[name] != nil } }
+
+    /// How many monitors are open.
+    var monitorCount: Int { monitors.withLock { $0.count } }
+
+    /// Monitors stored, and their bytes.
+    var storedMonitors: (monitors: Int, bytes: Int) { engine.monitorCensus.stored }
+
     /// Whether any of the app's open monitors has a condition.
     var hasMonitorConditions: Bool {
         monitors.withLock { $0.values.contains { !$0.isEmpty } }

@@ -112,7 +112,6 @@ struct DaemonService: Service {
         if removed > 0 {
             log("removed \(removed) temporary files a stop mid-write left in \(settings.stateDirectory)")
         }
-        daemon.restoreMonitors()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let limits = ConnectionLimits(
             .init(
@@ -135,6 +134,9 @@ struct DaemonService: Service {
         }
         await withDiscardingTaskGroup { tasks in
             let daemon = daemon
+            // Stored monitors are opened once the daemon answers: however many there are, it is
+            // ready at once, and their evaluation catches up.
+            tasks.addTask { daemon.restoreMonitors() }
             tasks.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(1))

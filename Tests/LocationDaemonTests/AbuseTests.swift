@@ -114,6 +114,104 @@ struct AbuseTests {
         await scene.stop()
     }
 
+    @Test("a monitor flood: refused past the app's limit, the victim unaffected; a restart is ready at once")
+    func monitorFlood() async throws {
+        var scene = try await Scene()
+        defer { scene.receiver.stop() }
+        try await scene.start()
+        let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
+        try await scene.daemon.grantAlways(uid: scene.mallory.uid, app: python)
+        let attack = try Attacker.run(
+            "monitors", count: 1000, seconds: 0, socket: scene.daemon.socket, as: scene.mallory)
+        _ = await attack.wait(within: 120)
+        let result = Attacker.result(attack.output)
+        let silence = await scene.victimSilence.stop()
+        #expect(result["added", default: 0] == 64, "the app's limit: \(attack.output)\(attack.errors)")
+        #expect(result["refused", default: 0] == 936, "\(attack.output)")
+        #expect(silence <= Self.longestSilence, "the victim went \(silence) s without an update")
+        // An unregistered program nobody decided on keeps no monitor at all.
+        let stranger = try scene.daemon.client(as: scene.bob)
+        await stranger.hello()
+        stranger.send(
+            #"{"op":"monitor.add","id":1,"monitor":"m","identifier":"x","condition":{"circle":{"lat":52,"lon":4,"radius":200}}}"#
+        )
+        #expect(
+            await stranger.wait {
+                $0.contains {
+                    if case .error(1, let m) = $0 {
+                        m.contains("registered or its user decided")
+                    } else {
+                        false
+                    }
+                }
+            }, "\(stranger.output)")
+        await stranger.stop()
+        await scene.victim.stop()
+        let restart = try await scene.daemon.restart()
+        #expect(restart <= 1, "ready \(restart) s after it was started")
+        Self.report(
+            "monitor flood",
+            "\(result["added", default: 0]) of 1000 monitors kept, \(result["refused", default: 0]) refused; "
+                + "victim's longest silence \(Self.seconds(silence)); restart ready in \(Self.seconds(restart))"
+        )
+        await scene.daemon.stop()
+    }
+
+    @Test(
+        "10,000 stored monitors: the daemon answers within a second of starting; their evaluation catches up")
+    func manyStoredMonitors() async throws {
+        let receiver = try TenHertzReceiver()
+        defer { receiver.stop() }
+        let daemon = try DaemonHarness(sources: [receiver.source])
+        try await daemon.start()
+        // 40 users of 4 apps of 64 monitors: a decision for each app, and its monitors' files.
+        let users = (0..<40).map { UInt32(61_000 + $0) }
+        let admin = try daemon.client(as: nil)
+        await admin.hello()
+        var id = 0
+        for uid in users {
+            for app in 0..<4 {
+                id += 1
+                admin.send(
+                    #"{"op":"auth.grant","id":\#(id),"uid":\#(uid),"app":"/opt/app\#(app)","level":"always"}"#
+                )
+            }
+        }
+        let granted = id
+        #expect(
+            await admin.wait(within: 60) { $0.count { if case .ok = $0 { true } else { false } } >= granted })
+        await admin.stop()
+        await daemon.stopKeepingState()
+        let file =
+            #"{"conditions":[{"circle":{"center":{"latitude":52.37,"longitude":4.89},"radius":200},"date":0,"identifier":"depot","state":0}],"version":1}"#
+        for uid in users {
+            for app in 0..<4 {
+                let directory = "\(daemon.state)/decisions/\(uid)/monitors/%2Fopt%2Fapp\(app)"
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                for name in 0..<64 {
+                    try Data(file.utf8).write(to: URL(fileURLWithPath: "\(directory)/m\(name).monitor"))
+                }
+            }
+        }
+        let started = ContinuousClock.now
+        try await daemon.start()
+        let client = try daemon.client(as: nil)
+        await client.hello()
+        let answered = started.duration(to: .now)
+        let seconds = Double(answered.components.seconds) + Double(answered.components.attoseconds) * 1e-18
+        #expect(seconds <= 1, "the first hello was answered \(seconds) s after the start")
+        #expect(
+            await waitUntil(within: 120) { daemon.log.contains("evaluating 10240 stored monitors") },
+            "\(daemon.log)")
+        Self.report(
+            "10,000 stored monitors",
+            "first hello answered \(Self.seconds(seconds)) after the start; "
+                + (daemon.log.split(separator: "\n").last { $0.contains("evaluating") }.map(String.init) ?? "")
+        )
+        await client.stop()
+        await daemon.stop()
+    }
+
     static func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
 
     /// One line for `tools/abuse`.
@@ -287,6 +385,26 @@ enum Attacker {
                 s.close()
                 done += 1
             print(f"result done={done} seconds={time.monotonic() - start:.2f}", flush=True)
+        elif mode == "monitors":
+            s = connect()
+            s.send(b'{"op":"hello","version":1}\n')
+            reader = s.makefile("rb")
+            reader.readline()
+            added = refused = 0
+            for i in range(count):
+                s.send(('{"op":"monitor.add","id":%d,"monitor":"m%d","identifier":"x","condition":'
+                        '{"circle":{"lat":52.37,"lon":4.89,"radius":200}}}\n' % (i, i)).encode())
+                while True:
+                    line = reader.readline()
+                    if not line:
+                        break
+                    if b'"reply":"ok"' in line:
+                        added += 1
+                        break
+                    if b'"reply":"error"' in line:
+                        refused += 1
+                        break
+            print(f"result added={added} refused={refused}", flush=True)
         elif mode == "stall":
             conns = []
             for _ in range(count):

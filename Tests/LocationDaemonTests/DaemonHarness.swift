@@ -143,6 +143,24 @@ final class DaemonHarness: Sendable {
         try? FileManager.default.removeItem(atPath: root)
     }
 
+    /// Stops the daemon and keeps its state, to start it again.
+    func stopKeepingState() async {
+        await process?.stop()
+    }
+
+    /// Stops the daemon (SIGTERM) and starts it again; the seconds from the start to its socket
+    /// answering a hello.
+    func restart() async throws -> Double {
+        await stopKeepingState()
+        let started = ContinuousClock.now
+        try await start()
+        let client = try client(as: nil)
+        await client.hello()
+        let elapsed = started.duration(to: .now)
+        await client.stop()
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
+
     /// Root, as an administrator, grants `app` of user `uid` Always, and waits for the daemon to say so.
     func grantAlways(uid: UInt32, app: String) async throws {
         let admin = try client(as: nil)

@@ -50,12 +50,17 @@ public final class AppEngine: Sendable {
 
     /// The live monitors by name: opening a name again gives the same one.
     private let monitors = Mutex<[String: WeakMonitor]>([:])
+    /// What the app's stored monitors hold, counted once and kept current.
+    package let monitorCensus: MonitorCensus
 
     /// An engine over `configuration`'s receiver, store and prompter. A `detached` engine decides
     /// nothing for real (the façade's when gpslocd decides for the app): it reads no store and
     /// keeps no reduced state.
     package init(_ configuration: Configuration, detached: Bool = false) {
         self.configuration = configuration
+        monitorCensus = MonitorCensus(
+            directory: configuration.store.directory + "/monitors/"
+                + MonitorCore.fileName(configuration.client))
         var snapshot = AuthorizationSnapshot()
         if !detached {
             do { snapshot = try configuration.store.load() } catch { configuration.log("\(error)") }

@@ -68,7 +68,7 @@ package final class MonitorCore: MonitorBackend {
             }
             engine.configuration.log(message)
         }
-        rules.othersCount = Self.othersCount(directory: directory, excluding: path)
+        rules.othersCount = engine.monitorCensus.circles(excluding: path)
         var state = State(engine: rules)
         Self.deliver(rules.refresh(date: Date()), &state)
         self.state = Mutex(state)
@@ -81,7 +81,7 @@ package final class MonitorCore: MonitorBackend {
     // MARK: Conditions
 
     package func add(_ condition: MonitorCondition, identifier: String, assuming: MonitoringState) {
-        let others = Self.othersCount(directory: Self.directory(engine), excluding: path)
+        let others = engine.monitorCensus.circles(excluding: path)
         change { engine in
             engine.othersCount = others
             return engine.add(condition, identifier: identifier, assuming: assuming, date: Date())
@@ -261,9 +261,7 @@ package final class MonitorCore: MonitorBackend {
         var isCorrupt = false
     }
 
-    static func directory(_ engine: AppEngine) -> String {
-        engine.configuration.store.directory + "/monitors/" + fileName(engine.client)
-    }
+    static func directory(_ engine: AppEngine) -> String { engine.monitorCensus.directory }
 
     /// A name made safe as one path component: anything but letters, digits, `-`, `_` and inner
     /// dots is percent-encoded.
@@ -307,6 +305,11 @@ package final class MonitorCore: MonitorBackend {
             }
             return []
         }
+        return try decode(data, path: path)
+    }
+
+    /// A monitor file's conditions.
+    static func decode(_ data: Data, path: String) throws(LoadError) -> [Stored] {
         do {
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .secondsSince1970
@@ -359,18 +362,9 @@ package final class MonitorCore: MonitorBackend {
         if let failure = writeAtomically(data, to: path) {
             return "monitor file \(path) cannot be written (\(failure)); conditions are kept in memory only"
         }
+        engine.monitorCensus.record(
+            path, circles: conditions.count { $0.circle?.isValid == true }, bytes: data.count)
         return nil
-    }
-
-    /// Geographic conditions stored in the client's other monitor files.
-    static func othersCount(directory: String, excluding path: String) -> Int {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        var count = 0
-        for name in names where name.hasSuffix(".monitor") && directory + "/" + name != path {
-            let stored = (try? load(directory + "/" + name)) ?? []
-            count += stored.count { $0.circle?.isValid == true }
-        }
-        return count
     }
 }
 
