@@ -36,9 +36,12 @@ struct UpdateSubscriber: Sendable {
         self.wantsReduced = wantsReduced
     }
 
-    /// Whether this subscriber, under `gate`, is told the reducer's outputs.
+    /// Whether this subscriber, under `gate`, is told the reducer's outputs: a reduced
+    /// subscriber, and a monitor's feed of an app without full accuracy, which is told their
+    /// availability and no location (a fix lost or regained is news only at an output, however it
+    /// is listened to).
     func isReduced(_ gate: UpdateGate) -> Bool {
-        gate.deliver && !monitoring && (!gate.full || wantsReduced)
+        gate.deliver && (!gate.full || (wantsReduced && !monitoring))
     }
 
     /// What this subscriber is told of a precise location, if anything (not for a reduced one).
@@ -59,14 +62,16 @@ struct UpdateSubscriber: Sendable {
         }
     }
 
-    /// What a reduced subscriber is told: the reducer's output when there is one; between outputs
-    /// nothing, unless the authorization's flags changed (which says nothing of the position).
+    /// What a reduced subscriber is told: the reducer's output when there is one (a monitor's feed
+    /// only whether it had a location); between outputs nothing, unless the authorization's flags
+    /// changed (which says nothing of the position or of the receiver).
     mutating func reduced(_ output: AccuracyReducer.Output?, gate: UpdateGate) -> LocationUpdate? {
         var flags = gate.flags
         flags.accuracyLimited = true
         switch output {
         case .location(let location):
             reducedUnavailable = false
+            if monitoring { return status(flags, unavailable: false) }
             return located(LocationUpdate(location: location, flags: flags))
         case .unavailable:
             reducedUnavailable = true
