@@ -12,8 +12,10 @@ import Locking
 /// ``DaemonServer``; this type decides what each may do.
 public final class Daemon: Sendable {
     public struct Configuration: Sendable {
-        /// The receivers by name, the first being the default.
-        public var receivers: [(name: String, service: LocationService)]
+        /// The receivers by name, the first being the default, each with the identity of the
+        /// physical receiver it reads (``GNSSSources/SourceAddress/deviceIdentity``): two names of
+        /// one device share it, and the service.
+        public var receivers: [Receiver]
         public var stateDirectory: String
         public var appsDirectory: String
         /// Members of this group may change any user's decisions, as root may.
@@ -25,7 +27,7 @@ public final class Daemon: Sendable {
         public var log: @Sendable (String) -> Void
 
         public init(
-            receivers: [(name: String, service: LocationService)], stateDirectory: String,
+            receivers: [Receiver], stateDirectory: String,
             appsDirectory: String,
             administratorGroup: UInt32?, gracePeriod: Duration = .seconds(10),
             log: @escaping @Sendable (String) -> Void
@@ -48,8 +50,8 @@ public final class Daemon: Sendable {
     /// What identification refused, as logged already: each (uid, reason) once, so that a client
     /// reconnecting in a loop does not flood the log.
     private let loggedNotes = Mutex<Set<String>>([])
-    /// The secret behind every receiver's reduced-accuracy offset, one for the whole daemon so
-    /// that apps comparing notes, even across users, meet one offset per receiver.
+    /// The secret behind the reduced-accuracy offset, one for the whole machine so that apps
+    /// comparing notes, even across users and receivers, meet one offset.
     let reducerSecret: ReducerSecret
 
     public init(_ configuration: Configuration) {
@@ -65,7 +67,8 @@ public final class Daemon: Sendable {
         router = PromptRouter(stores: stores, log: configuration.log)
     }
 
-    /// The app a new connection belongs to, hosted already or made now.
+    /// The app a new connection belongs to, hosted already or made now: one per user, app and
+    /// physical receiver, whichever of the receiver's names the connection chose.
     func attach(_ identity: PeerIdentity, receiver: String?) throws(WireError) -> (HostedClient, Int) {
         let service: LocationService?
         let name: String
@@ -75,10 +78,10 @@ public final class Daemon: Sendable {
                 throw WireError(
                     "there is no receiver '\(receiver)'; the daemon has \(names.isEmpty ? "none" : names)")
             }
-            (name, service) = (found.name, found.service)
+            (name, service) = (found.device, found.service)
         } else {
             (name, service) = (
-                configuration.receivers.first?.name ?? "", configuration.receivers.first?.service
+                configuration.receivers.first?.device ?? "", configuration.receivers.first?.service
             )
         }
         let key = HostedClient.Key(uid: identity.uid, app: identity.app, receiver: name)
@@ -122,7 +125,7 @@ public final class Daemon: Sendable {
 
     private func monitorHost(uid: UInt32, app: String, manifest: Manifest) -> HostedClient {
         let first = configuration.receivers.first
-        let key = HostedClient.Key(uid: uid, app: app, receiver: first?.name ?? "")
+        let key = HostedClient.Key(uid: uid, app: app, receiver: first?.device ?? "")
         return clients.withLock { clients in
             clients[key] ?? host(key, manifest: manifest, service: first?.service, inUse: false, &clients)
         }
@@ -257,7 +260,7 @@ public final class Daemon: Sendable {
         for client in clients.withLock({ Array($0.values) }) { client.refreshActivity() }
     }
 
-    public var receiverCount: Int { configuration.receivers.count }
+    public var receiverCount: Int { Set(configuration.receivers.map(\.device)).count }
 
     /// How many apps are hosted now (kept ones included).
     public var hostedCount: Int { clients.withLock { $0.count } }
@@ -342,5 +345,19 @@ public struct MonitorLimits: Sendable {
         self.perApp = perApp
         self.perUser = perUser
         self.bytesPerUser = bytesPerUser
+    }
+}
+
+/// A receiver the daemon serves: the name it was configured by (its source address), the physical
+/// receiver it reads, and the service that reads it, shared by every name of one device.
+public struct Receiver: Sendable {
+    public var name: String
+    public var device: String
+    public var service: LocationService
+
+    public init(name: String, device: String, service: LocationService) {
+        self.name = name
+        self.device = device
+        self.service = service
     }
 }

@@ -35,19 +35,30 @@ struct DaemonService: Service {
     {
         self.settings = settings
         self.log = log
-        var receivers: [(name: String, service: LocationService)] = []
+        var receivers: [Receiver] = []
         for text in settings.sources {
+            let address: SourceAddress
             let source: any FixSource
             do {
-                source = try SourceAddress(parsing: text).open()
-            } catch let error as SourceAddress.ParseError {
+                address = try SourceAddress(parsing: text)
+            } catch {
                 throw .init(description: "--source \(error)", isUsage: true)
+            }
+            let device = address.deviceIdentity
+            // One device under two names is one receiver: read once, one reduced state per app.
+            if let same = receivers.first(where: { $0.device == device }) {
+                log("receiver \(text) is \(same.name) under another name (\(device)): served as one receiver")
+                receivers.append(Receiver(name: text, device: device, service: same.service))
+                continue
+            }
+            do {
+                source = try address.open()
             } catch {
                 throw .init(description: "--source \(text): \(error)")
             }
             let service = LocationService(
                 source: source, clock: ContinuousClock(), log: { log("receiver \(text): \($0)") })
-            receivers.append((text, service))
+            receivers.append(Receiver(name: text, device: device, service: service))
         }
         if receivers.isEmpty {
             log(

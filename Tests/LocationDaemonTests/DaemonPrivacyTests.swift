@@ -83,6 +83,47 @@ struct DaemonPrivacyTests {
         await daemon.stop()
     }
 
+    @Test(
+        "one device under two names is one receiver: an approximate app meets one reduced state, one offset")
+    func oneDeviceTwoNames() async throws {
+        let alice = try await Account.ensure("ocl-alice")
+        let receiver = try TenHertzReceiver()
+        defer { receiver.stop() }
+        let link = NSTemporaryDirectory() + "ocl-gnss-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createSymbolicLink(
+            atPath: link, withDestinationPath: receiver.terminal.slavePath)
+        defer { unlink(link) }
+        let aliased = "serial:\(link)?baud=115200"
+        let daemon = try DaemonHarness(sources: [receiver.source, aliased])
+        try await daemon.start()
+        #expect(daemon.log.contains("under another name"), "\(daemon.log)")
+        let admin = try daemon.client(as: nil)
+        await admin.hello()
+        admin.send(
+            #"{"op":"auth.grant","id":1,"uid":\#(alice.uid),"app":"/usr/bin/socat","level":"always","approximate":true}"#
+        )
+        #expect(await admin.wait { $0.contains(.ok(id: 1)) })
+        await admin.stop()
+
+        var clients: [WireClient] = []
+        for name in [receiver.source, aliased] {
+            let client = try daemon.client(as: alice)
+            client.send(#"{"op":"hello","version":1,"receiver":"\#(name)"}"#)
+            client.send(#"{"op":"session.open","session":1,"authorization":"always"}"#)
+            client.send(#"{"op":"updates.subscribe","subscription":1}"#)
+            #expect(await client.wait { _ in !client.locations.isEmpty }, "\(client.output)")
+            clients.append(client)
+        }
+        let told = clients.map { $0.locations.first.map { "\($0.latitude) \($0.longitude) \($0.time)" } }
+        #expect(told[0] == told[1], "both names told the one state's output: \(told)")
+        let reduced =
+            (try? FileManager.default.contentsOfDirectory(
+                atPath: "\(daemon.state)/decisions/\(alice.uid)/reduced")) ?? []
+        #expect(reduced.count == 1, "one reduced state: \(reduced)")
+        for client in clients { await client.stop() }
+        await daemon.stop()
+    }
+
     @Test("a registered app is known by its executable, with the manifest the administrator installed")
     func registeredApp() async throws {
         let alice = try await Account.ensure("ocl-alice")

@@ -63,7 +63,7 @@ struct AccuracyReducerTests {
         #expect(abs(sigma - ReducerOffset.sigma) < 0.12 * ReducerOffset.sigma, "σ \(sigma) m")
 
         // Walking forward an hour at a time gives what a fresh computation gives.
-        var walked = ReducerOffset(secret: Self.secret, receiver: "boat")
+        var walked = ReducerOffset(secret: Self.secret)
         var previous = walked.metres(at: hour)
         var largestStep = 0.0
         for h in 1...100 {
@@ -71,13 +71,13 @@ struct AccuracyReducerTests {
             largestStep = max(largestStep, abs(now.north - previous.north), abs(now.east - previous.east))
             previous = now
         }
-        var fresh = ReducerOffset(secret: Self.secret, receiver: "boat")
+        var fresh = ReducerOffset(secret: Self.secret)
         let direct = fresh.metres(at: hour.addingTimeInterval(100 * 3600))
         #expect(abs(direct.north - previous.north) < 1e-6 && abs(direct.east - previous.east) < 1e-6)
         // 3 % of σ per hour: an hour moves it about 40 m, never a cell.
         #expect(largestStep < 5 * 0.03 * ReducerOffset.sigma)
-        // Another receiver, another offset.
-        var other = ReducerOffset(secret: Self.secret, receiver: "car")
+        // Another secret, another offset.
+        var other = ReducerOffset(secret: ReducerSecret(bytes: Array(repeating: 9, count: 32)))
         #expect(other.metres(at: hour).north != fresh.metres(at: hour).north)
     }
 

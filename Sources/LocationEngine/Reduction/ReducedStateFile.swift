@@ -61,8 +61,8 @@ enum ReducedStateFile {
 }
 
 extension AppEngine {
-    /// The app's reducer: the receiver's offset from the configured secret (or the store's), and
-    /// the app's state as stored.
+    /// The app's reducer: the machine's offset from the configured secret (or the store's), and
+    /// the app's state on this receiver as stored.
     static func reducer(_ configuration: Configuration) -> AccuracyReducer {
         var secret = configuration.reducerSecret
         if secret == nil {
@@ -76,7 +76,7 @@ extension AppEngine {
             store: configuration.store, client: configuration.client, receiver: configuration.receiverName)
         if let problem { configuration.log(problem) }
         return AccuracyReducer(
-            offset: ReducerOffset(secret: secret ?? .random(), receiver: configuration.receiverName),
+            offset: ReducerOffset(secret: secret ?? .random()),
             state: state)
     }
 }

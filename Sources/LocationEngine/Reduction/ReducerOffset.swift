@@ -68,9 +68,10 @@ public struct ReducerSecret: Sendable {
 /// `w = √(1 − c²/σ²)`), taken a day at a time (`w²⁴`, and the day's `c` that keeps σ) and
 /// interpolated within the day, and made a function of the secret and the time alone: the offset
 /// of day `d` is `Σ c·wᵏ·N(d − k)` over the last `window` days, `N(d)` a standard normal pair
-/// drawn from HMAC-SHA256 of the secret, the receiver's name and `d`. So the same fix always
-/// meets the same offset, whatever restarted in between, and two apps on one receiver meet the
-/// same one (comparing notes gains them nothing).
+/// drawn from HMAC-SHA256 of the secret and `d`. So the same fix always meets the same offset,
+/// whatever restarted in between, and every app on every receiver of the machine meets the same
+/// one: apps comparing notes, or one app listening to two receivers (or to one device under two
+/// names), meet one offset and gain nothing by averaging.
 public struct ReducerOffset: Sendable {
     /// σ per axis, metres: half a cell (2.5 km). Android uses a quarter, which hides a parked
     /// device well; but a moving one gives its cell edges away (a drive along a known road is
@@ -91,15 +92,13 @@ public struct ReducerOffset: Sendable {
     private static let tailWeight = pow(weight, Double(window))
 
     private let secret: [UInt8]
-    private let receiver: [UInt8]
     /// The offsets of the day computed last and of the day after it.
     private var day: Int64?
     private var today = (north: 0.0, east: 0.0)
     private var tomorrow = (north: 0.0, east: 0.0)
 
-    public init(secret: ReducerSecret, receiver: String = "") {
+    public init(secret: ReducerSecret) {
         self.secret = secret.bytes
-        self.receiver = Array(receiver.utf8)
     }
 
     /// The offset at `date`, metres north and east.
@@ -162,10 +161,9 @@ public struct ReducerOffset: Sendable {
         units(domain: 1, Int64((time.timeIntervalSince1970 * 1000).rounded())).0
     }
 
-    /// Two numbers in (0, 1) from HMAC-SHA256 of the secret, the receiver, a domain and a value.
+    /// Two numbers in (0, 1) from HMAC-SHA256 of the secret, a domain and a value.
     private func units(domain: UInt8, _ value: Int64) -> (Double, Double) {
-        var message = receiver
-        message.append(domain)
+        var message = [domain]
         withUnsafeBytes(of: value.bigEndian) { message.append(contentsOf: $0) }
         let code = Array(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: secret)))
         func unit(_ offset: Int) -> Double {
