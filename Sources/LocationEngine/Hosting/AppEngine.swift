@@ -52,6 +52,8 @@ public final class AppEngine: Sendable {
     private let monitors = Mutex<[String: WeakMonitor]>([:])
     /// What the app's stored monitors hold, counted once and kept current.
     package let monitorCensus: MonitorCensus
+    /// The one feed of fixes the app's monitors are evaluated from.
+    package let monitorFeed = MonitorFeed()
 
     /// An engine over `configuration`'s receiver, store and prompter. A `detached` engine decides
     /// nothing for real (the façade's when gpslocd decides for the app): it reads no store and

@@ -32,7 +32,8 @@ package final class MonitorCore: MonitorBackend {
         /// Events that arrived while nobody iterated `events`, for the next subscriber.
         var pending: [MonitorEvent] = []
         var nextID = 0
-        var feed: Task<Void, Never>?
+        /// Whether the monitor is a member of the app's ``MonitorFeed``.
+        var feeding = false
         /// The feed runs with no subscriber too (the daemon's monitors).
         var background = false
         /// Conditions of types that cannot be stored, already reported.
@@ -75,7 +76,7 @@ package final class MonitorCore: MonitorBackend {
     }
 
     deinit {
-        state.withLock { $0.feed?.cancel() }
+        if state.withLock({ $0.feeding }) { engine.monitorFeed.leave(self) }
     }
 
     // MARK: Conditions
@@ -156,16 +157,9 @@ package final class MonitorCore: MonitorBackend {
     }
 
     private func startFeed(_ state: inout State) {
-        guard state.feed == nil else { return }
-        let updates = engine.subscribeUpdates(profile: .default, monitoring: true)
-        state.feed = Task { [weak self] in
-            let lease = MailboxLease(updates)
-            while let update = await lease.mailbox.next() {
-                guard let self else { return }
-                self.receive(update)
-            }
-            if !Task.isCancelled { self?.feedEnded() }
-        }
+        guard !state.feeding else { return }
+        state.feeding = true
+        engine.monitorFeed.join(self)
     }
 
     /// Keeps the conditions evaluated with nobody iterating `events`, for as long as the monitor
@@ -205,28 +199,28 @@ package final class MonitorCore: MonitorBackend {
     }
 
     private func unsubscribe(_ id: Int) {
-        let feed = state.withLock { state -> Task<Void, Never>? in
+        let leave = state.withLock { state -> Bool in
             state.subscribers.removeValue(forKey: id)
-            guard state.subscribers.isEmpty, !state.background else { return nil }
-            defer { state.feed = nil }
-            return state.feed
+            guard state.subscribers.isEmpty, !state.background, state.feeding else { return false }
+            state.feeding = false
+            return true
         }
-        feed?.cancel()
+        if leave { engine.monitorFeed.leave(self) }
     }
 
     /// The receiver has nothing more (a replayed log ended): so have the events.
-    private func feedEnded() {
+    func feedEnded() {
         let subscribers = state.withLock { state in
             defer {
                 state.subscribers = [:]
-                state.feed = nil
+                state.feeding = false
             }
             return Array(state.subscribers.values)
         }
         for channel in subscribers { channel.finish() }
     }
 
-    private func receive(_ update: LocationUpdate) {
+    func receive(_ update: LocationUpdate) {
         state.withLock { state in
             let events = state.engine.update(
                 authorization: update.flags, location: update.location, date: Date())
