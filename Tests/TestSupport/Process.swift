@@ -148,10 +148,14 @@ public final class RunningProcess: Sendable {
         }
     }
 
-    /// Writes `text` to the program's standard input (started with `input: true`).
+    /// Writes `text` to the program's standard input (started with `input: true`). A program that
+    /// ended closed its input: the write fails (EPIPE) instead of the signal ending the tests.
     public func write(_ text: String) {
+        _ = Self.ignoreBrokenPipes
         try? input?.write(contentsOf: Data(text.utf8))
     }
+
+    private static let ignoreBrokenPipes: Void = { _ = Glibc.signal(SIGPIPE, SIG_IGN) }()
 
     /// Closes the program's standard input.
     public func closeInput() { try? input?.close() }
