@@ -20,7 +20,8 @@ import SystemPackage
 /// 2. the client runs in a mount namespace and a pid namespace other than that process's: a
 ///    sandbox was made between them (Flatpak's bubblewrap always makes both), and with
 ///    `no_new_privs`, which bubblewrap always sets and nothing inside can clear;
-/// 3. `/.flatpak-info` in the client's own root (`/proc/<pid>/root`, never a path of the daemon's)
+/// 3. the client's root is a tmpfs, as bubblewrap makes it (read from `mountinfo`, so that a FUSE
+///    root's server is never asked anything), and `/.flatpak-info` in the client's own root (`/proc/<pid>/root`, never a path of the daemon's)
 ///    is a regular file, opened without following a link, small, and names an application (not
 ///    a runtime) with a valid id and an instance;
 /// 4. that id is the scope's.
@@ -58,6 +59,11 @@ public enum FlatpakSandbox {
                         "it shares its \(kind) namespace with pid \(starter): no sandbox was made between them"
                     ))
             }
+        }
+        // bubblewrap's root is a tmpfs; on any other (a FUSE filesystem whose server could hold the
+        // daemon's open, say) nothing is read.
+        guard ProcessFacts.rootFilesystemType(pid: pid) == "tmpfs" else {
+            return .failure(Refusal("its root is not the tmpfs a Flatpak sandbox's root is"))
         }
         guard ProcessFacts.read("/proc/\(pid)/status").map(Self.hasNoNewPrivileges) == true else {
             return .failure(Refusal("it runs without no_new_privs, which Flatpak's sandbox always sets"))

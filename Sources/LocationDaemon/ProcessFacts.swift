@@ -196,6 +196,26 @@ public enum ProcessFacts {
         return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
+    /// The type of the filesystem mounted at the process's root (`tmpfs`, `ext4`, `fuse.…`), from
+    /// `/proc/<pid>/mountinfo`: text the kernel writes, read without touching the filesystem
+    /// itself (a FUSE filesystem's server could otherwise hold the reader).
+    public static func rootFilesystemType(mountinfo text: String) -> String? {
+        var type: String?
+        for line in text.split(separator: "\n") {
+            // id parent major:minor root mountpoint options [optional…] - type source super
+            let fields = line.split(separator: " ")
+            guard fields.count > 6, fields[4] == "/", let dash = fields.firstIndex(of: "-"),
+                dash + 1 < fields.count
+            else { continue }
+            type = String(fields[dash + 1])  // the last mount at "/" is the one in effect
+        }
+        return type
+    }
+
+    public static func rootFilesystemType(pid: Int32) -> String? {
+        read("/proc/\(pid)/mountinfo").flatMap { rootFilesystemType(mountinfo: $0) }
+    }
+
     /// A file as the kernel tells files apart.
     public struct FileIdentity: Sendable, Hashable {
         public var device: UInt64

@@ -40,6 +40,21 @@ struct SandboxFactsTests {
         #expect((try? FlatpakSandbox.info(keyFile: twice).get())?.app == "org.gnome.Maps")
     }
 
+    @Test("the root's filesystem comes from mountinfo: the last mount at / counts")
+    func rootFilesystem() {
+        let bwrap = """
+            1019 1018 0:91 / / rw,nosuid,nodev,relatime - tmpfs tmpfs rw,size=1024k,uid=1000,gid=1000
+            1020 1019 259:2 /usr /usr ro,nosuid,nodev,relatime master:1 - ext4 /dev/nvme0n1p2 rw
+            1021 1019 0:5 / /proc rw,nosuid,nodev,noexec,relatime - proc proc rw
+            """
+        #expect(ProcessFacts.rootFilesystemType(mountinfo: bwrap) == "tmpfs")
+        let host = "29 1 259:2 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p2 rw\n"
+        #expect(ProcessFacts.rootFilesystemType(mountinfo: host) == "ext4")
+        let fuse = host + "2001 29 0:120 / / rw,nosuid,nodev,relatime - fuse.evil evil rw,user_id=1000\n"
+        #expect(ProcessFacts.rootFilesystemType(mountinfo: fuse) == "fuse.evil")
+        #expect(ProcessFacts.rootFilesystemType(mountinfo: "garbage\n") == nil)
+    }
+
     @Test("no_new_privs is read from the status file")
     func noNewPrivileges() {
         #expect(FlatpakSandbox.hasNoNewPrivileges(statusFile: "Name:\tsh\nNoNewPrivs:\t1\nSeccomp:\t2\n"))
