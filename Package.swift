@@ -55,8 +55,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLzma", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
-        // <sys/xattr.h>, for whether a file carries an access control list.
-        .systemLibrary(name: "CLinuxXattr"),
+        // <sys/xattr.h> and <sys/pidfd.h>, which Swift's Glibc module leaves out.
+        .systemLibrary(name: "CLinux"),
         // The privacy engine: authorization, sessions, the reducer, monitors, fan-out. Every
         // front-end (the Apple-API façade, the daemon's protocols) sits on it; it knows none of them.
         .target(
@@ -79,7 +79,7 @@ let package = Package(
         .target(
             name: "LocationDaemon",
             dependencies: [
-                "GNSS", "GNSSSources", "LocationEngine", "LocationWire", "Locking", "CLinuxXattr",
+                "GNSS", "GNSSSources", "LocationEngine", "LocationWire", "Locking", "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -17,21 +17,31 @@ public enum FixFormat {
     /// Appends gpsd's reports for a fix to `output`, one per line: the TPV, then the SKY when
     /// the fix has DOPs or satellites (as `gpsloc decode --format gpsd` prints them); without
     /// `satellites`, the SKY gives the counts but not the list.
-    public static func appendGPSDReports(_ fix: Fix, satellites: Bool = true, to output: inout [UInt8]) {
-        appendGPSDTPV(fix, to: &output)
+    /// With a `device`, each report names it (as gpsd's daemon does); `crlf` ends lines as gpsd's
+    /// daemon does on its socket.
+    public static func appendGPSDReports(
+        _ fix: Fix, satellites: Bool = true, device: String? = nil, crlf: Bool = false,
+        to output: inout [UInt8]
+    ) {
+        appendGPSDTPV(fix, device: device, to: &output)
+        if crlf { output.append(13) }
         output.append(10)
         if fix.dop.hdop != nil || fix.dop.pdop != nil || !fix.satellites.isEmpty {
-            appendGPSDSKY(fix, satellites: satellites, to: &output)
+            appendGPSDSKY(fix, satellites: satellites, device: device, to: &output)
+            if crlf { output.append(13) }
             output.append(10)
         }
     }
 
-    static func appendGPSDTPV(_ fix: Fix, to output: inout [UInt8]) {
-        JSONObjectWriter.append(to: &output, estimate: 1024) { json in writeGPSDTPV(fix, &json) }
+    package static func appendGPSDTPV(_ fix: Fix, device: String? = nil, to output: inout [UInt8]) {
+        JSONObjectWriter.append(to: &output, estimate: 1024) { json in
+            writeGPSDTPV(fix, device: device, &json)
+        }
     }
 
-    private static func writeGPSDTPV(_ fix: Fix, _ json: inout JSONObjectWriter) {
+    private static func writeGPSDTPV(_ fix: Fix, device: String?, _ json: inout JSONObjectWriter) {
         json.add("class", string: "TPV")
+        json.add("device", string: device)
         if fix.status.rawValue >= 2 { json.add("status", integer: fix.status.rawValue) }
         json.add("mode", integer: fix.mode.rawValue)
         if let time = fix.time {
@@ -76,14 +86,19 @@ public enum FixFormat {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func appendGPSDSKY(_ fix: Fix, satellites: Bool = true, to output: inout [UInt8]) {
+    package static func appendGPSDSKY(
+        _ fix: Fix, satellites: Bool = true, device: String? = nil, to output: inout [UInt8]
+    ) {
         JSONObjectWriter.append(to: &output, estimate: 640 + 320 * fix.satellites.count) { json in
-            writeGPSDSKY(fix, satellites: satellites, &json)
+            writeGPSDSKY(fix, satellites: satellites, device: device, &json)
         }
     }
 
-    private static func writeGPSDSKY(_ fix: Fix, satellites: Bool, _ json: inout JSONObjectWriter) {
+    private static func writeGPSDSKY(
+        _ fix: Fix, satellites: Bool, device: String?, _ json: inout JSONObjectWriter
+    ) {
         json.add("class", string: "SKY")
+        json.add("device", string: device)
         if let time = fix.time { json.add("time", time: time) }
         json.add("gdop", fix.dop.gdop, decimals: 2)
         json.add("hdop", fix.dop.hdop, decimals: 2)

@@ -28,19 +28,31 @@ final class ClientHandler: ChannelInboundHandler {
     private var splitter = LineSplitter(maximumLength: WireProtocol.maximumRequestLength)
     private var worker: ConnectionWorker?
     private var sawFirstByte = false
+    /// The connection speaks gpsd's protocol: its first byte was `?`.
+    private var speaksGPSD = false
+    private var gpsdPending: [UInt8] = []
     /// The uid this connection is counted against, once admitted.
     private var admitted: UInt32?
     private var helloDeadline: Scheduled<Void>?
 
-    init(daemon: Daemon, statistics: ServerStatistics, limits: ConnectionLimits) {
+    /// Whether the connection came to gpsd's TCP listener: gpsd's protocol from the start, and
+    /// the peer traced through the kernel's table of sockets.
+    private let tcp: Bool
+
+    init(daemon: Daemon, statistics: ServerStatistics, limits: ConnectionLimits, tcp: Bool = false) {
         self.daemon = daemon
         self.statistics = statistics
         self.limits = limits
+        self.tcp = tcp
     }
 
     func channelActive(context: ChannelHandlerContext) {
         statistics.connected()
         let channel = context.channel
+        if tcp {
+            activateTCP(context: context)
+            return
+        }
         let credentials: PeerCredentials
         switch Self.credentials(of: channel) {
         case .success(let read): credentials = read
@@ -59,21 +71,67 @@ final class ClientHandler: ChannelInboundHandler {
         }
         admitted = credentials.uid
         let worker = ConnectionWorker(
-            channel: channel, credentials: credentials, daemon: daemon, statistics: statistics)
+            channel: channel, peer: .unix(credentials), daemon: daemon, statistics: statistics)
         self.worker = worker
+        scheduleHelloDeadline(context: context, worker: worker)
+        context.fireChannelActive()
+        _ = channel.setOption(ChannelOptions.autoRead, value: true)
+    }
+
+    /// A client of gpsd's TCP listener: traced and identified by its worker, which greets it.
+    private func activateTCP(context: ChannelHandlerContext) {
+        let channel = context.channel
+        guard let client = channel.remoteAddress.flatMap(Self.endpoint),
+            let server = channel.localAddress.flatMap(Self.endpoint)
+        else {
+            context.close(promise: nil)
+            return
+        }
+        sawFirstByte = true
+        speaksGPSD = true
+        let worker = ConnectionWorker(
+            channel: channel, peer: .tcp(client: client, server: server, limits: limits), daemon: daemon,
+            statistics: statistics)
+        self.worker = worker
+        scheduleHelloDeadline(context: context, worker: worker)
+        context.fireChannelActive()
+        _ = channel.setOption(ChannelOptions.autoRead, value: true)
+    }
+
+    private static func endpoint(_ address: SocketAddress) -> TCPPeer.Endpoint? {
+        guard let port = address.port else { return nil }
+        switch address {
+        case .v4(let v4):
+            return withUnsafeBytes(of: v4.address.sin_addr) { .init(address: Array($0), port: UInt16(port)) }
+        case .v6(let v6):
+            return withUnsafeBytes(of: v6.address.sin6_addr) { .init(address: Array($0), port: UInt16(port)) }
+        default:
+            return nil
+        }
+    }
+
+    /// Closes the connection if its first request (a hello, or gpsd's first command) has not come
+    /// within the deadline.
+    private func scheduleHelloDeadline(context: ChannelHandlerContext, worker: ConnectionWorker) {
+        let channel = context.channel
         let timeout = limits.settings.helloTimeout
         helloDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: .init(timeout)) { [weak self] in
             guard let self, !worker.isGreeted, channel.isActive else { return }
             self.statistics.refused()
-            self.reply(
-                context,
-                .error(
-                    id: nil,
-                    message: "no hello came within \(timeout) of connecting; the connection is closed"))
+            if self.speaksGPSD {
+                let line =
+                    #"{"class":"ERROR","message":"no command came within \#(timeout) of connecting; the connection is closed"}"#
+                context.writeAndFlush(
+                    self.wrapOutboundOut(channel.allocator.buffer(string: line + "\r\n")), promise: nil)
+            } else {
+                self.reply(
+                    context,
+                    .error(
+                        id: nil,
+                        message: "no hello came within \(timeout) of connecting; the connection is closed"))
+            }
             context.close(promise: nil)
         }
-        context.fireChannelActive()
-        _ = channel.setOption(ChannelOptions.autoRead, value: true)
     }
 
     /// Says why, then closes: before a byte is read, in the daemon's own protocol.
@@ -87,16 +145,11 @@ final class ClientHandler: ChannelInboundHandler {
         let bytes = buffer.readableBytesView
         if !sawFirstByte, let first = bytes.first {
             sawFirstByte = true
-            if first == UInt8(ascii: "?") {
-                // gpsd's protocol will be served on this same socket; until then say so in its form.
-                let notice =
-                    #"{"class":"ERROR","message":"gpsd's protocol is not served on this socket yet; use OpenCoreLocation's (see README)"}"#
-                    + "\r\n"
-                context.writeAndFlush(
-                    wrapOutboundOut(context.channel.allocator.buffer(string: notice)), promise: nil)
-                context.close(promise: nil)
-                return
-            }
+            speaksGPSD = first == UInt8(ascii: "?")
+        }
+        if speaksGPSD {
+            readGPSD(bytes, context: context)
+            return
         }
         let lines: [[UInt8]]
         do {
@@ -117,6 +170,36 @@ final class ClientHandler: ChannelInboundHandler {
             }
         }
     }
+
+    /// gpsd's commands: each ends with `;` or a line's end, and is at most
+    /// ``gpsdCommandLimit`` bytes; a longer one is refused and the connection closed.
+    private func readGPSD(_ bytes: ByteBufferView, context: ChannelHandlerContext) {
+        for byte in bytes {
+            if byte == UInt8(ascii: ";") || byte == 10 {
+                let command = gpsdPending
+                gpsdPending.removeAll(keepingCapacity: true)
+                if !command.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) {
+                    worker?.enqueue(.gpsd(String(decoding: command, as: UTF8.self)))
+                }
+                continue
+            }
+            gpsdPending.append(byte)
+            if gpsdPending.count > Self.gpsdCommandLimit {
+                statistics.refused()
+                let message =
+                    #"{"class":"ERROR","message":"request over \#(Self.gpsdCommandLimit) bytes; the connection is closed"}"#
+                    + "\r\n"
+                context.writeAndFlush(
+                    wrapOutboundOut(context.channel.allocator.buffer(string: message)), promise: nil)
+                worker?.close()
+                context.close(promise: nil)
+                return
+            }
+        }
+    }
+
+    /// The longest gpsd command taken: gpsd reads its clients' commands in buffers of this size.
+    static let gpsdCommandLimit = 1024
 
     private func reply(_ context: ChannelHandlerContext, _ event: WireEvent) {
         context.writeAndFlush(

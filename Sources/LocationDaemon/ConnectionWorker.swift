@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import GNSS
 import LocationWire
 import Locking
 import NIOCore
@@ -15,6 +16,8 @@ final class ConnectionWorker: Sendable {
         case request(id: Int?, WireRequest)
         /// A line that is not a request: its error, in its turn among the replies.
         case malformed(String)
+        /// A command of gpsd's protocol (`?WATCH={…}`, without its `;`).
+        case gpsd(String)
     }
 
     /// Requests waiting before the socket is no longer read, and the number it is read again at.
@@ -24,6 +27,7 @@ final class ConnectionWorker: Sendable {
     private struct State {
         var identity: PeerIdentity?
         var session: ClientSession?
+        var gpsd: GPSDSession?
         var closed = false
         var paused = false
     }
@@ -36,24 +40,79 @@ final class ConnectionWorker: Sendable {
     private let hasSession = Atomic<Bool>(false)
     private let continuation: AsyncStream<Item>.Continuation
 
-    /// Starts the worker for a connection whose peer the kernel named `credentials`.
-    init(
-        channel: any Channel, credentials: PeerCredentials, daemon: Daemon, statistics: ServerStatistics
-    ) {
+    /// Where a connection's peer is known from.
+    enum Peer: Sendable {
+        /// A Unix socket's: the kernel named it (`SO_PEERCRED`, `SO_PEERPIDFD`), and the
+        /// connection was admitted against its uid's limit already.
+        case unix(PeerCredentials)
+        /// A TCP client of gpsd's protocol: traced to its process here, then admitted.
+        case tcp(client: TCPPeer.Endpoint, server: TCPPeer.Endpoint, limits: ConnectionLimits)
+    }
+
+    /// Starts the worker for a connection from `peer`.
+    init(channel: any Channel, peer: Peer, daemon: Daemon, statistics: ServerStatistics) {
         self.channel = channel
         self.daemon = daemon
         self.statistics = statistics
         let (stream, continuation) = AsyncStream.makeStream(of: Item.self)
         self.continuation = continuation
         Task { [self] in
-            identify(credentials)
+            var admitted: (ConnectionLimits, UInt32)?
+            let credentials: PeerCredentials?
+            switch peer {
+            case .unix(let known):
+                credentials = known
+                identify(known)
+            case .tcp(let client, let server, let limits):
+                credentials = trace(client: client, server: server, limits: limits, admitted: &admitted)
+            }
             for await item in stream {
                 let skip = state.withLock { $0.closed || $0.identity == nil }
                 if !skip { process(item) }
                 served()
             }
             finish(credentials)
+            if let (limits, uid) = admitted { limits.release(uid: uid) }
         }
+    }
+
+    /// A TCP client: traced to its process, admitted against its uid's limit, identified, and
+    /// greeted at once with gpsd's VERSION, as gpsd greets its clients.
+    private func trace(
+        client: TCPPeer.Endpoint, server: TCPPeer.Endpoint, limits: ConnectionLimits,
+        admitted: inout (ConnectionLimits, UInt32)?
+    ) -> PeerCredentials? {
+        let credentials: PeerCredentials
+        switch TCPPeer.credentials(client: client, server: server) {
+        case .success(let traced): credentials = traced
+        case .failure(let refusal):
+            statistics.refused()
+            daemon.logOnce("tcp \(refusal.description)", "gpsd client refused: \(refusal.description)")
+            refuse(refusal.description)
+            return nil
+        }
+        if let refusal = limits.admit(uid: credentials.uid) {
+            statistics.refused()
+            daemon.logOnce("uid \(credentials.uid) reached its connection limit", refusal)
+            try? credentials.pidfd?.close()
+            refuse(refusal)
+            return nil
+        }
+        admitted = (limits, credentials.uid)
+        identify(credentials)
+        if state.withLock({ $0.identity != nil }) { _ = gpsdSession() }
+        return credentials
+    }
+
+    /// gpsd's ERROR, then the connection closes.
+    private func refuse(_ message: String) {
+        var line: [UInt8] = []
+        JSONObjectWriter.append(to: &line, estimate: 256) { json in
+            json.add("class", string: "ERROR")
+            json.add("message", string: message)
+        }
+        channel.writeAndFlush(channel.allocator.buffer(bytes: line + [13, 10]), promise: nil)
+        channel.close(promise: nil)
     }
 
     /// Whether the hello was answered: the connection then may stay silent.
@@ -100,18 +159,50 @@ final class ConnectionWorker: Sendable {
         state.withLock { $0.identity = identity }
     }
 
-    private func finish(_ credentials: PeerCredentials) {
-        let session = state.withLock { state -> ClientSession? in
+    private func finish(_ credentials: PeerCredentials?) {
+        let (session, gpsd) = state.withLock { state -> (ClientSession?, GPSDSession?) in
             state.closed = true
-            defer { state.session = nil }
-            return state.session
+            defer {
+                state.session = nil
+                state.gpsd = nil
+            }
+            return (state.session, state.gpsd)
         }
         session?.close()
-        try? credentials.pidfd?.close()
+        gpsd?.close()
+        try? credentials?.pidfd?.close()
     }
 
     private func send(_ event: WireEvent) {
         channel.writeAndFlush(channel.allocator.buffer(bytes: event.encoded()), promise: nil)
+    }
+
+    /// A gpsd command: the first one starts the connection's gpsd session (its VERSION first).
+    private func gpsd(_ command: String) {
+        guard let session = gpsdSession() else { return }
+        // Its first command, as a hello, lets the connection stay silent after.
+        hasSession.store(true, ordering: .relaxed)
+        session.handle(command)
+    }
+
+    /// The connection's gpsd session, started (with its VERSION) the first time.
+    private func gpsdSession() -> GPSDSession? {
+        let (existing, identity) = state.withLock { ($0.gpsd, $0.identity) }
+        if let existing { return existing }
+        guard let identity else { return nil }
+        let session = GPSDSession(identity: identity, daemon: daemon) { [channel] bytes in
+            channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
+        }
+        let late = state.withLock { state -> Bool in
+            if state.closed { return true }
+            state.gpsd = session
+            return false
+        }
+        if late {
+            session.close()
+            return nil
+        }
+        return session
     }
 
     private func process(_ item: Item) {
@@ -123,6 +214,9 @@ final class ConnectionWorker: Sendable {
             return
         case .request(let number, let parsed):
             (id, request) = (number, parsed)
+        case .gpsd(let command):
+            gpsd(command)
+            return
         }
         let (session, identity) = state.withLock { ($0.session, $0.identity) }
         if let session {

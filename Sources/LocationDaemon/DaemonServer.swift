@@ -87,6 +87,33 @@ public final class DaemonServer: Sendable {
         return channel
     }
 
+    /// Serves gpsd's protocol on TCP at `host` and `port` (gpsd's is 2947): each client traced to
+    /// its process through the kernel's table of sockets and decided on like any other; a client
+    /// of another host is a network client, which gets nothing.
+    public func listenGPSD(host: String, port: Int) async throws -> any Channel {
+        let (daemon, statistics, buffer, limits) = (daemon, statistics, clientBuffer, limits)
+        do {
+            return try await ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 512)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.autoRead, value: false)
+                .childChannelOption(.writeBufferWaterMark, value: .init(low: buffer / 2, high: buffer))
+                .childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(buffer))
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ClientHandler(daemon: daemon, statistics: statistics, limits: limits, tcp: true))
+                    }
+                }
+                .bind(host: host, port: port).get()
+        } catch {
+            throw ServerError(
+                description: "cannot listen for gpsd's clients on \(host):\(port) (\(error)); "
+                    + "is gpsd running there? stop it (systemctl stop gpsd.socket gpsd), or pass another --gpsd-listen"
+            )
+        }
+    }
+
     /// Serves on a socket systemd passed, already bound and listening.
     public func adopt(descriptor: CInt) async throws -> any Channel {
         do {

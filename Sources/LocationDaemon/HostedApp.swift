@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FoundationEssentials
+import GNSS
 import LocationEngine
 import LocationWire
 import Locking
@@ -141,6 +142,20 @@ final class HostedApp: Sendable {
             wantsReduced: reduced, continuous: continuous, implicitSession: implicitSession)
         let lease = MailboxLease(mailbox)
         return HostedFeed(next: { await lease.next()?.wire }, cancel: { lease.mailbox.close() })
+    }
+
+    /// Every update as the engine gives it (never pausing while the device stands still), for a
+    /// front-end that writes its own reports (gpsd's protocol).
+    func engineUpdates() -> HostedFeed<LocationUpdate> {
+        let lease = MailboxLease(engine.subscribeUpdates(profile: .default, continuous: true))
+        return HostedFeed(next: { await lease.next() }, cancel: { lease.mailbox.close() })
+    }
+
+    /// The receiver's fixes whole, while the app may have precise locations; beside
+    /// ``engineUpdates()``.
+    func preciseFixes() -> HostedFeed<Fix> {
+        let lease = MailboxLease(engine.subscribePreciseFixes())
+        return HostedFeed(next: { await lease.mailbox.next() }, cancel: { lease.mailbox.close() })
     }
 
     /// A session's diagnostics, as flag names; an ended feed when the session is gone.

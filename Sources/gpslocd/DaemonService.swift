@@ -140,6 +140,11 @@ struct DaemonService: Service {
             channel = try await server.listen(at: settings.socket)
             log("listening on \(settings.socket)")
         }
+        var gpsdChannel: (any Channel)?
+        if let (host, port) = settings.gpsdEndpoint {
+            gpsdChannel = try await server.listenGPSD(host: host, port: port)
+            log("serving gpsd's protocol on \(host):\(port)")
+        }
         if let failure = Systemd.notify("READY=1\nSTATUS=serving \(daemon.receiverCount) receivers") {
             log("cannot tell systemd the daemon is ready: \(failure)")
         }
@@ -168,6 +173,7 @@ struct DaemonService: Service {
         Systemd.notify("STOPPING=1")
         log("stopping: \(server.statistics.summary)")
         try? await channel.close()
+        try? await gpsdChannel?.close()
         try? await group.shutdownGracefully()
     }
 }

@@ -25,13 +25,16 @@ struct DaemonSettings: Sendable {
     var clientBuffer = 65536
     var connectionsPerUser = 128
     var helloTimeout: Double = 10
+    /// Where gpsd's protocol is served on TCP (`HOST:PORT`, or a port on the loopback); nowhere
+    /// when empty.
+    var gpsdListen = ""
 
     init() {}
 
     /// The configuration file's keys.
     enum Key: String, CaseIterable {
         case sources, socket, stateDirectory, appsDirectory, administratorGroup, grace, clientBuffer
-        case connectionsPerUser, helloTimeout
+        case connectionsPerUser, helloTimeout, gpsdListen
     }
 
     /// The file's settings, or the defaults when it does not exist; `warnings` gets what the file
@@ -98,6 +101,7 @@ struct DaemonSettings: Sendable {
             where number.doubleValue.rounded() == number.doubleValue:
                 settings.connectionsPerUser = number.intValue
             case (.helloTimeout, _, let number?): settings.helloTimeout = number.doubleValue
+            case (.gpsdListen, let text as String, _): settings.gpsdListen = text
             default:
                 throw SettingsError(description: "\(path): '\(name)' must be \(Self.expected(key))")
             }
@@ -115,6 +119,7 @@ struct DaemonSettings: Sendable {
         case .clientBuffer: "a whole number: bytes, 4096 to 16777216"
         case .connectionsPerUser: "a whole number: connections, 1 to 65536"
         case .helloTimeout: "a number: seconds, 0.5 to 600"
+        case .gpsdListen: #"a string: "HOST:PORT" or a port, such as "127.0.0.1:2947""#
         }
     }
 
@@ -153,7 +158,7 @@ struct DaemonSettings: Sendable {
     func overridden(
         sources: [String], socket: String?, stateDirectory: String?, appsDirectory: String?,
         administratorGroup: String?, grace: Double?, clientBuffer: Int?, connectionsPerUser: Int? = nil,
-        helloTimeout: Double? = nil
+        helloTimeout: Double? = nil, gpsdListen: String? = nil
     ) throws(SettingsError) -> DaemonSettings {
         var settings = self
         if !sources.isEmpty { settings.sources = sources }
@@ -165,6 +170,13 @@ struct DaemonSettings: Sendable {
         if let clientBuffer { settings.clientBuffer = clientBuffer }
         if let connectionsPerUser { settings.connectionsPerUser = connectionsPerUser }
         if let helloTimeout { settings.helloTimeout = helloTimeout }
+        if let gpsdListen { settings.gpsdListen = gpsdListen }
+        if !settings.gpsdListen.isEmpty, settings.gpsdEndpoint == nil {
+            throw SettingsError(
+                description:
+                    "--gpsd-listen \(settings.gpsdListen) is not HOST:PORT or a port; give 127.0.0.1:2947, [::1]:2947 or 2947",
+                isUsage: true)
+        }
         guard (1...65536).contains(settings.connectionsPerUser) else {
             throw SettingsError(
                 description:
@@ -192,5 +204,17 @@ struct DaemonSettings: Sendable {
             throw SettingsError(description: "--state-dir \(settings.stateDirectory) is not an absolute path")
         }
         return settings
+    }
+
+    /// `gpsdListen` as a host and a port: a port alone is on the loopback.
+    var gpsdEndpoint: (host: String, port: Int)? {
+        let text = gpsdListen
+        if let port = Int(text), (1...65535).contains(port) { return ("127.0.0.1", port) }
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (1...65535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
     }
 }

@@ -89,6 +89,13 @@ struct GPSLocD: AsyncParsableCommand {
         help: "Seconds a new connection may stay silent before its first request, 0.5 to 600 (default 10).")
     var helloTimeout: Double?
 
+    @Option(
+        name: .customLong("gpsd-listen"),
+        help:
+            "Also serve gpsd's protocol on TCP at HOST:PORT (a port alone: on the loopback), such as 127.0.0.1:2947."
+    )
+    var gpsdListen: String?
+
     func run() async throws {
         let name = ProcessInfo.processInfo.environment["GPSLOCD_LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(rawValue: name.lowercased()) else {
@@ -112,7 +119,7 @@ struct GPSLocD: AsyncParsableCommand {
                 sources: sources, socket: socket, stateDirectory: stateDirectory,
                 appsDirectory: appsDirectory,
                 administratorGroup: administratorGroup, grace: grace, clientBuffer: clientBuffer,
-                connectionsPerUser: connectionsPerUser, helloTimeout: helloTimeout)
+                connectionsPerUser: connectionsPerUser, helloTimeout: helloTimeout, gpsdListen: gpsdListen)
         } catch {
             // A mistake in the file, not in the command: no usage text, the status of a usage error.
             FileHandle.standardError.write(Data("gpslocd: error: \(error.description)\n".utf8))

@@ -81,7 +81,10 @@ struct DaemonMonitorTests {
         // kill -9 of the daemon: its monitors are evaluated again from their files as it starts.
         await daemon.kill9()
         try await daemon.start()
-        #expect(daemon.log.contains("evaluating 1 stored monitors"), "\(daemon.log)")
+        // Stored monitors are opened once the daemon answers.
+        #expect(
+            await waitUntil(within: 20) { daemon.log.contains("evaluating 1 stored monitors") },
+            "\(daemon.log)")
         let file = try #require(Self.monitorFiles(daemon, uid: alice.uid, name: "trip").first)
         let stored = try String(contentsOfFile: file, encoding: .utf8)
         #expect(stored.contains("\"start\"") && stored.contains("\"satisfied\""), "\(stored)")

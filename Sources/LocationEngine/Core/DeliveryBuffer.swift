@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FoundationEssentials
+import GNSS
 
 /// An element a subscriber is sent, as far as its buffer needs to know.
 package protocol Deliverable: Sendable {
@@ -106,4 +107,10 @@ extension LocationUpdate: Deliverable {
 extension AuthorizationFlags: Deliverable {
     package var isReplaceable: Bool { false }
     package func repeats(_ other: AuthorizationFlags) -> Bool { false }
+}
+
+extension Fix: Deliverable {
+    /// A fix is replaced by a newer one when its subscriber falls behind, as a location is.
+    package var isReplaceable: Bool { true }
+    package func repeats(_ other: Fix) -> Bool { false }
 }

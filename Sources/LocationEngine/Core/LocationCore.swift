@@ -26,6 +26,8 @@ package struct LocationCore: Sendable {
     package enum Action: Sendable {
         /// Give an update to the update subscription `ID`.
         case deliver(ID, LocationUpdate)
+        /// Give a receiver's fix, whole, to the precise-fix subscription `ID`.
+        case deliverFix(ID, Fix)
         /// Give flags to the diagnostics subscription `ID`.
         case diagnose(ID, AuthorizationFlags)
         /// End the stream of subscription `ID` (its session ended, or the receiver did).
@@ -61,6 +63,9 @@ package struct LocationCore: Sendable {
     package private(set) var auth: AuthorizationState
     private var updates: [ID: UpdateSubscriber] = [:]
     private var diagnostics: [ID: DiagnosticSubscriber] = [:]
+    /// Subscriptions to the receiver's fixes whole, told only while the app may have precise
+    /// locations (satellites, errors, time: what gpsd's reports carry).
+    private var fixSubscribers: Set<ID> = []
     /// Precise-location requests of the delegate API, in the order they were made.
     private var accuracyRequests: [(id: ID, purposeKey: String)] = []
     /// Whether there is a receiver at all; without one, updates say `locationUnavailable`.
@@ -231,6 +236,20 @@ package struct LocationCore: Sendable {
         return (id, actions)
     }
 
+    /// A subscription to the receiver's fixes whole, each told only while the app may have
+    /// precise locations and is delivered to (decision, sessions, in use): for a front-end whose
+    /// clients' reports carry more than a location (gpsd's TPV and SKY). It holds no session and
+    /// does not start the receiver: it comes beside an update subscription, which does.
+    package mutating func subscribeFixes() -> ID {
+        let id = makeID()
+        fixSubscribers.insert(id)
+        return id
+    }
+
+    package mutating func unsubscribeFixes(_ id: ID) {
+        fixSubscribers.remove(id)
+    }
+
     /// The consumer of update subscription `id` went away.
     package mutating func unsubscribeUpdates(_ id: ID) -> [Action] {
         transact { core, actions in
@@ -255,6 +274,7 @@ package struct LocationCore: Sendable {
             switch event {
             case .ended:
                 for id in ids { actions.append(.finish(id)) }
+                for id in core.fixSubscribers.sorted() { actions.append(.finish(id)) }
             case .unavailable(let reason):
                 core.unavailable = reason
                 guard gate.deliver else { return }
@@ -268,6 +288,9 @@ package struct LocationCore: Sendable {
             case .fix(let fix):
                 core.unavailable = nil
                 guard gate.deliver else { return }
+                if gate.full {
+                    for id in core.fixSubscribers.sorted() { actions.append(.deliverFix(id, fix)) }
+                }
                 let fallback = fix.bestTime(received: received)
                 let location = Location(fix: fix, origin: origin, fallbackTime: fallback)
                 if let location { core.lastFixTime = (location.timestamp, received) }

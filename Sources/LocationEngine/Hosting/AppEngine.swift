@@ -32,6 +32,7 @@ public final class AppEngine: Sendable {
         var core: LocationCore
         var updates: [LocationCore.ID: Mailbox<LocationUpdate>] = [:]
         var diagnostics: [LocationCore.ID: Mailbox<AuthorizationFlags>] = [:]
+        var fixes: [LocationCore.ID: Mailbox<Fix>] = [:]
         var accuracyRequests: [LocationCore.ID: @Sendable (AccuracyRequestRefusal?) -> Void] = [:]
         /// The prompt showing now, if any.
         var promptTask: Task<Void, Never>?
@@ -148,11 +149,14 @@ public final class AppEngine: Sendable {
                     )
                 }
             }
+        case .deliverFix(let id, let fix):
+            state.fixes[id]?.post(fix)
         case .diagnose(let id, let flags):
             state.diagnostics[id]?.post(flags)
         case .finish(let id):
             state.updates[id]?.finish()
             state.diagnostics[id]?.finish()
+            state.fixes[id]?.finish()
         case .ask(let request):
             let prompter = configuration.prompter
             let task = Task { [weak self] in
@@ -284,6 +288,25 @@ public final class AppEngine: Sendable {
             box.withLock { $0 = id }
             state.updates[id] = mailbox
             return ((), actions)
+        }
+        return mailbox
+    }
+
+    /// The receiver's fixes whole, while the app may have precise locations (see
+    /// ``LocationCore/subscribeFixes()``); beside an update subscription.
+    package func subscribePreciseFixes() -> Mailbox<Fix> {
+        let box = Mutex<LocationCore.ID?>(nil)
+        let mailbox = Mailbox<Fix>(capacity: Self.subscriberCapacity) { [weak self] in
+            guard let id = box.withLock({ $0 }) else { return }
+            self?.state.withLock { state in
+                state.fixes.removeValue(forKey: id)
+                state.core.unsubscribeFixes(id)
+            }
+        }
+        state.withLock { state in
+            let id = state.core.subscribeFixes()
+            box.withLock { $0 = id }
+            state.fixes[id] = mailbox
         }
         return mailbox
     }

@@ -1,0 +1,421 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import FoundationEssentials
+import GNSS
+import LocationEngine
+import Locking
+
+/// gpsd's protocol (`gpsd_json(5)`, protocol 3) for one connection, under the decision of the
+/// program behind it: a program with precise access is sent gpsd's TPV and SKY reports of every
+/// fix; one with approximate access a TPV of its app's reduced locations only (`class`, `device`,
+/// `mode`, `time`, `lat`, `lon`, `eph`), at the reducer's cadence, from the same reduced state as
+/// its Core Location updates; one denied or not yet decided the VERSION, DEVICES and an ERROR that
+/// says why and which command changes it. Settings of a receiver are never changed.
+///
+/// Commands are `?VERSION`, `?WATCH[={…}]`, `?POLL`, `?DEVICES` and `?DEVICE[={…}]`, each ended by
+/// `;` or a line's end; replies and reports end in CRLF, as gpsd's.
+final class GPSDSession: Sendable {
+    /// gpsd's protocol version this speaks (gpsd 3.22's): clients check the major number.
+    static let protocolVersion = (major: 3, minor: 14)
+
+    private struct Policy {
+        var enable = false
+        var json = false
+        var nmea = false
+        var raw = 0
+        var scaled = false
+        var timing = false
+        var split24 = false
+        var pps = false
+        var device: String?
+    }
+
+    private struct State {
+        var policy = Policy()
+        var client: HostedClient?
+        var connection: Int?
+        var session: HostedClient.Session?
+        var tasks: [Task<Void, Never>] = []
+        /// The last reports sent, for `?POLL`.
+        var lastTPV: [UInt8]?
+        var lastSKY: [UInt8]?
+        /// The last refusal said, so that it is said once until it changes.
+        var lastRefusal: String?
+        var closed = false
+    }
+
+    private let identity: PeerIdentity
+    private let daemon: Daemon
+    private let send: @Sendable ([UInt8]) -> Void
+    private let state = Mutex(State())
+    private let started = Date()
+
+    /// A session that has said its VERSION.
+    init(identity: PeerIdentity, daemon: Daemon, send: @escaping @Sendable ([UInt8]) -> Void) {
+        self.identity = identity
+        self.daemon = daemon
+        self.send = send
+        reply { json in
+            json.add("class", string: "VERSION")
+            json.add("release", string: "gpslocd-" + ProductVersion.current)
+            json.add("rev", string: ProductVersion.current)
+            json.add("proto_major", integer: Self.protocolVersion.major)
+            json.add("proto_minor", integer: Self.protocolVersion.minor)
+        }
+    }
+
+    /// One command, without its `;`.
+    func handle(_ text: String) {
+        let command = text.drop { $0 == " " || $0 == "\t" || $0 == "\r" }
+        guard command.first == "?" else {
+            error("Unrecognized request '\(Self.shown(command))'")
+            return
+        }
+        let body = command.dropFirst()
+        let verb = body.prefix { $0 != "=" }
+        let argument = body.drop { $0 != "=" }.dropFirst()
+        switch verb {
+        case "VERSION":
+            reply { json in
+                json.add("class", string: "VERSION")
+                json.add("release", string: "gpslocd-" + ProductVersion.current)
+                json.add("rev", string: ProductVersion.current)
+                json.add("proto_major", integer: Self.protocolVersion.major)
+                json.add("proto_minor", integer: Self.protocolVersion.minor)
+            }
+        case "DEVICES":
+            devices()
+        case "DEVICE":
+            device(argument)
+        case "WATCH":
+            watch(argument)
+        case "POLL":
+            poll()
+        default:
+            error("Unrecognized request '\(Self.shown(verb))'")
+        }
+    }
+
+    /// The connection ended: the subscriptions end, and the app's session with them.
+    func close() {
+        let (tasks, client, connection, session) = state.withLock { state in
+            state.closed = true
+            defer { state.tasks = [] }
+            return (state.tasks, state.client, state.connection, state.session)
+        }
+        for task in tasks { task.cancel() }
+        if let client, let connection {
+            daemon.detach(client, connection: connection, keeping: session.map { [$0] } ?? [])
+        }
+    }
+
+    // MARK: Commands
+
+    private struct WatchArguments: Decodable {
+        var enable: Bool?
+        var json: Bool?
+        var nmea: Bool?
+        var raw: Int?
+        var scaled: Bool?
+        var timing: Bool?
+        var split24: Bool?
+        var pps: Bool?
+        var device: String?
+    }
+
+    private func watch(_ argument: Substring) {
+        var arguments = WatchArguments()
+        if !argument.isEmpty {
+            do {
+                arguments = try JSONDecoder().decode(WatchArguments.self, from: Data(argument.utf8))
+            } catch {
+                self.error("Invalid WATCH: \(Self.shown(argument)) is not a WATCH object")
+                return
+            }
+        }
+        if let device = arguments.device, receiver(named: device) == nil {
+            self.error("Invalid WATCH: no receiver '\(Self.shown(device))'; ?DEVICES lists them")
+            return
+        }
+        let (policy, start, stop) = state.withLock { state -> (Policy, Bool, Bool) in
+            let was = state.policy.enable
+            if !argument.isEmpty {
+                // An object that enables without naming a format asks for JSON, as gpsd takes it.
+                state.policy.enable = arguments.enable ?? true
+                state.policy.json = arguments.json ?? (state.policy.enable && arguments.nmea != true)
+                state.policy.nmea = arguments.nmea ?? state.policy.nmea
+                state.policy.raw = arguments.raw ?? state.policy.raw
+                state.policy.scaled = arguments.scaled ?? state.policy.scaled
+                state.policy.timing = arguments.timing ?? state.policy.timing
+                state.policy.split24 = arguments.split24 ?? state.policy.split24
+                state.policy.pps = arguments.pps ?? state.policy.pps
+                if let device = arguments.device { state.policy.device = device }
+            }
+            return (state.policy, state.policy.enable && !was, was && !state.policy.enable)
+        }
+        devices()
+        reply { json in
+            json.add("class", string: "WATCH")
+            json.add("enable", bool: policy.enable)
+            json.add("json", bool: policy.json)
+            json.add("nmea", bool: policy.nmea)
+            json.add("raw", integer: policy.raw)
+            json.add("scaled", bool: policy.scaled)
+            json.add("timing", bool: policy.timing)
+            json.add("split24", bool: policy.split24)
+            json.add("pps", bool: policy.pps)
+            if let device = policy.device { json.add("device", string: device) }
+        }
+        if policy.nmea || policy.raw > 0 {
+            error("gpslocd sends gpsd's JSON reports only; NMEA and raw data are not served")
+        }
+        if start { startWatching(device: policy.device) }
+        if stop { stopWatching() }
+    }
+
+    private func poll() {
+        let (tpv, sky, active) = state.withLock { ($0.lastTPV, $0.lastSKY, $0.policy.enable) }
+        let now = UTCTimestamp(nanosecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1e9)).iso8601
+        var line: [UInt8] = Array(
+            #"{"class":"POLL","time":"\#(now)","active":\#(active ? 1 : 0),"tpv":["#.utf8)
+        if let tpv { line += tpv }
+        line += Array(#"],"sky":["#.utf8)
+        if let sky { line += sky }
+        line += Array("]}\r\n".utf8)
+        send(line)
+    }
+
+    private func devices() {
+        let activated = UTCTimestamp(nanosecondsSinceEpoch: Int64(started.timeIntervalSince1970 * 1e9))
+        var line: [UInt8] = Array(#"{"class":"DEVICES","devices":["#.utf8)
+        for (index, receiver) in distinctReceivers.enumerated() {
+            if index > 0 { line.append(UInt8(ascii: ",")) }
+            JSONObjectWriter.append(to: &line, estimate: 256) { json in
+                Self.describe(receiver, activated: activated, &json)
+            }
+        }
+        line += Array("]}\r\n".utf8)
+        send(line)
+    }
+
+    private func device(_ argument: Substring) {
+        if !argument.isEmpty {
+            // Anything but naming a receiver would change it: gpslocd never lets a client do that.
+            let object =
+                (try? JSONDecoder().decode([String: JSONValue].self, from: Data(argument.utf8))) ?? [:]
+            if object.keys.contains(where: { $0 != "path" && $0 != "class" }) {
+                error("gpslocd does not change a receiver's settings for a client; ?DEVICE only reports them")
+                return
+            }
+        }
+        guard let receiver = distinctReceivers.first else {
+            error("gpslocd has no receiver")
+            return
+        }
+        let activated = UTCTimestamp(nanosecondsSinceEpoch: Int64(started.timeIntervalSince1970 * 1e9))
+        reply { json in Self.describe(receiver, activated: activated, &json) }
+    }
+
+    // MARK: Watching
+
+    private func startWatching(device: String?) {
+        let name = device.flatMap(receiver(named:))?.name
+        let attached: (HostedClient, Int)
+        do {
+            attached = try daemon.attach(identity, receiver: name)
+        } catch {
+            self.error(error.description)
+            return
+        }
+        let (client, connection) = attached
+        client.activate(connection)
+        daemon.refreshActivity(of: client)
+        // An unmodified program asks for nothing itself: what it may have is what its user
+        // decided, Always included (a service, a logger) or while it is in use.
+        let session = client.takeSession(level: .always, purposeKey: nil, background: false)
+        let path = Self.path(
+            of: name.flatMap { name in daemon.configuration.receivers.first { $0.name == name } }
+                ?? daemon.configuration.receivers.first)
+        let updates = client.app.engineUpdates()
+        let fixes = client.app.preciseFixes()
+        let updateTask = Task { [weak self] in
+            while let update = await updates.next() { self?.receive(update, device: path) }
+        }
+        let fixTask = Task { [weak self] in
+            while let fix = await fixes.next() { self?.receive(fix, device: path) }
+        }
+        let late = state.withLock { state -> Bool in
+            if state.closed { return true }
+            state.client = client
+            state.connection = connection
+            state.session = session
+            state.tasks += [updateTask, fixTask]
+            return false
+        }
+        if late {
+            updateTask.cancel()
+            fixTask.cancel()
+            updates.cancel()
+            fixes.cancel()
+            daemon.detach(client, connection: connection, keeping: [session])
+        }
+    }
+
+    private func stopWatching() {
+        let tasks = state.withLock { state in
+            defer { state.tasks = [] }
+            return state.tasks
+        }
+        for task in tasks { task.cancel() }
+    }
+
+    /// A precise fix: gpsd's own reports of it.
+    private func receive(_ fix: Fix, device: String?) {
+        guard state.withLock({ $0.policy.enable && $0.policy.json }) else { return }
+        var tpv: [UInt8] = []
+        FixFormat.appendGPSDTPV(fix, device: device, to: &tpv)
+        var sky: [UInt8]?
+        if fix.dop.hdop != nil || fix.dop.pdop != nil || !fix.satellites.isEmpty {
+            var report: [UInt8] = []
+            FixFormat.appendGPSDSKY(fix, device: device, to: &report)
+            sky = report
+        }
+        state.withLock { state in
+            state.lastTPV = tpv
+            if let sky { state.lastSKY = sky }
+            state.lastRefusal = nil
+        }
+        send(tpv + [13, 10] + (sky.map { $0 + [13, 10] } ?? []))
+    }
+
+    /// An update: a reduced location becomes a TPV of it alone; a refusal, an ERROR saying why.
+    private func receive(_ update: LocationUpdate, device: String?) {
+        guard state.withLock({ $0.policy.enable }) else { return }
+        if let location = update.location {
+            guard update.flags.accuracyLimited else { return }  // the fixes carry precise ones
+            var tpv: [UInt8] = []
+            JSONObjectWriter.append(to: &tpv, estimate: 256) { json in
+                json.add("class", string: "TPV")
+                json.add("device", string: device)
+                json.add("mode", integer: 2)
+                json.add(
+                    "time",
+                    time: UTCTimestamp(
+                        nanosecondsSinceEpoch: Int64(location.timestamp.timeIntervalSince1970 * 1e9)))
+                json.add("lat", location.coordinate.latitude, decimals: 9)
+                json.add("lon", location.coordinate.longitude, decimals: 9)
+                json.add("eph", location.horizontalAccuracy, decimals: 3)
+            }
+            state.withLock { state in
+                state.lastTPV = tpv
+                state.lastSKY = nil
+                state.lastRefusal = nil
+            }
+            send(tpv + [13, 10])
+            return
+        }
+        guard let refusal = refusal(update.flags) else { return }
+        let said = state.withLock { state -> Bool in
+            defer { state.lastRefusal = refusal }
+            return state.lastRefusal == refusal
+        }
+        if !said { error(refusal) }
+    }
+
+    /// Why nothing comes, in words a user reading the client's output can act on.
+    private func refusal(_ flags: AuthorizationFlags) -> String? {
+        let uid = identity.uid
+        let grant = "sudo gpsloc auth grant --uid \(uid) '\(identity.app)' always"
+        if flags.authorizationDeniedGlobally {
+            return "location services are off on this machine; an administrator turns them on with "
+                + "`sudo gpsloc auth services on`"
+        }
+        if flags.authorizationRestricted {
+            return "\(identity.app) (uid \(uid)) is restricted from location by an administrator"
+        }
+        if flags.authorizationDenied {
+            return
+                "\(identity.app) (uid \(uid)) may not have location: its user denied it, or nobody allowed it; "
+                + "its user answers with `gpsloc agent`, or an administrator runs `\(grant)`"
+        }
+        if flags.authorizationRequestInProgress {
+            return
+                "\(identity.app) (uid \(uid)) waits for its user's answer: run `gpsloc agent` as uid \(uid), "
+                + "or an administrator runs `\(grant)`"
+        }
+        let undecided = state.withLock { $0.client?.app.engine.authorizationStatus == .notDetermined }
+        if undecided {
+            return "\(identity.app) (uid \(uid)) has no decision yet: its user is asked when it runs in a "
+                + "terminal's foreground (answer with `gpsloc agent`), or an administrator runs `\(grant)`"
+        }
+        if flags.insufficientlyInUse {
+            return "\(identity.app) (uid \(uid)) may have location while in use only, and is not in use: "
+                + "run it in a terminal's foreground, or an administrator runs `\(grant)`"
+        }
+        return nil
+    }
+
+    // MARK: Writing
+
+    private func reply(_ body: (inout JSONObjectWriter) -> Void) {
+        var line: [UInt8] = []
+        JSONObjectWriter.append(to: &line, estimate: 256, body)
+        line += [13, 10]
+        send(line)
+    }
+
+    private func error(_ message: String) {
+        reply { json in
+            json.add("class", string: "ERROR")
+            json.add("message", string: message)
+        }
+    }
+
+    /// The receivers once each: two names of one device are one receiver.
+    private var distinctReceivers: [Receiver] {
+        var seen: Set<String> = []
+        return daemon.configuration.receivers.filter { seen.insert($0.device).inserted }
+    }
+
+    /// The receiver a client names by its path or its source address.
+    private func receiver(named name: String) -> Receiver? {
+        daemon.configuration.receivers.first { $0.name == name || Self.path(of: $0) == name }
+    }
+
+    /// A receiver's path as gpsd clients show it: the device of a serial source, else its address.
+    private static func path(of receiver: Receiver?) -> String? {
+        guard let name = receiver?.name else { return nil }
+        guard name.hasPrefix("serial:") else { return name }
+        let path = name.dropFirst("serial:".count)
+        return String(path.prefix { $0 != "?" })
+    }
+
+    private static func describe(
+        _ receiver: Receiver, activated: UTCTimestamp, _ json: inout JSONObjectWriter
+    ) {
+        json.add("class", string: "DEVICE")
+        json.add("path", string: path(of: receiver))
+        json.add("driver", string: "NMEA0183")
+        json.add("activated", time: activated)
+        json.add("flags", integer: 1)
+        json.add("native", integer: 0)
+    }
+
+    /// A client's text as it may be shown back: printable ASCII, at most 64 characters.
+    private static func shown(_ text: some StringProtocol) -> String {
+        String(
+            text.unicodeScalars.prefix(64).map {
+                $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?"
+            })
+    }
+}
+
+/// Any JSON value, to look at the keys of an object a client sent.
+private enum JSONValue: Decodable {
+    case value
+
+    init(from decoder: any Decoder) throws {
+        self = .value
+    }
+}

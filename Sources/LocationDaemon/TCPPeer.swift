@@ -1,0 +1,203 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import CLinux
+import FoundationEssentials
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A TCP client traced to the process that owns its end of the connection, as `ss -p` traces it:
+/// the kernel's table of sockets (`/proc/net/tcp` or `tcp6`) gives the client end's owner uid and
+/// inode, and the processes of that uid holding a descriptor of that inode are its owners. The
+/// owner is then pinned with a pidfd and checked to hold the socket still, so that what is read of
+/// it afterwards is that process's. A client the table does not show (another host, another
+/// network namespace) is a network client.
+public enum TCPPeer {
+    /// One end of a connection: its address (4 or 16 bytes, network order) and port.
+    public struct Endpoint: Sendable, Hashable {
+        public var address: [UInt8]
+        public var port: UInt16
+
+        public init(address: [UInt8], port: UInt16) {
+            self.address = address
+            self.port = port
+        }
+
+        /// Whether the address is this machine's own (127.0.0.0/8, ::1, or ::ffff:127.x.x.x).
+        public var isLoopback: Bool {
+            if address.count == 4 { return address[0] == 127 }
+            guard address.count == 16 else { return false }
+            if address == Array(repeating: 0, count: 15) + [1] { return true }
+            return address.prefix(10).allSatisfy { $0 == 0 } && address[10] == 0xFF && address[11] == 0xFF
+                && address[12] == 127
+        }
+
+        /// As the kernel's table writes it: each 32-bit word in host order, in hex, then the port.
+        var tableText: String {
+            var text = ""
+            for word in stride(from: 0, to: address.count, by: 4) {
+                let value =
+                    UInt32(address[word]) | UInt32(address[word + 1]) << 8 | UInt32(address[word + 2]) << 16
+                    | UInt32(address[word + 3]) << 24
+                text += Self.hex(UInt64(value), width: 8)
+            }
+            return text + ":" + Self.hex(UInt64(port), width: 4)
+        }
+
+        private static func hex(_ value: UInt64, width: Int) -> String {
+            let digits = String(value, radix: 16, uppercase: true)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+    }
+
+    /// Why a client was not traced to a process.
+    public struct Refusal: Error, Sendable, CustomStringConvertible {
+        public var description: String
+        /// The client is on another host or in another network namespace: nobody to ask.
+        public var isNetworkClient = false
+    }
+
+    /// The socket whose local end is `client` and remote end `server`, in a table's text:
+    /// its owner's uid and its inode.
+    public static func socket(client: Endpoint, server: Endpoint, table text: String) -> (
+        uid: UInt32, inode: UInt64
+    )? {
+        let local = client.tableText
+        let remote = server.tableText
+        for line in text.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            // sl local rem st tx:rx tr:when retrnsmt uid timeout inode …
+            guard fields.count > 9, fields[1] == local, fields[2] == remote,
+                let uid = UInt32(fields[7]), let inode = UInt64(fields[9]), inode != 0
+            else { continue }
+            return (uid, inode)
+        }
+        return nil
+    }
+
+    /// The processes of `uid` holding a descriptor of socket `inode`.
+    static func owners(of inode: UInt64, uid: UInt32) -> [Int32] {
+        let target = "socket:[\(inode)]"
+        var found: [Int32] = []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        var buffer = [CChar](repeating: 0, count: 64)
+        for name in names {
+            guard let pid = Int32(name) else { continue }
+            var info = stat()
+            guard stat("/proc/\(pid)", &info) == 0, info.st_uid == uid else { continue }
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            for descriptor in descriptors {
+                let count = readlink("/proc/\(pid)/fd/\(descriptor)", &buffer, buffer.count - 1)
+                guard count > 0 else { continue }
+                let link = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                if link == target {
+                    found.append(pid)
+                    break
+                }
+            }
+        }
+        return found.sorted()
+    }
+
+    private static func owners(of inode: UInt64, uid: UInt32, among pids: [Int32]) -> [Int32] {
+        let target = "socket:[\(inode)]"
+        var buffer = [CChar](repeating: 0, count: 64)
+        return pids.filter { pid in
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            return descriptors.contains { descriptor in
+                let count = readlink("/proc/\(pid)/fd/\(descriptor)", &buffer, buffer.count - 1)
+                guard count > 0 else { return false }
+                return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    == target
+            }
+        }
+    }
+
+    /// The uid of the client end's owner, from the kernel's table; `nil` for a network client.
+    public static func owner(client: Endpoint, server: Endpoint) -> (uid: UInt32, inode: UInt64)? {
+        guard client.isLoopback else { return nil }
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let text = ProcessFacts.read(table) else { continue }
+            for (clientEnd, serverEnd) in variants(client, server) {
+                if let found = socket(client: clientEnd, server: serverEnd, table: text) { return found }
+            }
+        }
+        return nil
+    }
+
+    /// The ends as each table may write them: as they are, and an IPv4 address as IPv6's
+    /// `::ffff:a.b.c.d` (a dual-stack listener's clients).
+    private static func variants(_ client: Endpoint, _ server: Endpoint) -> [(Endpoint, Endpoint)] {
+        func mapped(_ end: Endpoint) -> Endpoint {
+            guard end.address.count == 4 else { return end }
+            return Endpoint(
+                address: Array(repeating: 0, count: 10) + [0xFF, 0xFF] + end.address, port: end.port)
+        }
+        return [(client, server), (mapped(client), mapped(server))]
+    }
+
+    /// The credentials of the process that owns the client end, pinned by a pidfd.
+    public static func credentials(client: Endpoint, server: Endpoint) -> Result<PeerCredentials, Refusal> {
+        guard let (uid, inode) = owner(client: client, server: server) else {
+            return .failure(
+                Refusal(
+                    description:
+                        "a network client (\(client)): not a process of this machine's that gpslocd can name",
+                    isNetworkClient: true))
+        }
+        let pids = owners(of: inode, uid: uid)
+        guard let pid = pids.first else {
+            return .failure(
+                Refusal(
+                    description:
+                        "the connection from \(client) belongs to uid \(uid), but no process of it that gpslocd can see holds it "
+                        + "(another pid namespace?)",
+                    isNetworkClient: true))
+        }
+        guard pids.count == 1 else {
+            return .failure(
+                Refusal(
+                    description: "the connection from \(client) is held by \(pids.count) processes at once; "
+                        + "a connection shared between programs is not served"))
+        }
+        let raw = pidfd_open(pid, 0)
+        guard raw >= 0 else {
+            return .failure(
+                Refusal(description: "pid \(pid) could not be pinned (\(Errno(rawValue: errno)))"))
+        }
+        let pidfd = FileDescriptor(rawValue: raw)
+        // Pinned now: if it still holds the socket, it is the process that held it when traced.
+        guard owners(of: inode, uid: uid, among: [pid]) == [pid] else {
+            try? pidfd.close()
+            return .failure(Refusal(description: "pid \(pid) let go of the connection while it was traced"))
+        }
+        let gid = ProcessFacts.read("/proc/\(pid)/status").flatMap(Self.gid(statusFile:)) ?? uid
+        return .success(PeerCredentials(uid: uid, gid: gid, pid: pid, pidfd: pidfd))
+    }
+
+    /// The real gid of a `status` file's `Gid:` line.
+    static func gid(statusFile text: String) -> UInt32? {
+        for line in text.split(separator: "\n") where line.hasPrefix("Gid:") {
+            return line.dropFirst(4).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap {
+                UInt32($0)
+            }
+        }
+        return nil
+    }
+}
+
+extension TCPPeer.Endpoint: CustomStringConvertible {
+    public var description: String {
+        if address.count == 4 { return address.map(String.init).joined(separator: ".") + ":\(port)" }
+        var groups: [String] = []
+        for index in stride(from: 0, to: address.count, by: 2) {
+            groups.append(String(UInt16(address[index]) << 8 | UInt16(address[index + 1]), radix: 16))
+        }
+        return "[" + groups.joined(separator: ":") + "]:\(port)"
+    }
+}
