@@ -79,6 +79,36 @@ public enum FixFormat {
         }
     }
 
+    /// gpsd's GST report of a fix whose receiver sent GST: its pseudorange noise statistics.
+    package static func appendGPSDGST(_ fix: Fix, device: String?, to output: inout [UInt8]) -> Bool {
+        guard let noise = fix.noise else { return false }
+        JSONObjectWriter.append(to: &output, estimate: 320) { json in
+            json.add("class", string: "GST")
+            json.add("device", string: device)
+            if let time = fix.time { json.add("time", time: time) }
+            json.add("rms", noise.rms, decimals: 3)
+            json.add("major", noise.semiMajor, decimals: 3)
+            json.add("minor", noise.semiMinor, decimals: 3)
+            json.add("orient", noise.orientation, decimals: 3)
+            json.add("lat", noise.latitude, decimals: 3)
+            json.add("lon", noise.longitude, decimals: 3)
+            json.add("alt", noise.altitude, decimals: 3)
+        }
+        return true
+    }
+
+    /// gpsd's ATT report of a fix whose receiver sent a true heading (HDT, THS).
+    package static func appendGPSDATT(_ fix: Fix, device: String?, to output: inout [UInt8]) -> Bool {
+        guard let heading = fix.heading else { return false }
+        JSONObjectWriter.append(to: &output, estimate: 160) { json in
+            json.add("class", string: "ATT")
+            json.add("device", string: device)
+            if let time = fix.time { json.add("time", time: time) }
+            json.add("heading", heading, decimals: 2)
+        }
+        return true
+    }
+
     /// gpsd's SKY report: DOPs and the satellites in view.
     public static func gpsdSKY(_ fix: Fix) -> String {
         var bytes: [UInt8] = []

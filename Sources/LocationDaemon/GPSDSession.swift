@@ -8,7 +8,7 @@ import Locking
 
 /// gpsd's protocol (`gpsd_json(5)`, protocol 3) for one connection, under the decision of the
 /// program behind it: a program with precise access is sent gpsd's TPV and SKY reports of every
-/// fix; one with approximate access a TPV of its app's reduced locations only (`class`, `device`,
+/// fix (and GST and ATT when the receiver sends GST and a true heading); one with approximate access a TPV of its app's reduced locations only (`class`, `device`,
 /// `mode`, `time`, `lat`, `lon`, `eph`), at the reducer's cadence, from the same reduced state as
 /// its Core Location updates; one denied or not yet decided the VERSION, DEVICES and an ERROR that
 /// says why and which command changes it. Settings of a receiver are never changed.
@@ -286,7 +286,10 @@ final class GPSDSession: Sendable {
             if let sky { state.lastSKY = sky }
             state.lastRefusal = nil
         }
-        send(tpv + [13, 10] + (sky.map { $0 + [13, 10] } ?? []))
+        var lines = tpv + [13, 10] + (sky.map { $0 + [13, 10] } ?? [])
+        if FixFormat.appendGPSDGST(fix, device: device, to: &lines) { lines += [13, 10] }
+        if FixFormat.appendGPSDATT(fix, device: device, to: &lines) { lines += [13, 10] }
+        send(lines)
     }
 
     /// An update: a reduced location becomes a TPV of it alone; a refusal, an ERROR saying why.

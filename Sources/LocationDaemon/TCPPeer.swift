@@ -118,9 +118,10 @@ public enum TCPPeer {
         }
     }
 
-    /// The uid of the client end's owner, from the kernel's table; `nil` for a network client.
+    /// The uid of the client end's owner, from the kernel's table of this network namespace's
+    /// sockets (a local program may connect to one of the machine's other addresses too); `nil`
+    /// for a network client, whose end is in no table of this machine's namespace.
     public static func owner(client: Endpoint, server: Endpoint) -> (uid: UInt32, inode: UInt64)? {
-        guard client.isLoopback else { return nil }
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
             guard let text = ProcessFacts.read(table) else { continue }
             for (clientEnd, serverEnd) in variants(client, server) {

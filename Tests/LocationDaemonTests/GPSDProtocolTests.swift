@@ -99,6 +99,90 @@ struct GPSDProtocolTests {
         await daemon.stop()
     }
 
+    @Test("a receiver's GST and true heading reach a precise client as gpsd's GST and ATT")
+    func noiseAndHeading() async throws {
+        let alice = try await Account.ensure("ocl-alice")
+        let terminal = try PseudoTerminal()
+        var text = ""
+        for second in 0..<60 {
+            let time = String(format: "0800%02d.00", second)
+            text += SentenceBuilder.sentence("GPRMC,\(time),A,5222.3820,N,00453.5640,E,12.0,114.5,140326,,,A")
+            text += SentenceBuilder.sentence(
+                "GPGGA,\(time),5222.3820,N,00453.5640,E,1,09,0.9,12.0,M,46.9,M,,")
+            text += SentenceBuilder.sentence("GPGST,\(time),1.5,1.6,1.1,69.0,1.2,1.3,3.0")
+            text += SentenceBuilder.sentence("GPHDT,187.3,T")
+        }
+        let transmitter = terminal.transmitContinuously(Array(text.utf8), baud: 115_200)
+        defer { Task { await transmitter.stop() } }
+        let port = Daemons.freePort()
+        let daemon = try DaemonHarness(
+            sources: ["serial:\(terminal.slavePath)?baud=115200"],
+            extra: ["--gpsd-listen", "127.0.0.1:\(port)"])
+        try await daemon.start()
+        try await Self.grant(daemon, uid: alice.uid, app: Self.gpspipe, approximate: false)
+        let result = try await Runner.run(
+            alice.setpriv() + [Self.gpspipe, "-w", "-n", "40", "127.0.0.1:\(port)"], executable: setprivPath)
+        let reports = Self.reports(result.standardOutput)
+        let gst = reports.first { $0["class"] as? String == "GST" }
+        #expect(
+            gst?["rms"] as? Double == 1.5 && gst?["orient"] as? Double == 69.0, "\(result.standardOutput)")
+        #expect(gst?["device"] as? String == terminal.slavePath)
+        let att = reports.first { $0["class"] as? String == "ATT" }
+        #expect(att?["heading"] as? Double == 187.3, "\(result.standardOutput)")
+        await daemon.stop()
+    }
+
+    @Test(
+        "a client in a network namespace of its own is a network client: it gets nothing, and nobody is asked"
+    )
+    func networkClient() async throws {
+        let mallory = try await Account.ensure("ocl-mallory")
+        let tag = String(UInt16.random(in: 1000...9999))
+        let namespace = "ocl-net-\(tag)"
+        let (outer, inner) = ("ocl-o\(tag)", "ocl-i\(tag)")
+        let octet = Int.random(in: 1...250)
+        let (host, client) = ("10.231.\(octet).1", "10.231.\(octet).2")
+        let ip = URL(fileURLWithPath: "/usr/sbin/ip")
+        for command in [
+            ["netns", "add", namespace], ["link", "add", outer, "type", "veth", "peer", "name", inner],
+            ["link", "set", inner, "netns", namespace], ["addr", "add", "\(host)/30", "dev", outer],
+            ["link", "set", outer, "up"],
+            ["netns", "exec", namespace, "ip", "addr", "add", "\(client)/30", "dev", inner],
+            ["netns", "exec", namespace, "ip", "link", "set", inner, "up"],
+        ] {
+            let result = try await Runner.run(command, executable: ip)
+            try #require(result.status == 0, "ip \(command.joined(separator: " ")): \(result.standardError)")
+        }
+        defer {
+            Task {
+                _ = try? await Runner.run(["link", "del", outer], executable: ip)
+                _ = try? await Runner.run(["netns", "del", namespace], executable: ip)
+            }
+        }
+        let receiver = try TenHertzReceiver()
+        defer { receiver.stop() }
+        let port = Daemons.freePort()
+        let daemon = try DaemonHarness(
+            sources: [receiver.source], extra: ["--gpsd-listen", "\(host):\(port)"])
+        try await daemon.start()
+        try await Self.grant(daemon, uid: mallory.uid, app: Self.gpspipe, approximate: false)
+        let remote = try await Runner.run(
+            ["netns", "exec", namespace, setprivPath.path] + mallory.setpriv()
+                + [Self.gpspipe, "-w", "-x", "2", "\(host):\(port)"], executable: ip)
+        let reports = Self.reports(remote.standardOutput)
+        #expect(!reports.contains { $0["class"] as? String == "TPV" }, "\(remote.standardOutput)")
+        let message = reports.first { $0["class"] as? String == "ERROR" }?["message"] as? String
+        #expect(
+            message?.contains("a network client") == true, "\(remote.standardOutput)\(remote.standardError)")
+        // The same program of the same user on this machine, at the same address, is known and served.
+        let local = try await Runner.run(
+            mallory.setpriv() + [Self.gpspipe, "-w", "-n", "8", "\(host):\(port)"], executable: setprivPath)
+        #expect(
+            Self.reports(local.standardOutput).contains { $0["class"] as? String == "TPV" },
+            "\(local.standardOutput)")
+        await daemon.stop()
+    }
+
     @Test("python's gps module reads gpslocd as it reads gpsd")
     func pythonClient() async throws {
         let alice = try await Account.ensure("ocl-alice")
