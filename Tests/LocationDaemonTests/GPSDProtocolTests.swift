@@ -153,12 +153,19 @@ struct GPSDProtocolTests {
             let result = try await Runner.run(command, executable: ip)
             try #require(result.status == 0, "ip \(command.joined(separator: " ")): \(result.standardError)")
         }
-        defer {
-            Task {
-                _ = try? await Runner.run(["link", "del", outer], executable: ip)
-                _ = try? await Runner.run(["netns", "del", namespace], executable: ip)
-            }
+        var failure: (any Error)?
+        do { try await Self.servesOnlyLocalClients(mallory: mallory, namespace: namespace, host: host) } catch
+        {
+            failure = error
         }
+        _ = try? await Runner.run(["link", "del", outer], executable: ip)
+        _ = try? await Runner.run(["netns", "del", namespace], executable: ip)
+        if let failure { throw failure }
+    }
+
+    /// The network client's half of ``networkClient()``, in the namespace it made.
+    static func servesOnlyLocalClients(mallory: Account, namespace: String, host: String) async throws {
+        let ip = URL(fileURLWithPath: "/usr/sbin/ip")
         let receiver = try TenHertzReceiver()
         defer { receiver.stop() }
         let port = Daemons.freePort()
