@@ -10,10 +10,14 @@ import Testing
 /// gpslocd under abuse by an ordinary user: each attacker is a process of its own uid beside a
 /// victim of another uid granted Always and following the receiver at 10 Hz. Each test asserts the
 /// victim's longest silence, that a new client of a third uid is served during the attack, and
-/// prints one line (`ABUSE …`) that `tools/abuse` collects.
+/// prints one line (`ABUSE …`) that `tools/abuse` collects. `tools/abuse` runs it alone (and
+/// `tools/test` runs `tools/abuse`): with `OPENCORELOCATION_ABUSE=1` only.
 @Suite(
     "gpslocd under abuse", .serialized,
-    .enabled(if: getuid() == 0, "needs root to make users"))
+    .enabled(if: getuid() == 0, "needs root to make users"),
+    .enabled(
+        if: ProcessInfo.processInfo.environment["OPENCORELOCATION_ABUSE"] == "1",
+        "its attacks load the whole machine, which other suites' timing would feel: tools/abuse runs it alone"))
 struct AbuseTests {
     /// The longest the victim may go without an update while attacked.
     static let longestSilence = 3.0
