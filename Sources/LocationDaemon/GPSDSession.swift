@@ -56,13 +56,7 @@ final class GPSDSession: Sendable {
         self.identity = identity
         self.daemon = daemon
         self.send = send
-        reply { json in
-            json.add("class", string: "VERSION")
-            json.add("release", string: "gpslocd-" + ProductVersion.current)
-            json.add("rev", string: ProductVersion.current)
-            json.add("proto_major", integer: Self.protocolVersion.major)
-            json.add("proto_minor", integer: Self.protocolVersion.minor)
-        }
+        version()
     }
 
     /// One command, without its `;`.
@@ -77,13 +71,7 @@ final class GPSDSession: Sendable {
         let argument = body.drop { $0 != "=" }.dropFirst()
         switch verb {
         case "VERSION":
-            reply { json in
-                json.add("class", string: "VERSION")
-                json.add("release", string: "gpslocd-" + ProductVersion.current)
-                json.add("rev", string: ProductVersion.current)
-                json.add("proto_major", integer: Self.protocolVersion.major)
-                json.add("proto_minor", integer: Self.protocolVersion.minor)
-            }
+            version()
         case "DEVICES":
             devices()
         case "DEVICE":
@@ -172,6 +160,17 @@ final class GPSDSession: Sendable {
         }
         if start { startWatching(device: policy.device) }
         if stop { stopWatching() }
+    }
+
+    /// gpsd's VERSION: the protocol is gpsd's 3.14; the release names gpslocd.
+    private func version() {
+        reply { json in
+            json.add("class", string: "VERSION")
+            json.add("release", string: "gpslocd-" + ProductVersion.current)
+            json.add("rev", string: ProductVersion.current)
+            json.add("proto_major", integer: Self.protocolVersion.major)
+            json.add("proto_minor", integer: Self.protocolVersion.minor)
+        }
     }
 
     private func poll() {

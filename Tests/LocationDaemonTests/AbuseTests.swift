@@ -17,7 +17,8 @@ import Testing
     .enabled(if: getuid() == 0, "needs root to make users"),
     .enabled(
         if: ProcessInfo.processInfo.environment["OPENCORELOCATION_ABUSE"] == "1",
-        "its attacks load the whole machine, which other suites' timing would feel: tools/abuse runs it alone"))
+        "its attacks load the whole machine, which other suites' timing would feel: tools/abuse runs it alone"
+    ))
 struct AbuseTests {
     /// The longest the victim may go without an update while attacked.
     static let longestSilence = 3.0

@@ -25,6 +25,15 @@ struct GPSDProtocolTests {
         }
     }
 
+    /// A daemon on `source` serving gpsd's protocol on `host` and a free port, started.
+    static func daemon(source: String, host: String = "127.0.0.1") async throws -> (DaemonHarness, port: Int)
+    {
+        let port = Daemons.freePort()
+        let daemon = try DaemonHarness(sources: [source], extra: ["--gpsd-listen", "\(host):\(port)"])
+        try await daemon.start()
+        return (daemon, port)
+    }
+
     static func grant(_ daemon: DaemonHarness, uid: UInt32, app: String, approximate: Bool) async throws {
         let admin = try daemon.client(as: nil)
         await admin.hello()
@@ -42,10 +51,7 @@ struct GPSDProtocolTests {
         let mallory = try await Account.ensure("ocl-mallory")
         let receiver = try TenHertzReceiver()
         defer { receiver.stop() }
-        let port = Daemons.freePort()
-        let daemon = try DaemonHarness(
-            sources: [receiver.source], extra: ["--gpsd-listen", "127.0.0.1:\(port)"])
-        try await daemon.start()
+        let (daemon, port) = try await Self.daemon(source: receiver.source)
         #expect(daemon.log.contains("serving gpsd's protocol on 127.0.0.1:\(port)"), "\(daemon.log)")
         try await Self.grant(daemon, uid: alice.uid, app: Self.gpspipe, approximate: false)
         try await Self.grant(daemon, uid: bob.uid, app: Self.gpspipe, approximate: true)
@@ -114,11 +120,7 @@ struct GPSDProtocolTests {
         }
         let transmitter = terminal.transmitContinuously(Array(text.utf8), baud: 115_200)
         defer { Task { await transmitter.stop() } }
-        let port = Daemons.freePort()
-        let daemon = try DaemonHarness(
-            sources: ["serial:\(terminal.slavePath)?baud=115200"],
-            extra: ["--gpsd-listen", "127.0.0.1:\(port)"])
-        try await daemon.start()
+        let (daemon, port) = try await Self.daemon(source: "serial:\(terminal.slavePath)?baud=115200")
         try await Self.grant(daemon, uid: alice.uid, app: Self.gpspipe, approximate: false)
         let result = try await Runner.run(
             alice.setpriv() + [Self.gpspipe, "-w", "-n", "40", "127.0.0.1:\(port)"], executable: setprivPath)
@@ -168,10 +170,7 @@ struct GPSDProtocolTests {
         let ip = URL(fileURLWithPath: "/usr/sbin/ip")
         let receiver = try TenHertzReceiver()
         defer { receiver.stop() }
-        let port = Daemons.freePort()
-        let daemon = try DaemonHarness(
-            sources: [receiver.source], extra: ["--gpsd-listen", "\(host):\(port)"])
-        try await daemon.start()
+        let (daemon, port) = try await Self.daemon(source: receiver.source, host: host)
         try await Self.grant(daemon, uid: mallory.uid, app: Self.gpspipe, approximate: false)
         let remote = try await Runner.run(
             ["netns", "exec", namespace, setprivPath.path] + mallory.setpriv()
@@ -195,10 +194,7 @@ struct GPSDProtocolTests {
         let alice = try await Account.ensure("ocl-alice")
         let receiver = try TenHertzReceiver()
         defer { receiver.stop() }
-        let port = Daemons.freePort()
-        let daemon = try DaemonHarness(
-            sources: [receiver.source], extra: ["--gpsd-listen", "127.0.0.1:\(port)"])
-        try await daemon.start()
+        let (daemon, port) = try await Self.daemon(source: receiver.source)
         let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
         try await Self.grant(daemon, uid: alice.uid, app: python, approximate: false)
         let script = """
