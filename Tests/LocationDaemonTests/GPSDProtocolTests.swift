@@ -189,6 +189,45 @@ struct GPSDProtocolTests {
         await daemon.stop()
     }
 
+    @Test("gpxlogger's track is the receiver's fixes")
+    func gpxlogger() async throws {
+        let alice = try await Account.ensure("ocl-alice")
+        let receiver = try TenHertzReceiver()
+        defer { receiver.stop() }
+        let (daemon, port) = try await Self.daemon(source: receiver.source)
+        try await Self.grant(daemon, uid: alice.uid, app: "/usr/bin/gpxlogger", approximate: false)
+        func isFix(_ latitude: Double, _ longitude: Double) -> Bool {
+            receiver.fixes.contains {
+                abs($0.latitude - latitude) < 1e-6 && abs($0.longitude - longitude) < 1e-6
+            }
+        }
+
+        // gpxlogger: a GPX track whose points are the receiver's fixes.
+        // The test runner's children inherit SIGINT blocked: gpxlogger, which ends its track on
+        // SIGINT, gets it unblocked first.
+        let unblocked =
+            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
+            + "os.execv(sys.argv[1], sys.argv[1:])"
+        let gpx = try await Runner.run(
+            alice.setpriv() + [
+                "/usr/bin/timeout", "-s", "INT", "3", "/usr/bin/python3", "-c", unblocked,
+                "/usr/bin/gpxlogger",
+                "127.0.0.1:\(port)",
+            ], executable: setprivPath)
+        let points = gpx.standardOutput.components(separatedBy: "<trkpt ").dropFirst().compactMap {
+            point -> (Double, Double)? in
+            func value(_ name: String) -> Double? {
+                guard let start = point.range(of: name + "=\"") else { return nil }
+                return Double(point[start.upperBound...].prefix { $0 != "\"" })
+            }
+            return value("lat").flatMap { lat in value("lon").map { (lat, $0) } }
+        }
+        #expect(points.count >= 10, "\(gpx.standardOutput.prefix(600))\(gpx.standardError)")
+        #expect(points.allSatisfy { isFix($0.0, $0.1) }, "\(points.prefix(3))")
+
+        await daemon.stop()
+    }
+
     @Test("python's gps module reads gpslocd as it reads gpsd")
     func pythonClient() async throws {
         let alice = try await Account.ensure("ocl-alice")
