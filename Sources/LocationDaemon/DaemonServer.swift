@@ -91,27 +91,42 @@ public final class DaemonServer: Sendable {
     /// its process through the kernel's table of sockets and decided on like any other; a client
     /// of another host is a network client, which gets nothing.
     public func listenGPSD(host: String, port: Int) async throws -> any Channel {
-        let (daemon, statistics, buffer, limits) = (daemon, statistics, clientBuffer, limits)
         do {
-            return try await ServerBootstrap(group: group)
-                .serverChannelOption(.backlog, value: 512)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.autoRead, value: false)
-                .childChannelOption(.writeBufferWaterMark, value: .init(low: buffer / 2, high: buffer))
-                .childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(buffer))
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(
-                            ClientHandler(daemon: daemon, statistics: statistics, limits: limits, tcp: true))
-                    }
-                }
-                .bind(host: host, port: port).get()
+            return try await gpsdBootstrap.bind(host: host, port: port).get()
         } catch {
             throw ServerError(
                 description: "cannot listen for gpsd's clients on \(host):\(port) (\(error)); "
                     + "is gpsd running there? stop it (systemctl stop gpsd.socket gpsd), or pass another --gpsd-listen"
             )
         }
+    }
+
+    /// Serves gpsd's protocol on a TCP socket systemd passed (`FileDescriptorName=gpsd`).
+    public func adoptGPSD(descriptor: CInt) async throws -> any Channel {
+        do {
+            return try await gpsdBootstrap.withBoundSocket(descriptor).get()
+        } catch {
+            throw ServerError(
+                description:
+                    "cannot serve gpsd's protocol on the socket systemd passed (descriptor \(descriptor)): \(error)"
+            )
+        }
+    }
+
+    private var gpsdBootstrap: ServerBootstrap {
+        let (daemon, statistics, buffer, limits) = (daemon, statistics, clientBuffer, limits)
+        return ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 512)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.autoRead, value: false)
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: buffer / 2, high: buffer))
+            .childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(buffer))
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        ClientHandler(daemon: daemon, statistics: statistics, limits: limits, tcp: true))
+                }
+            }
     }
 
     /// Serves on a socket systemd passed, already bound and listening.

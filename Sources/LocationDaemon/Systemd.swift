@@ -21,6 +21,14 @@ public enum Systemd {
     public static func listenDescriptors(environment: [String: String] = ProcessInfo.processInfo.environment)
         -> [CInt]
     {
+        listenSockets(environment: environment).map(\.descriptor)
+    }
+
+    /// The sockets systemd passed, each with the name its unit gave it (`FileDescriptorName=`,
+    /// from `$LISTEN_FDNAMES`; "unknown" when it gave none, as systemd says).
+    public static func listenSockets(environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> [(descriptor: CInt, name: String)]
+    {
         defer {
             unsetenv("LISTEN_PID")
             unsetenv("LISTEN_FDS")
@@ -29,7 +37,12 @@ public enum Systemd {
         guard let pid = environment["LISTEN_PID"].flatMap({ Int32($0) }), pid == getpid(),
             let count = environment["LISTEN_FDS"].flatMap({ Int32($0) }), count > 0, count < 64
         else { return [] }
-        return (0..<count).map { firstListenDescriptor + $0 }
+        let names = (environment["LISTEN_FDNAMES"] ?? "").split(
+            separator: ":", omittingEmptySubsequences: false)
+        return (0..<count).map { index in
+            let name = Int(index) < names.count ? String(names[Int(index)]) : "unknown"
+            return (firstListenDescriptor + index, name.isEmpty ? "unknown" : name)
+        }
     }
 
     /// Sends `state` ("READY=1", "STOPPING=1", "WATCHDOG=1", "STATUS=…") to the socket named by

@@ -132,17 +132,23 @@ struct DaemonService: Service {
         let server = DaemonServer(
             daemon: daemon, group: group, clientBuffer: settings.clientBuffer, limits: limits)
         let channel: any Channel
-        let passed = Systemd.listenDescriptors()
-        if let descriptor = passed.first {
-            channel = try await server.adopt(descriptor: descriptor)
+        // Sockets systemd passed: gpsd's (named "gpsd" by gpslocd-gpsd.socket) and the daemon's own.
+        let passed = Systemd.listenSockets()
+        let own = passed.first { $0.name != "gpsd" }
+        if let own {
+            channel = try await server.adopt(descriptor: own.descriptor)
             log("serving on the socket systemd passed")
         } else {
             channel = try await server.listen(at: settings.socket)
             log("listening on \(settings.socket)")
         }
-        var gpsdChannel: (any Channel)?
+        var gpsdChannels: [any Channel] = []
+        for gpsd in passed where gpsd.name == "gpsd" {
+            gpsdChannels.append(try await server.adoptGPSD(descriptor: gpsd.descriptor))
+            log("serving gpsd's protocol on the socket systemd passed (descriptor \(gpsd.descriptor))")
+        }
         if let (host, port) = settings.gpsdEndpoint {
-            gpsdChannel = try await server.listenGPSD(host: host, port: port)
+            gpsdChannels.append(try await server.listenGPSD(host: host, port: port))
             log("serving gpsd's protocol on \(host):\(port)")
         }
         if let failure = Systemd.notify("READY=1\nSTATUS=serving \(daemon.receiverCount) receivers") {
@@ -173,7 +179,7 @@ struct DaemonService: Service {
         Systemd.notify("STOPPING=1")
         log("stopping: \(server.statistics.summary)")
         try? await channel.close()
-        try? await gpsdChannel?.close()
+        for gpsd in gpsdChannels { try? await gpsd.close() }
         try? await group.shutdownGracefully()
     }
 }

@@ -31,6 +31,7 @@ struct InstallTests {
             !FileManager.default.fileExists(atPath: stage + "/etc/udev"), "/etc/udev is the administrator's")
         for file in [
             "usr/bin/gpsloc", "usr/lib/systemd/system/gpslocd.socket",
+            "usr/lib/systemd/system/gpslocd-gpsd.socket",
             "usr/lib/sysusers.d/opencorelocation.conf",
             "lib/udev/rules.d/60-opencorelocation.rules", "etc/opencorelocation/gpslocd.conf",
             "usr/share/opencorelocation/examples/Info.plist", "usr/share/doc/opencorelocation/LICENSE",

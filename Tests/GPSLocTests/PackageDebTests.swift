@@ -46,6 +46,7 @@ struct PackageDebTests {
         let contents = try await Runner.run(["--contents", deb], executable: Self.dpkgDeb)
         for path in [
             "./usr/bin/gpsloc", "./usr/bin/gpslocd", "./usr/lib/systemd/system/gpslocd.socket",
+            "./usr/lib/systemd/system/gpslocd-gpsd.socket",
             "./etc/opencorelocation/gpslocd.conf", "./usr/share/doc/opencorelocation/copyright",
             "./usr/share/doc/opencorelocation/changelog.gz",
             "./lib/udev/rules.d/60-opencorelocation.rules",

@@ -51,10 +51,15 @@ struct DaemonSystemdTests {
         let service = try String(contentsOf: dist.appendingPathComponent("gpslocd.service"), encoding: .utf8)
             .replacingOccurrences(of: "/usr/local/bin/gpslocd", with: gpslocdBinary.path)
         try service.write(toFile: directory + "/gpslocd.service", atomically: true, encoding: .utf8)
-        try FileManager.default.copyItem(
-            atPath: dist.appendingPathComponent("gpslocd.socket").path, toPath: directory + "/gpslocd.socket")
+        for socket in ["gpslocd.socket", "gpslocd-gpsd.socket"] {
+            try FileManager.default.copyItem(
+                atPath: dist.appendingPathComponent(socket).path, toPath: directory + "/" + socket)
+        }
         let result = try await Runner.run(
-            ["verify", directory + "/gpslocd.socket", directory + "/gpslocd.service"],
+            [
+                "verify", directory + "/gpslocd.socket", directory + "/gpslocd-gpsd.socket",
+                directory + "/gpslocd.service",
+            ],
             executable: URL(fileURLWithPath: analyze))
         #expect(result.status == 0)
         #expect(result.standardError.isEmpty && result.standardOutput.isEmpty, "\(result.standardError)")
