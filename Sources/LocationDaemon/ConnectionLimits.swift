@@ -92,9 +92,6 @@ public final class ConnectionLimits: Sendable {
         }
     }
 
-    /// Connections `uid` holds now.
-    public func held(by uid: UInt32) -> Int { open.withLock { $0.byUser[uid, default: 0] } }
-
     public var summary: String {
         "each user may hold \(perUser) connections (connectionsPerUser \(settings.perUser)), "
             + "\(total) in all; a connection silent for \(settings.helloTimeout) before its first request is closed"

@@ -35,7 +35,14 @@ public final class DaemonServer: Sendable {
         self.limits = limits
     }
 
-    private var bootstrap: ServerBootstrap {
+    private var bootstrap: ServerBootstrap { bootstrap(tcp: false) }
+
+    /// gpsd's TCP listener: the same connections, traced through the kernel's table of sockets.
+    private var gpsdBootstrap: ServerBootstrap {
+        bootstrap(tcp: true).serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+    }
+
+    private func bootstrap(tcp: Bool) -> ServerBootstrap {
         let (daemon, statistics, buffer, limits) = (daemon, statistics, clientBuffer, limits)
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 512)
@@ -47,7 +54,7 @@ public final class DaemonServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        ClientHandler(daemon: daemon, statistics: statistics, limits: limits))
+                        ClientHandler(daemon: daemon, statistics: statistics, limits: limits, tcp: tcp))
                 }
             }
     }
@@ -111,22 +118,6 @@ public final class DaemonServer: Sendable {
                     "cannot serve gpsd's protocol on the socket systemd passed (descriptor \(descriptor)): \(error)"
             )
         }
-    }
-
-    private var gpsdBootstrap: ServerBootstrap {
-        let (daemon, statistics, buffer, limits) = (daemon, statistics, clientBuffer, limits)
-        return ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 512)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.autoRead, value: false)
-            .childChannelOption(.writeBufferWaterMark, value: .init(low: buffer / 2, high: buffer))
-            .childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(buffer))
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        ClientHandler(daemon: daemon, statistics: statistics, limits: limits, tcp: true))
-                }
-            }
     }
 
     /// Serves on a socket systemd passed, already bound and listening.

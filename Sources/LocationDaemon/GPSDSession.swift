@@ -175,7 +175,7 @@ final class GPSDSession: Sendable {
 
     private func poll() {
         let (tpv, sky, active) = state.withLock { ($0.lastTPV, $0.lastSKY, $0.policy.enable) }
-        let now = UTCTimestamp(nanosecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1e9)).iso8601
+        let now = Self.timestamp(Date()).iso8601
         var line: [UInt8] = Array(
             #"{"class":"POLL","time":"\#(now)","active":\#(active ? 1 : 0),"tpv":["#.utf8)
         if let tpv { line += tpv }
@@ -186,7 +186,7 @@ final class GPSDSession: Sendable {
     }
 
     private func devices() {
-        let activated = UTCTimestamp(nanosecondsSinceEpoch: Int64(started.timeIntervalSince1970 * 1e9))
+        let activated = Self.timestamp(started)
         var line: [UInt8] = Array(#"{"class":"DEVICES","devices":["#.utf8)
         for (index, receiver) in distinctReceivers.enumerated() {
             if index > 0 { line.append(UInt8(ascii: ",")) }
@@ -212,7 +212,7 @@ final class GPSDSession: Sendable {
             error("gpslocd has no receiver")
             return
         }
-        let activated = UTCTimestamp(nanosecondsSinceEpoch: Int64(started.timeIntervalSince1970 * 1e9))
+        let activated = Self.timestamp(started)
         reply { json in Self.describe(receiver, activated: activated, &json) }
     }
 
@@ -303,8 +303,7 @@ final class GPSDSession: Sendable {
                 json.add("mode", integer: 2)
                 json.add(
                     "time",
-                    time: UTCTimestamp(
-                        nanosecondsSinceEpoch: Int64(location.timestamp.timeIntervalSince1970 * 1e9)))
+                    time: Self.timestamp(location.timestamp))
                 json.add("lat", location.coordinate.latitude, decimals: 9)
                 json.add("lon", location.coordinate.longitude, decimals: 9)
                 json.add("eph", location.horizontalAccuracy, decimals: 3)
@@ -402,6 +401,10 @@ final class GPSDSession: Sendable {
         json.add("activated", time: activated)
         json.add("flags", integer: 1)
         json.add("native", integer: 0)
+    }
+
+    private static func timestamp(_ date: Date) -> UTCTimestamp {
+        UTCTimestamp(nanosecondsSinceEpoch: Int64((date.timeIntervalSince1970 * 1e9).rounded()))
     }
 
     /// A client's text as it may be shown back: printable ASCII, at most 64 characters.

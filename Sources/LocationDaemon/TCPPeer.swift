@@ -82,29 +82,16 @@ public enum TCPPeer {
 
     /// The processes of `uid` holding a descriptor of socket `inode`.
     static func owners(of inode: UInt64, uid: UInt32) -> [Int32] {
-        let target = "socket:[\(inode)]"
-        var found: [Int32] = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        var buffer = [CChar](repeating: 0, count: 64)
-        for name in names {
-            guard let pid = Int32(name) else { continue }
+        let candidates = names.compactMap(Int32.init).filter { pid in
             var info = stat()
-            guard stat("/proc/\(pid)", &info) == 0, info.st_uid == uid else { continue }
-            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-            for descriptor in descriptors {
-                let count = readlink("/proc/\(pid)/fd/\(descriptor)", &buffer, buffer.count - 1)
-                guard count > 0 else { continue }
-                let link = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                if link == target {
-                    found.append(pid)
-                    break
-                }
-            }
+            return stat("/proc/\(pid)", &info) == 0 && info.st_uid == uid
         }
-        return found.sorted()
+        return owners(of: inode, among: candidates).sorted()
     }
 
-    private static func owners(of inode: UInt64, uid: UInt32, among pids: [Int32]) -> [Int32] {
+    /// Which of `pids` hold a descriptor of socket `inode`.
+    private static func owners(of inode: UInt64, among pids: [Int32]) -> [Int32] {
         let target = "socket:[\(inode)]"
         var buffer = [CChar](repeating: 0, count: 64)
         return pids.filter { pid in
@@ -173,7 +160,7 @@ public enum TCPPeer {
         }
         let pidfd = FileDescriptor(rawValue: raw)
         // Pinned now: if it still holds the socket, it is the process that held it when traced.
-        guard owners(of: inode, uid: uid, among: [pid]) == [pid] else {
+        guard owners(of: inode, among: [pid]) == [pid] else {
             try? pidfd.close()
             return .failure(Refusal(description: "pid \(pid) let go of the connection while it was traced"))
         }

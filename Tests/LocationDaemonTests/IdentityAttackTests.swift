@@ -79,7 +79,7 @@ struct IdentityAttackTests {
         try daemon.register("tracker", keys)
         try await daemon.start()
         let unit = try WireClient(
-            socket: daemon.socket, account: nil,
+            account: nil,
             command: [
                 "/usr/bin/systemd-run", "--quiet", "--pipe", "--collect", "--unit=ocl-identity-tracker",
                 "--uid=\(alice.uid)", socatPath.path, "-", "UNIX-CONNECT:\(daemon.socket)",
@@ -162,7 +162,7 @@ struct IdentityAttackTests {
         try await daemon.start()
 
         let installed = try WireClient(
-            socket: daemon.socket, account: mallory,
+            account: mallory,
             command: [base + "/system/tracker", "-", "UNIX-CONNECT:\(daemon.socket)"])
         await installed.hello()
         #expect(installed.identity?.app == "com.example.tracker" && installed.identity?.registered == true)
@@ -170,7 +170,7 @@ struct IdentityAttackTests {
         await installed.stop()
 
         let writable = try WireClient(
-            socket: daemon.socket, account: mallory,
+            account: mallory,
             command: [base + "/mallory/tracker", "-", "UNIX-CONNECT:\(daemon.socket)"])
         await writable.hello()
         #expect(writable.identity?.app == base + "/mallory/tracker" && writable.identity?.registered == false)
@@ -183,7 +183,7 @@ struct IdentityAttackTests {
             exec '\(base)/system/tracker' - 'UNIX-CONNECT:\(daemon.socket)'
             """
         let bound = try WireClient(
-            socket: daemon.socket, account: mallory,
+            account: mallory,
             command: ["/usr/bin/unshare", "-Urm", "/bin/sh", "-c", script])
         await bound.hello()
         let identity = try #require(bound.identity, "\(bound.output)\n\(bound.process.errors)")
@@ -204,7 +204,7 @@ struct IdentityAttackTests {
             exec \(socatPath.path) - 'UNIX-CONNECT:\(daemon.socket)'
             """
         let client = try WireClient(
-            socket: daemon.socket, account: mallory, command: ["/bin/sh", "-c", script])
+            account: mallory, command: ["/bin/sh", "-c", script])
         await client.hello()
         #expect(!client.process.errors.contains("WROTE"))
         #expect(client.identity?.snap == nil && client.identity?.app == socatPath.path, "\(client.output)")
@@ -245,7 +245,7 @@ struct IdentityAttackTests {
             ])
         try await daemon.start()
         let confined = try WireClient(
-            socket: daemon.socket, account: nil,
+            account: nil,
             command: ["/usr/bin/aa-exec", "-p", "snap.ocltest.tracker", "--", setprivPath.path]
                 + mallory.setpriv() + [socatPath.path, "-", "UNIX-CONNECT:\(daemon.socket)"])
         await confined.hello()
@@ -371,7 +371,7 @@ struct DelegatedCgroup {
             echo $$ > '\(manager)/cgroup.procs' && exec \(setprivPath.path) \(account.setpriv().joined(separator: " ")) \
             /bin/sh -c '\(attack.replacingOccurrences(of: "'", with: "'\\''"))'
             """
-        return try WireClient(socket: daemon.socket, account: nil, command: ["/bin/sh", "-c", placed])
+        return try WireClient(account: nil, command: ["/bin/sh", "-c", placed])
     }
 
     /// Removes what the test and its user made, deepest first, once their processes ended.
@@ -441,7 +441,7 @@ enum Sandbox {
 extension WireClient {
     /// A client that runs `command` (as `account`, root when `nil`) with the daemon's lines on
     /// its standard input and output.
-    convenience init(socket: String, account: Account?, command: [String]) throws {
+    convenience init(account: Account?, command: [String]) throws {
         if let account {
             try self.init(
                 process: RunningProcess(account.setpriv() + command, executable: setprivPath, input: true))
