@@ -85,6 +85,8 @@ final class ConnectionWorker: Sendable {
         let credentials: PeerCredentials
         switch TCPPeer.credentials(client: client, server: server) {
         case .success(let traced): credentials = traced
+        case .failure(let refusal) where refusal.isNetworkClient:
+            return admitNetworkClient(client, refusal: refusal, limits: limits, admitted: &admitted)
         case .failure(let refusal):
             statistics.refused()
             daemon.logOnce("tcp \(refusal.description)", "gpsd client refused: \(refusal.description)")
@@ -102,6 +104,37 @@ final class ConnectionWorker: Sendable {
         identify(credentials)
         if state.withLock({ $0.identity != nil }) { _ = gpsdSession() }
         return credentials
+    }
+
+    /// A client no process of this machine owns: served as the app of the address block an
+    /// administrator decided on, all such clients together within one user's connection limit;
+    /// refused when no decision covers its address.
+    private func admitNetworkClient(
+        _ client: TCPPeer.Endpoint, refusal: TCPPeer.Refusal, limits: ConnectionLimits,
+        admitted: inout (ConnectionLimits, UInt32)?
+    ) -> PeerCredentials? {
+        guard let identity = daemon.networkIdentity(of: client) else {
+            statistics.refused()
+            let single =
+                AddressBlock(client.host).map { NetworkClients.prefix + $0.description } ?? "network:…"
+            let message =
+                "\(refusal.description); a network client gets nothing unless an administrator allows its "
+                + "address: `sudo gpsloc auth grant '\(single)' always --approximate` (or without --approximate)"
+            daemon.logOnce("tcp \(client.host)", "gpsd client refused: \(message)")
+            refuse(message)
+            return nil
+        }
+        if let refusal = limits.admit(uid: NetworkClients.uid) {
+            statistics.refused()
+            daemon.logOnce("network clients reached their connection limit", "network clients: \(refusal)")
+            refuse(refusal)
+            return nil
+        }
+        admitted = (limits, NetworkClients.uid)
+        daemon.logOnce("tcp \(client.host) as \(identity.app)", "gpsd client \(identity.summary)")
+        state.withLock { $0.identity = identity }
+        _ = gpsdSession()
+        return identity.credentials
     }
 
     /// gpsd's ERROR, then the connection closes.

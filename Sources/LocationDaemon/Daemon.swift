@@ -298,6 +298,18 @@ public final class Daemon: Sendable {
         return target
     }
 
+    /// The identity of a gpsd client no process of this machine owns: the app of the narrowest
+    /// address block an administrator decided on that holds its address, `nil` when none does.
+    func networkIdentity(of client: TCPPeer.Endpoint) -> PeerIdentity? {
+        let snapshot = try? stores.store(uid: NetworkClients.uid).load()
+        let decided = (snapshot?.clients.keys).map(Array.init) ?? []
+        let restricted = (snapshot?.restrictedClients).map(Array.init) ?? []
+        guard let app = NetworkClients.app(for: client.address, decided: decided + restricted) else {
+            return nil
+        }
+        return NetworkClients.identity(app: app, client: client)
+    }
+
     func decisions(uid: UInt32) throws(WireError) -> WireDecisions {
         let store = stores.store(uid: uid)
         let snapshot: AuthorizationSnapshot
@@ -315,6 +327,20 @@ public final class Daemon: Sendable {
         guard isAdministrator(identity) else { throw refusal("change decisions") }
         let store: AuthorizationStore
         var target: UInt32?
+        var change = change
+        if let network = try NetworkClients.canonical(change) {
+            guard uid == nil else {
+                throw WireError("a network client's decisions belong to no user; drop --uid")
+            }
+            change = network
+            store = stores.store(uid: NetworkClients.uid)
+            do { try store.update { $0.apply(change) } } catch { throw WireError("\(error)") }
+            log("uid \(identity.uid) (pid \(identity.credentials.pid)): \(change) for network clients")
+            for client in clients.withLock({ Array($0.values) }) where client.key.uid == NetworkClients.uid {
+                client.app.reloadStore()
+            }
+            return
+        }
         switch (change, uid) {
         case (.services, nil), (.restrict, nil):
             store = stores.system

@@ -327,6 +327,17 @@ final class GPSDSession: Sendable {
     /// Why nothing comes, in words a user reading the client's output can act on.
     private func refusal(_ flags: AuthorizationFlags) -> String? {
         let uid = identity.uid
+        if case .network = identity.basis {
+            let grant =
+                "`sudo gpsloc auth grant '\(identity.app)' always --approximate` (or without --approximate)"
+            if flags.authorizationRestricted || flags.authorizationDenied {
+                return "\(identity.basis.proof): an administrator denied \(identity.app); \(grant) allows it"
+            }
+            if flags.authorizationDeniedGlobally {
+                return "location services are off on this machine"
+            }
+            return nil
+        }
         let grant = "sudo gpsloc auth grant --uid \(uid) '\(identity.app)' always"
         if flags.authorizationDeniedGlobally {
             return "location services are off on this machine; an administrator turns them on with "

@@ -56,6 +56,9 @@ public enum IdentityBasis: Sendable, Hashable {
     /// A program whose path in `/proc` is not the file installed there (a mount namespace of its
     /// own shows another file under that name).
     case unverifiedProgram(String)
+    /// A client of gpsd's protocol at that address that no process of this machine owns: an
+    /// administrator's grant to its address block is all that speaks for it.
+    case network(String)
 
     /// How the identity was established, as the prompt and the log put it.
     public var proof: String {
@@ -68,6 +71,7 @@ public enum IdentityBasis: Sendable, Hashable {
         case .program(let path?): "unregistered program at \(path)"
         case .program(nil): "unregistered program whose executable cannot be read"
         case .unverifiedProgram(let path): "program shown as \(path), which is not the file installed there"
+        case .network(let address): "network client at \(address), known by its address alone"
         }
     }
 }
@@ -128,6 +132,7 @@ public struct PeerIdentity: Sendable, Hashable {
             case .registeredExecutable(let path), .program(let path?): app = path
             case .program(nil): app = "pid:\(pid)"
             case .unverifiedProgram(let path): app = "unverified:" + path
+            case .network(let address): app = NetworkClients.prefix + address
             }
         }
         var wire = WireIdentity(

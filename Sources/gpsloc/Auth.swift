@@ -137,20 +137,27 @@ struct Auth: ParsableCommand {
         }
 
         @OptionGroup var options: StoreOptions
-        @Argument(help: "The app's client identifier.") var app: String
-        @Argument(help: "when-in-use or always.") var level: Level = .whenInUse
+        @Argument(
+            help: ArgumentHelp(
+                "The app's client identifier, or network:ADDRESS[/PREFIX] for gpsd clients of other hosts."))
+        var app: String
+        @Argument(help: "when-in-use or always (default: when-in-use; always for network: blocks).")
+        var level: Level?
         @Flag(help: "Approximate (reduced accuracy) locations only.") var approximate = false
         @Flag(help: "Allow Once: lapses when the app stops being in use.") var once = false
 
+        /// A network client is never in use: its grants are Always.
+        var resolvedLevel: Level { level ?? (app.hasPrefix("network:") ? .always : .whenInUse) }
+
         func validate() throws {
-            if once && level == .always {
+            if once && resolvedLevel == .always {
                 throw ValidationError("--once applies to when-in-use only; drop --once or grant when-in-use")
             }
         }
 
         func run() throws {
             try options.perform(
-                .grant(app: app, always: level == .always, approximate: approximate, once: once))
+                .grant(app: app, always: resolvedLevel == .always, approximate: approximate, once: once))
         }
     }
 

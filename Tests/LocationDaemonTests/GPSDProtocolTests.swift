@@ -135,7 +135,7 @@ struct GPSDProtocolTests {
     }
 
     @Test(
-        "a client in a network namespace of its own is a network client: it gets nothing, and nobody is asked"
+        "a client in a network namespace of its own is a network client: nothing unless an administrator allows its address block, and nobody is asked"
     )
     func networkClient() async throws {
         let mallory = try await Account.ensure("ocl-mallory")
@@ -156,8 +156,10 @@ struct GPSDProtocolTests {
             try #require(result.status == 0, "ip \(command.joined(separator: " ")): \(result.standardError)")
         }
         var failure: (any Error)?
-        do { try await Self.servesOnlyLocalClients(mallory: mallory, namespace: namespace, host: host) } catch
-        {
+        do {
+            try await Self.servesOnlyLocalClients(
+                mallory: mallory, namespace: namespace, host: host, client: client)
+        } catch {
             failure = error
         }
         _ = try? await Runner.run(["link", "del", outer], executable: ip)
@@ -166,7 +168,9 @@ struct GPSDProtocolTests {
     }
 
     /// The network client's half of ``networkClient()``, in the namespace it made.
-    static func servesOnlyLocalClients(mallory: Account, namespace: String, host: String) async throws {
+    static func servesOnlyLocalClients(mallory: Account, namespace: String, host: String, client: String)
+        async throws
+    {
         let ip = URL(fileURLWithPath: "/usr/sbin/ip")
         let receiver = try TenHertzReceiver()
         defer { receiver.stop() }
@@ -180,12 +184,41 @@ struct GPSDProtocolTests {
         let message = reports.first { $0["class"] as? String == "ERROR" }?["message"] as? String
         #expect(
             message?.contains("a network client") == true, "\(remote.standardOutput)\(remote.standardError)")
+        #expect(
+            message?.contains("sudo gpsloc auth grant 'network:\(client)/32' always") == true,
+            "\(message ?? "")")
         // The same program of the same user on this machine, at the same address, is known and served.
         let local = try await Runner.run(
             mallory.setpriv() + [Self.gpspipe, "-w", "-n", "8", "\(host):\(port)"], executable: setprivPath)
         #expect(
             Self.reports(local.standardOutput).contains { $0["class"] as? String == "TPV" },
             "\(local.standardOutput)")
+
+        // An administrator allows the block approximately: the network client gets the block's
+        // reduced location and nothing else. A when-in-use grant, or a name that is no block, is refused.
+        let block = client.split(separator: ".").dropLast().joined(separator: ".") + ".0/30"
+        let admin = try daemon.client(as: nil)
+        await admin.hello()
+        admin.send(
+            #"{"op":"auth.grant","id":1,"app":"network:\#(block)","level":"whenInUse","approximate":true}"#)
+        admin.send(
+            #"{"op":"auth.grant","id":2,"app":"network:10.1.2.300","level":"always","approximate":true}"#)
+        admin.send(
+            #"{"op":"auth.grant","id":3,"app":"network:\#(block)","level":"always","approximate":true}"#)
+        #expect(await admin.wait { $0.contains(.ok(id: 3)) }, "\(admin.output)")
+        #expect(admin.output.contains("a network client is never in use"), "\(admin.output)")
+        #expect(admin.output.contains("'network:10.1.2.300' is not an address block"), "\(admin.output)")
+        await admin.stop()
+        let allowed = try await Runner.run(
+            ["netns", "exec", namespace, setprivPath.path] + mallory.setpriv()
+                + [Self.gpspipe, "-w", "-x", "3", "\(host):\(port)"], executable: ip)
+        let reduced = Self.reports(allowed.standardOutput).filter { $0["class"] as? String == "TPV" }
+        #expect(!reduced.isEmpty, "\(allowed.standardOutput)\(allowed.standardError)\n\(daemon.log)")
+        for tpv in reduced {
+            #expect(Set(tpv.keys) == ["class", "device", "mode", "time", "lat", "lon", "eph"], "\(tpv)")
+        }
+        #expect(!Self.reports(allowed.standardOutput).contains { $0["class"] as? String == "SKY" })
+        #expect(daemon.log.contains("network client at \(client)"), "\(daemon.log)")
         await daemon.stop()
     }
 
