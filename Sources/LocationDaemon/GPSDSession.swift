@@ -42,6 +42,10 @@ final class GPSDSession: Sendable {
         var lastSKY: [UInt8]?
         /// The last refusal said, so that it is said once until it changes.
         var lastRefusal: String?
+        /// Whether a watcher of more than TPV was told that approximate access brings TPV alone.
+        var toldApproximate = false
+        /// When each watched receiver (by path) was last reached, for DEVICE and DEVICES.
+        var activated: [String: UTCTimestamp] = [:]
         var closed = false
     }
 
@@ -155,9 +159,6 @@ final class GPSDSession: Sendable {
             json.add("pps", bool: policy.pps)
             if let device = policy.device { json.add("device", string: device) }
         }
-        if policy.nmea || policy.raw > 0 {
-            error("gpslocd sends gpsd's JSON reports only; NMEA and raw data are not served")
-        }
         if start { startWatching(device: policy.device) }
         if stop { stopWatching() }
     }
@@ -186,10 +187,10 @@ final class GPSDSession: Sendable {
     }
 
     private func devices() {
-        let activated = Self.timestamp(started)
         var line: [UInt8] = Array(#"{"class":"DEVICES","devices":["#.utf8)
         for (index, receiver) in distinctReceivers.enumerated() {
             if index > 0 { line.append(UInt8(ascii: ",")) }
+            let activated = activation(of: receiver)
             JSONObjectWriter.append(to: &line, estimate: 256) { json in
                 Self.describe(receiver, activated: activated, &json)
             }
@@ -212,7 +213,36 @@ final class GPSDSession: Sendable {
             error("gpslocd has no receiver")
             return
         }
-        let activated = Self.timestamp(started)
+        let activated = activation(of: receiver)
+        reply { json in Self.describe(receiver, activated: activated, &json) }
+    }
+
+    /// When a receiver was last reached: as this session saw it, else (a receiver open before the
+    /// session began) when the daemon started; `nil` while it is closed.
+    private func activation(of receiver: Receiver) -> UTCTimestamp? {
+        let path = Self.path(of: receiver) ?? receiver.name
+        if let seen = state.withLock({ $0.activated[path] }) { return seen }
+        return receiver.service.isRunning ? Self.timestamp(started) : nil
+    }
+
+    /// A receiver reached or gone: gpsd's DEVICE, with `activated` while it is open and without
+    /// it once it closed.
+    private func receive(_ event: SourceEvent, receiver: Receiver) {
+        let path = Self.path(of: receiver) ?? receiver.name
+        let activated: UTCTimestamp?
+        switch event {
+        case .connected:
+            activated = Self.timestamp(Date())
+        case .disconnected, .failed, .ended:
+            activated = nil
+        case .reconnecting, .stale:
+            return
+        }
+        let watching = state.withLock { state -> Bool in
+            state.activated[path] = activated
+            return state.policy.enable
+        }
+        guard watching else { return }
         reply { json in Self.describe(receiver, activated: activated, &json) }
     }
 
@@ -233,9 +263,15 @@ final class GPSDSession: Sendable {
         // An unmodified program asks for nothing itself: what it may have is what its user
         // decided, Always included (a service, a logger) or while it is in use.
         let session = client.takeSession(level: .always, purposeKey: nil, background: false)
-        let path = Self.path(
-            of: name.flatMap { name in daemon.configuration.receivers.first { $0.name == name } }
-                ?? daemon.configuration.receivers.first)
+        let watched =
+            name.flatMap { name in daemon.configuration.receivers.first { $0.name == name } }
+            ?? daemon.configuration.receivers.first
+        let events = watched?.service.sourceEvents()
+        let eventTask = Task { [weak self] in
+            guard let events, let watched else { return }
+            for await event in events { self?.receive(event, receiver: watched) }
+        }
+        let path = Self.path(of: watched)
         let updates = client.app.engineUpdates()
         let fixes = client.app.preciseFixes()
         let updateTask = Task { [weak self] in
@@ -249,10 +285,11 @@ final class GPSDSession: Sendable {
             state.client = client
             state.connection = connection
             state.session = session
-            state.tasks += [updateTask, fixTask]
+            state.tasks += [updateTask, fixTask, eventTask]
             return false
         }
         if late {
+            eventTask.cancel()
             updateTask.cancel()
             fixTask.cancel()
             updates.cancel()
@@ -269,9 +306,19 @@ final class GPSDSession: Sendable {
         for task in tasks { task.cancel() }
     }
 
-    /// A precise fix: gpsd's own reports of it.
+    /// A precise fix: gpsd's own reports of it, and its pseudo-NMEA for a watcher of NMEA or raw
+    /// data (gpslocd passes no receiver's bytes through: see ``PseudoNMEA``).
     private func receive(_ fix: Fix, device: String?) {
-        guard state.withLock({ $0.policy.enable && $0.policy.json }) else { return }
+        let policy = state.withLock { $0.policy }
+        guard policy.enable else { return }
+        var lines: [UInt8] = []
+        if policy.json { lines = reports(of: fix, device: device) }
+        if policy.nmea || policy.raw > 0 { PseudoNMEA.append(fix, to: &lines) }
+        if !lines.isEmpty { send(lines) }
+    }
+
+    /// gpsd's TPV, SKY, GST and ATT of a fix, each a line; kept for `?POLL`.
+    private func reports(of fix: Fix, device: String?) -> [UInt8] {
         var tpv: [UInt8] = []
         FixFormat.appendGPSDTPV(fix, device: device, to: &tpv)
         var sky: [UInt8]?
@@ -288,7 +335,7 @@ final class GPSDSession: Sendable {
         var lines = tpv + [13, 10] + (sky.map { $0 + [13, 10] } ?? [])
         if FixFormat.appendGPSDGST(fix, device: device, to: &lines) { lines += [13, 10] }
         if FixFormat.appendGPSDATT(fix, device: device, to: &lines) { lines += [13, 10] }
-        send(lines)
+        return lines
     }
 
     /// An update: a reduced location becomes a TPV of it alone; a refusal, an ERROR saying why.
@@ -296,6 +343,16 @@ final class GPSDSession: Sendable {
         guard state.withLock({ $0.policy.enable }) else { return }
         if let location = update.location {
             guard update.flags.accuracyLimited else { return }  // the fixes carry precise ones
+            let (policy, told) = state.withLock { state in
+                defer { state.toldApproximate = true }
+                return (state.policy, state.toldApproximate)
+            }
+            if !told && (policy.nmea || policy.raw > 0 || policy.pps) {
+                error(
+                    "\(identity.app) (uid \(identity.uid)) has approximate location only: gpslocd sends it TPV "
+                        + "reports of that, and no NMEA, raw data, SKY, GST, ATT, TOFF or PPS")
+            }
+            guard policy.json else { return }
             var tpv: [UInt8] = []
             JSONObjectWriter.append(to: &tpv, estimate: 256) { json in
                 json.add("class", string: "TPV")
@@ -404,10 +461,11 @@ final class GPSDSession: Sendable {
     }
 
     private static func describe(
-        _ receiver: Receiver, activated: UTCTimestamp, _ json: inout JSONObjectWriter
+        _ receiver: Receiver, activated: UTCTimestamp?, _ json: inout JSONObjectWriter
     ) {
         json.add("class", string: "DEVICE")
         json.add("path", string: path(of: receiver))
+        guard let activated else { return }
         json.add("driver", string: "NMEA0183")
         json.add("activated", time: activated)
         json.add("flags", integer: 1)
