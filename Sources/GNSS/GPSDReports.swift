@@ -14,22 +14,59 @@ public enum FixFormat {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends gpsd's reports for a fix to `output`, one per line: the TPV, then the SKY when
-    /// the fix has DOPs or satellites (as `gpsloc decode --format gpsd` prints them); without
-    /// `satellites`, the SKY gives the counts but not the list.
-    /// With a `device`, each report names it (as gpsd's daemon does); `crlf` ends lines as gpsd's
-    /// daemon does on its socket.
+    /// Appends gpsd's reports for a fix to `output`, one per line, as gpsd's daemon sends them:
+    /// the TPV; the SKY when the fix has DOPs or satellites (without `satellites`, with the counts
+    /// but not the list); the GST when the receiver sent noise statistics; the ATT when it sent a
+    /// true heading. With a `device`, each report names it; `crlf` ends lines as gpsd does.
     public static func appendGPSDReports(
         _ fix: Fix, satellites: Bool = true, device: String? = nil, crlf: Bool = false,
         to output: inout [UInt8]
     ) {
         appendGPSDTPV(fix, device: device, to: &output)
-        if crlf { output.append(13) }
-        output.append(10)
+        endLine(crlf, &output)
         if fix.dop.hdop != nil || fix.dop.pdop != nil || !fix.satellites.isEmpty {
             appendGPSDSKY(fix, satellites: satellites, device: device, to: &output)
-            if crlf { output.append(13) }
-            output.append(10)
+            endLine(crlf, &output)
+        }
+        if appendGPSDGST(fix, device: device, to: &output) { endLine(crlf, &output) }
+        if appendGPSDATT(fix, device: device, to: &output) { endLine(crlf, &output) }
+    }
+
+    @inline(__always)
+    private static func endLine(_ crlf: Bool, _ output: inout [UInt8]) {
+        if crlf { output.append(13) }
+        output.append(10)
+    }
+
+    /// gpsd's DEVICE report: a receiver at `path`, reached at `activated` (without it, a receiver
+    /// that is closed, as gpsd reports one).
+    public static func appendGPSDDevice(path: String?, activated: UTCTimestamp?, to output: inout [UInt8]) {
+        JSONObjectWriter.append(to: &output, estimate: 160) { json in
+            json.add("class", string: "DEVICE")
+            json.add("path", string: path)
+            guard let activated else { return }
+            json.add("driver", string: "NMEA0183")
+            json.add("activated", time: activated)
+            json.add("flags", integer: 1)
+            json.add("native", integer: 0)
+        }
+    }
+
+    /// gpsd's TPV of an approximate location, as gpslocd serves a program with reduced accuracy:
+    /// `class`, `device`, `mode` 2, `time`, `lat`, `lon` and `eph` (the radius it lies within), and
+    /// nothing of the fix it was reduced from.
+    public static func appendGPSDReducedTPV(
+        latitude: Double, longitude: Double, radius: Double, time: UTCTimestamp, device: String?,
+        to output: inout [UInt8]
+    ) {
+        JSONObjectWriter.append(to: &output, estimate: 256) { json in
+            json.add("class", string: "TPV")
+            json.add("device", string: device)
+            json.add("mode", integer: 2)
+            json.add("time", time: time)
+            json.add("lat", latitude, decimals: 9)
+            json.add("lon", longitude, decimals: 9)
+            json.add("eph", radius, decimals: 3)
         }
     }
 

@@ -1,6 +1,14 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A proleptic Gregorian calendar date.
 public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var year: Int
@@ -84,6 +92,13 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
         let (total, overflowed) = dayStart.addingReportingOverflow(nanosecondsOfDay)
         guard !overflowed else { return nil }
         nanosecondsSinceEpoch = total
+    }
+
+    /// The system clock's time now (`CLOCK_REALTIME`).
+    public static var now: UTCTimestamp {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return UTCTimestamp(nanosecondsSinceEpoch: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
     }
 
     /// Seconds since 1970 as a `Double`.

@@ -190,10 +190,8 @@ final class GPSDSession: Sendable {
         var line: [UInt8] = Array(#"{"class":"DEVICES","devices":["#.utf8)
         for (index, receiver) in distinctReceivers.enumerated() {
             if index > 0 { line.append(UInt8(ascii: ",")) }
-            let activated = activation(of: receiver)
-            JSONObjectWriter.append(to: &line, estimate: 256) { json in
-                Self.describe(receiver, activated: activated, &json)
-            }
+            FixFormat.appendGPSDDevice(
+                path: Self.path(of: receiver), activated: activation(of: receiver), to: &line)
         }
         line += Array("]}\r\n".utf8)
         send(line)
@@ -214,7 +212,9 @@ final class GPSDSession: Sendable {
             return
         }
         let activated = activation(of: receiver)
-        reply { json in Self.describe(receiver, activated: activated, &json) }
+        var line: [UInt8] = []
+        FixFormat.appendGPSDDevice(path: Self.path(of: receiver), activated: activated, to: &line)
+        send(line + [13, 10])
     }
 
     /// When a receiver was last reached: as this session saw it, else (a receiver open before the
@@ -243,7 +243,9 @@ final class GPSDSession: Sendable {
             return state.policy.enable
         }
         guard watching else { return }
-        reply { json in Self.describe(receiver, activated: activated, &json) }
+        var line: [UInt8] = []
+        FixFormat.appendGPSDDevice(path: Self.path(of: receiver), activated: activated, to: &line)
+        send(line + [13, 10])
     }
 
     // MARK: Watching
@@ -354,17 +356,10 @@ final class GPSDSession: Sendable {
             }
             guard policy.json else { return }
             var tpv: [UInt8] = []
-            JSONObjectWriter.append(to: &tpv, estimate: 256) { json in
-                json.add("class", string: "TPV")
-                json.add("device", string: device)
-                json.add("mode", integer: 2)
-                json.add(
-                    "time",
-                    time: Self.timestamp(location.timestamp))
-                json.add("lat", location.coordinate.latitude, decimals: 9)
-                json.add("lon", location.coordinate.longitude, decimals: 9)
-                json.add("eph", location.horizontalAccuracy, decimals: 3)
-            }
+            FixFormat.appendGPSDReducedTPV(
+                latitude: location.coordinate.latitude, longitude: location.coordinate.longitude,
+                radius: location.horizontalAccuracy, time: Self.timestamp(location.timestamp), device: device,
+                to: &tpv)
             state.withLock { state in
                 state.lastTPV = tpv
                 state.lastSKY = nil
@@ -458,18 +453,6 @@ final class GPSDSession: Sendable {
         guard name.hasPrefix("serial:") else { return name }
         let path = name.dropFirst("serial:".count)
         return String(path.prefix { $0 != "?" })
-    }
-
-    private static func describe(
-        _ receiver: Receiver, activated: UTCTimestamp?, _ json: inout JSONObjectWriter
-    ) {
-        json.add("class", string: "DEVICE")
-        json.add("path", string: path(of: receiver))
-        guard let activated else { return }
-        json.add("driver", string: "NMEA0183")
-        json.add("activated", time: activated)
-        json.add("flags", integer: 1)
-        json.add("native", integer: 0)
     }
 
     private static func timestamp(_ date: Date) -> UTCTimestamp {

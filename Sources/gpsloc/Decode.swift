@@ -103,6 +103,13 @@ struct Decode: ParsableCommand {
         if failed { throw ExitCode.failure }
     }
 
+    /// Whether `path` (standard input when `nil`) is a regular file, rather than a pipe or a device.
+    private static func isRegularFile(_ path: String?) -> Bool {
+        var info = stat()
+        let found = path.map { stat($0, &info) } ?? fstat(0, &info)
+        return found == 0 && info.st_mode & S_IFMT == S_IFREG
+    }
+
     /// Decodes one log into `output`; says whether it went well (the error is printed).
     private func decode(
         _ path: String?, into output: inout OutputBuffer, track: inout TrackWriter?, reach: inout FixReach
@@ -116,6 +123,16 @@ struct Decode: ParsableCommand {
         let (fields, columns) = (selection.recordFields, selection.columns)
         let allColumns = columns == .all
         let statistics: DecodeStatistics
+        // gpsd's reports name the receiver, begin with its DEVICE and end in CRLF, as gpsd sends
+        // them; from a pipe or a device, each report is written as soon as its epoch is decoded.
+        let device = path ?? "stdin"
+        let live = format == .gpsd && !Self.isRegularFile(path)
+        if format == .gpsd {
+            output.append {
+                FixFormat.appendGPSDDevice(path: device, activated: UTCTimestamp.now, to: &$0)
+                $0 += [13, 10]
+            }
+        }
         var timeline = FixTimeline()
         var meter = ProgressMeter(label: name, enabled: progress.enabled)
         do {
@@ -129,7 +146,11 @@ struct Decode: ParsableCommand {
                 }
                 switch format {
                 case .gpsd:
-                    output.append { FixFormat.appendGPSDReports(fix, satellites: satellites, to: &$0) }
+                    output.append {
+                        FixFormat.appendGPSDReports(
+                            fix, satellites: satellites, device: device, crlf: true, to: &$0)
+                    }
+                    if live { output.flush() }
                 case .jsonl:
                     output.append {
                         FixFormat.appendJSONRecord(fix, fields: fields, to: &$0)

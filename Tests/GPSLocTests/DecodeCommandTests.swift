@@ -9,22 +9,57 @@ import Testing
 struct DecodeCommandTests {
     let log = Fixtures.url("drive-1hz.nmea").path
 
-    @Test func gpsdFormatPrintsTPVAndSKYPerEpoch() async throws {
+    @Test("--format gpsd: gpsd's DEVICE first, then TPV and SKY per epoch naming it, each line in CRLF")
+    func gpsdFormatPrintsTPVAndSKYPerEpoch() async throws {
         let result = try await Runner.run(["decode", log, "--format", "gpsd", "--quiet"])
         #expect(result.status == 0)
-        let lines = result.standardOutput.split(separator: "\n")
-        #expect(lines.filter { $0.hasPrefix("{\"class\":\"TPV\"") }.count == 300)
-        #expect(lines.filter { $0.hasPrefix("{\"class\":\"SKY\"") }.count == 300)
-        let first = String(try #require(lines.first))
+        #expect(result.standardOutput.hasSuffix("}\r\n"))
+        #expect(!result.standardOutput.replacingOccurrences(of: "\r\n", with: "").contains("\n"), "only CRLF")
+        let lines = result.standardOutput.split(separator: "\r\n")
+        #expect(
+            lines.first?.hasPrefix(#"{"class":"DEVICE","path":"\#(log)","driver":"NMEA0183","activated":""#)
+                == true)
+        #expect(lines.filter { $0.hasPrefix("{\"class\":\"TPV\",\"device\":\"\(log)\"") }.count == 300)
+        #expect(lines.filter { $0.hasPrefix("{\"class\":\"SKY\",\"device\":\"\(log)\"") }.count == 300)
+        let first = String(try #require(lines.dropFirst().first))
         #expect(
             first.hasPrefix(
-                "{\"class\":\"TPV\",\"mode\":3,\"time\":\"2026-03-14T08:00:00.000Z\",\"ept\":0.005,\"lat\":52."
+                "{\"class\":\"TPV\",\"device\":\"\(log)\",\"mode\":3,\"time\":\"2026-03-14T08:00:00.000Z\",\"ept\":0.005,\"lat\":52."
             ))
         // gpsd's number formats: 9 decimals for lat/lon, 4 for altitudes and track, 3 for speed.
         #expect(first.contains(#","altMSL":12.0000,"#))
         #expect(first.range(of: #""lat":\d+\.\d{9},"#, options: .regularExpression) != nil)
         #expect(first.range(of: #""speed":\d+\.\d{3},"#, options: .regularExpression) != nil)
         #expect(result.standardError.isEmpty)
+    }
+
+    @Test(
+        "--format gpsd from a pipe: each epoch's reports come out as soon as it is decoded, GST and ATT included"
+    )
+    func gpsdFormatFromALivePipe() async throws {
+        let decode = try RunningProcess(["decode", "-", "--format", "gpsd", "-q"], input: true)
+        var epoch = 0
+        func send() {
+            let time = String(format: "0800%02d.00", epoch)
+            epoch += 1
+            decode.write(
+                SentenceBuilder.sentence("GPRMC,\(time),A,5222.3820,N,00453.5640,E,12.0,114.5,140326,,,A")
+                    + SentenceBuilder.sentence(
+                        "GPGGA,\(time),5222.3820,N,00453.5640,E,1,09,0.9,12.0,M,46.9,M,,")
+                    + SentenceBuilder.sentence("GPGST,\(time),1.5,1.6,1.1,69.0,1.2,1.3,3.0")
+                    + SentenceBuilder.sentence("GPHDT,187.3,T"))
+        }
+        for _ in 0..<3 { send() }
+        #expect(
+            await decode.waitForOutput(within: 10) { $0.contains(#""class":"ATT","device":"stdin""#) },
+            "reports while the input is still open: \(decode.output)\(decode.errors)")
+        let reports = decode.output.split(separator: "\r\n")
+        #expect(reports.first?.hasPrefix(#"{"class":"DEVICE","path":"stdin""#) == true)
+        #expect(
+            reports.contains { $0.hasPrefix(#"{"class":"GST","device":"stdin","time":"2026-03-14T08:00"#) })
+        #expect(reports.contains { $0.contains(#""heading":187.30"#) })
+        decode.closeInput()
+        #expect(await decode.wait(within: 10) == 0)
     }
 
     @Test func jsonlRecordsFollowTheDocumentedSchema() async throws {
