@@ -45,6 +45,72 @@ struct ByteCursor {
         return false
     }
 
+    /// `digits` with a decimal point `decimals` digits from the right (at least one digit before
+    /// it), after a minus sign when `negative`: at most 11 bytes.
+    @inline(__always)
+    mutating func putSmall(_ digits: UInt32, decimals: Int, negative: Bool) {
+        if negative { put(UInt8(ascii: "-")) }
+        // The commonest numbers of all, a satellite's number and signal, without a loop.
+        if decimals == 0 && digits < 100 {
+            if digits < 10 {
+                put(UInt8(truncatingIfNeeded: digits) &+ 48)
+            } else {
+                let pairs = Self.digitPairs.utf8Start
+                position[0] = pairs[Int(digits) &* 2]
+                position[1] = pairs[Int(digits) &* 2 &+ 1]
+                position += 2
+            }
+            return
+        }
+        var count = 1
+        var power: UInt32 = 10
+        while count < 9 && digits >= power {
+            count += 1
+            power &*= 10
+        }
+        count = max(count, decimals + 1)
+        let length = count + (decimals > 0 ? 1 : 0)
+        var remaining = digits
+        var index = length - 1
+        // Two digits per division, from a table of the pairs "00" to "99": the decimals, the
+        // point, then the whole part.
+        let pairs = Self.digitPairs.utf8Start
+        var decimalsLeft = decimals
+        while decimalsLeft >= 2 {
+            let pair = Int(remaining % 100) &* 2
+            remaining /= 100
+            position[index] = pairs[pair + 1]
+            position[index - 1] = pairs[pair]
+            index -= 2
+            decimalsLeft -= 2
+        }
+        if decimalsLeft == 1 {
+            position[index] = UInt8(truncatingIfNeeded: remaining % 10) &+ 48
+            remaining /= 10
+            index -= 1
+        }
+        if decimals > 0 {
+            position[index] = UInt8(ascii: ".")
+            index -= 1
+        }
+        while index >= 1 {
+            let pair = Int(remaining % 100) &* 2
+            remaining /= 100
+            position[index] = pairs[pair + 1]
+            position[index - 1] = pairs[pair]
+            index -= 2
+        }
+        if index == 0 {
+            position[0] = UInt8(truncatingIfNeeded: remaining % 10) &+ 48
+        }
+        position += length
+    }
+
+    /// "00", "01", … "99" in a row; computed, so that no lazy initialisation guards its reads.
+    private static var digitPairs: StaticString {
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+    }
+
     @inline(__always)
     mutating func put(_ byte: UInt8) {
         position.pointee = byte
@@ -53,8 +119,19 @@ struct ByteCursor {
 
     @inline(__always)
     mutating func put(_ text: StaticString) {
-        position.update(from: text.utf8Start, count: text.utf8CodeUnitCount)
-        position += text.utf8CodeUnitCount
+        let count = text.utf8CodeUnitCount
+        if count <= 8 {
+            // A key's name is this short: a call to copy it costs more than the bytes.
+            let source = text.utf8Start
+            var index = 0
+            while index < count {
+                position[index] = source[index]
+                index &+= 1
+            }
+        } else {
+            position.update(from: text.utf8Start, count: count)
+        }
+        position += count
     }
 
     /// At most ``NMEADecimal/maximumASCIICount`` bytes.
@@ -81,9 +158,17 @@ struct ByteCursor {
     mutating func put(contentsOf bytes: some Collection<UInt8>) {
         for byte in bytes { put(byte) }
     }
-}
 
-private let powersOfTen: [Double] = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12]
+    /// Copies `bytes` at once.
+    @inline(__always)
+    mutating func put(contentsOf bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            position.update(from: base, count: buffer.count)
+            position += buffer.count
+        }
+    }
+}
 
 /// `value` with exactly `decimals` decimals, rounded half away from zero (as `%.Nf` prints it
 /// for all but exact binary ties).
@@ -98,20 +183,35 @@ public func formatFixed(_ value: Double, _ decimals: Int) -> String {
 
 /// Writes ``formatFixed(_:_:)``'s text; the cursor has room for 32 + `decimals` bytes.
 func writeFixed(_ value: Double, _ decimals: Int, to cursor: inout ByteCursor) {
-    var scale = 1.0
-    if decimals < powersOfTen.count {
-        scale = powersOfTen[decimals]
-    } else {
-        for _ in 0..<decimals { scale *= 10 }
-    }
-    let scaled = (abs(value) * scale).rounded()
-    guard scaled < 9.0e15, decimals <= 18 else {
+    let scale: Double =
+        switch decimals {
+        case 0: 1
+        case 1: 1e1
+        case 2: 1e2
+        case 3: 1e3
+        case 4: 1e4
+        case 5: 1e5
+        case 6: 1e6
+        case 9: 1e9
+        default: (0..<decimals).reduce(1.0) { value, _ in value * 10 }
+        }
+    let product = abs(value) * scale
+    guard product < 9.0e15, decimals <= 18 else {
         // Out of the exact range: the shortest text that reads back as the value (at most 24
         // bytes).
         cursor.put(contentsOf: String(value).utf8)
         return
     }
+    // Rounded half away from zero, as `rounded()` does, without its call into libm: below 2^53
+    // the truncation and the remainder are exact.
+    let truncated = Int64(product)
+    let digits = product - Double(truncated) >= 0.5 ? truncated + 1 : truncated
+    if digits < 100_000_000, decimals <= 8 {
+        // Most numbers of a report (angles, signal strengths, DOPs) are this small: written with
+        // 32-bit arithmetic, in line.
+        cursor.putSmall(UInt32(digits), decimals: decimals, negative: value < 0 && digits != 0)
+        return
+    }
     // The rounded digits as an exact decimal; a value that rounds to zero has no sign.
-    let digits = Int64(scaled)
     cursor.put(NMEADecimal(mantissa: value < 0 ? -digits : digits, scale: UInt8(decimals)))
 }

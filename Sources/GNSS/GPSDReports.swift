@@ -19,7 +19,7 @@ public enum FixFormat {
     /// but not the list); the GST when the receiver sent noise statistics; the ATT when it sent a
     /// true heading. With a `device`, each report names it; `crlf` ends lines as gpsd does.
     public static func appendGPSDReports(
-        _ fix: Fix, satellites: Bool = true, device: String? = nil, crlf: Bool = false,
+        _ fix: Fix, satellites: Bool = true, device: QuotedText? = nil, crlf: Bool = false,
         to output: inout [UInt8]
     ) {
         appendGPSDTPV(fix, device: device, to: &output)
@@ -42,7 +42,7 @@ public enum FixFormat {
     /// that is closed, as gpsd reports one).
     public static func appendGPSDDevice(path: String?, activated: UTCTimestamp?, to output: inout [UInt8]) {
         JSONObjectWriter.append(to: &output, estimate: 160) { json in
-            json.add("class", string: "DEVICE")
+            json.add("class", constant: "DEVICE")
             json.add("path", string: path)
             guard let activated else { return }
             json.add("driver", string: "NMEA0183")
@@ -56,12 +56,12 @@ public enum FixFormat {
     /// `class`, `device`, `mode` 2, `time`, `lat`, `lon` and `eph` (the radius it lies within), and
     /// nothing of the fix it was reduced from.
     public static func appendGPSDReducedTPV(
-        latitude: Double, longitude: Double, radius: Double, time: UTCTimestamp, device: String?,
+        latitude: Double, longitude: Double, radius: Double, time: UTCTimestamp, device: QuotedText?,
         to output: inout [UInt8]
     ) {
         JSONObjectWriter.append(to: &output, estimate: 256) { json in
-            json.add("class", string: "TPV")
-            json.add("device", string: device)
+            json.add("class", constant: "TPV")
+            json.add("device", quoted: device)
             json.add("mode", integer: 2)
             json.add("time", time: time)
             json.add("lat", latitude, decimals: 9)
@@ -70,15 +70,15 @@ public enum FixFormat {
         }
     }
 
-    package static func appendGPSDTPV(_ fix: Fix, device: String? = nil, to output: inout [UInt8]) {
+    package static func appendGPSDTPV(_ fix: Fix, device: QuotedText? = nil, to output: inout [UInt8]) {
         JSONObjectWriter.append(to: &output, estimate: 1024) { json in
             writeGPSDTPV(fix, device: device, &json)
         }
     }
 
-    private static func writeGPSDTPV(_ fix: Fix, device: String?, _ json: inout JSONObjectWriter) {
-        json.add("class", string: "TPV")
-        json.add("device", string: device)
+    private static func writeGPSDTPV(_ fix: Fix, device: QuotedText?, _ json: inout JSONObjectWriter) {
+        json.add("class", constant: "TPV")
+        json.add("device", quoted: device)
         if fix.status.rawValue >= 2 { json.add("status", integer: fix.status.rawValue) }
         json.add("mode", integer: fix.mode.rawValue)
         if let time = fix.time {
@@ -117,11 +117,11 @@ public enum FixFormat {
     }
 
     /// gpsd's GST report of a fix whose receiver sent GST: its pseudorange noise statistics.
-    package static func appendGPSDGST(_ fix: Fix, device: String?, to output: inout [UInt8]) -> Bool {
+    package static func appendGPSDGST(_ fix: Fix, device: QuotedText?, to output: inout [UInt8]) -> Bool {
         guard let noise = fix.noise else { return false }
         JSONObjectWriter.append(to: &output, estimate: 320) { json in
-            json.add("class", string: "GST")
-            json.add("device", string: device)
+            json.add("class", constant: "GST")
+            json.add("device", quoted: device)
             if let time = fix.time { json.add("time", time: time) }
             json.add("rms", noise.rms, decimals: 3)
             json.add("major", noise.semiMajor, decimals: 3)
@@ -135,11 +135,11 @@ public enum FixFormat {
     }
 
     /// gpsd's ATT report of a fix whose receiver sent a true heading (HDT, THS).
-    package static func appendGPSDATT(_ fix: Fix, device: String?, to output: inout [UInt8]) -> Bool {
+    package static func appendGPSDATT(_ fix: Fix, device: QuotedText?, to output: inout [UInt8]) -> Bool {
         guard let heading = fix.heading else { return false }
         JSONObjectWriter.append(to: &output, estimate: 160) { json in
-            json.add("class", string: "ATT")
-            json.add("device", string: device)
+            json.add("class", constant: "ATT")
+            json.add("device", quoted: device)
             if let time = fix.time { json.add("time", time: time) }
             json.add("heading", heading, decimals: 2)
         }
@@ -154,7 +154,7 @@ public enum FixFormat {
     }
 
     package static func appendGPSDSKY(
-        _ fix: Fix, satellites: Bool = true, device: String? = nil, to output: inout [UInt8]
+        _ fix: Fix, satellites: Bool = true, device: QuotedText? = nil, to output: inout [UInt8]
     ) {
         JSONObjectWriter.append(to: &output, estimate: 640 + 320 * fix.satellites.count) { json in
             writeGPSDSKY(fix, satellites: satellites, device: device, &json)
@@ -162,10 +162,10 @@ public enum FixFormat {
     }
 
     private static func writeGPSDSKY(
-        _ fix: Fix, satellites: Bool, device: String?, _ json: inout JSONObjectWriter
+        _ fix: Fix, satellites: Bool, device: QuotedText?, _ json: inout JSONObjectWriter
     ) {
-        json.add("class", string: "SKY")
-        json.add("device", string: device)
+        json.add("class", constant: "SKY")
+        json.add("device", quoted: device)
         if let time = fix.time { json.add("time", time: time) }
         json.add("gdop", fix.dop.gdop, decimals: 2)
         json.add("hdop", fix.dop.hdop, decimals: 2)

@@ -131,7 +131,25 @@ package struct JSONObjectWriter {
 
     package mutating func add(_ name: StaticString, integer value: Int?) {
         guard let value, key(name, room: NMEADecimal.maximumASCIICount) else { return }
-        cursor.put(NMEADecimal(value))
+        if value >= 0 && value < 100_000_000 {
+            cursor.putSmall(UInt32(value), decimals: 0, negative: false)
+        } else {
+            cursor.put(NMEADecimal(value))
+        }
+    }
+
+    /// A string known when the program was built, that needs no escaping (a report's class).
+    package mutating func add(_ name: StaticString, constant value: StaticString) {
+        guard key(name, room: value.utf8CodeUnitCount + 2) else { return }
+        cursor.put(UInt8(ascii: "\""))
+        cursor.put(value)
+        cursor.put(UInt8(ascii: "\""))
+    }
+
+    /// A string escaped and quoted once already (see ``QuotedText``).
+    package mutating func add(_ name: StaticString, quoted value: QuotedText?) {
+        guard let value, key(name, room: value.bytes.count) else { return }
+        cursor.put(contentsOf: value.bytes)
     }
 
     /// `"name":null`.
@@ -142,7 +160,19 @@ package struct JSONObjectWriter {
 
     package mutating func add(_ name: StaticString, bool value: Bool) {
         guard key(name, room: 5) else { return }
-        cursor.put(value ? "true" : "false")
+        // Byte by byte: a copy call costs more than these few stores (one per satellite).
+        if value {
+            cursor.put(UInt8(ascii: "t"))
+            cursor.put(UInt8(ascii: "r"))
+            cursor.put(UInt8(ascii: "u"))
+            cursor.put(UInt8(ascii: "e"))
+        } else {
+            cursor.put(UInt8(ascii: "f"))
+            cursor.put(UInt8(ascii: "a"))
+            cursor.put(UInt8(ascii: "l"))
+            cursor.put(UInt8(ascii: "s"))
+            cursor.put(UInt8(ascii: "e"))
+        }
     }
 
     package mutating func add(_ name: StaticString, _ value: Double?, decimals: Int) {
@@ -183,5 +213,19 @@ package struct JSONObjectWriter {
         guard cursor.hasRoom(for: 1) else { return }
         cursor.put(bracket)
         first = false
+    }
+}
+
+/// A string as JSON writes it, quotes included, escaped once for the many reports that name it
+/// (a receiver's path in each of gpsd's reports).
+public struct QuotedText: Sendable, Hashable {
+    package let bytes: [UInt8]
+
+    public init(_ text: String) {
+        var bytes: [UInt8] = []
+        ByteCursor.append(to: &bytes, estimate: JSONText.maximumQuotedCount(text)) { cursor in
+            JSONText.writeQuoted(text, to: &cursor)
+        }
+        self.bytes = bytes
     }
 }

@@ -273,14 +273,14 @@ final class GPSDSession: Sendable {
             guard let events, let watched else { return }
             for await event in events { self?.receive(event, receiver: watched) }
         }
-        let path = Self.path(of: watched)
+        let device = Self.path(of: watched).map(QuotedText.init)
         let updates = client.app.engineUpdates()
         let fixes = client.app.preciseFixes()
         let updateTask = Task { [weak self] in
-            while let update = await updates.next() { self?.receive(update, device: path) }
+            while let update = await updates.next() { self?.receive(update, device: device) }
         }
         let fixTask = Task { [weak self] in
-            while let fix = await fixes.next() { self?.receive(fix, device: path) }
+            while let fix = await fixes.next() { self?.receive(fix, device: device) }
         }
         let late = state.withLock { state -> Bool in
             if state.closed { return true }
@@ -310,7 +310,7 @@ final class GPSDSession: Sendable {
 
     /// A precise fix: gpsd's own reports of it, and its pseudo-NMEA for a watcher of NMEA or raw
     /// data (gpslocd passes no receiver's bytes through: see ``PseudoNMEA``).
-    private func receive(_ fix: Fix, device: String?) {
+    private func receive(_ fix: Fix, device: QuotedText?) {
         let policy = state.withLock { $0.policy }
         guard policy.enable else { return }
         var lines: [UInt8] = []
@@ -320,7 +320,7 @@ final class GPSDSession: Sendable {
     }
 
     /// gpsd's TPV, SKY, GST and ATT of a fix, each a line; kept for `?POLL`.
-    private func reports(of fix: Fix, device: String?) -> [UInt8] {
+    private func reports(of fix: Fix, device: QuotedText?) -> [UInt8] {
         var tpv: [UInt8] = []
         FixFormat.appendGPSDTPV(fix, device: device, to: &tpv)
         var sky: [UInt8]?
@@ -341,7 +341,7 @@ final class GPSDSession: Sendable {
     }
 
     /// An update: a reduced location becomes a TPV of it alone; a refusal, an ERROR saying why.
-    private func receive(_ update: LocationUpdate, device: String?) {
+    private func receive(_ update: LocationUpdate, device: QuotedText?) {
         guard state.withLock({ $0.policy.enable }) else { return }
         if let location = update.location {
             guard update.flags.accuracyLimited else { return }  // the fixes carry precise ones

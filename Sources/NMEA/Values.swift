@@ -70,8 +70,14 @@ public struct NMEADecimal: Sendable, Hashable, CustomStringConvertible {
     public func writeASCII(to out: UnsafeMutablePointer<UInt8>) -> Int {
         var magnitude = mantissa.magnitude
         let scale = Int(self.scale)
+        // Counted against a running power of ten: a global table costs a lazy-initialisation check
+        // on every read, and this runs for every number of every report.
         var digits = 1
-        while digits < 19 && magnitude >= UInt64(NMEADecimal.integerPowersOfTen[digits]) { digits += 1 }
+        var power: UInt64 = 10
+        while digits < 19 && magnitude >= power {
+            digits += 1
+            power &*= 10
+        }
         digits = max(digits, scale + 1)
         var position = out
         if mantissa < 0 {

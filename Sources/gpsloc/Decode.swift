@@ -125,11 +125,12 @@ struct Decode: ParsableCommand {
         let statistics: DecodeStatistics
         // gpsd's reports name the receiver, begin with its DEVICE and end in CRLF, as gpsd sends
         // them; from a pipe or a device, each report is written as soon as its epoch is decoded.
-        let device = path ?? "stdin"
+        let devicePath = path ?? "stdin"
+        let device = QuotedText(devicePath)
         let live = format == .gpsd && !Self.isRegularFile(path)
         if format == .gpsd {
             output.append {
-                FixFormat.appendGPSDDevice(path: device, activated: UTCTimestamp.now, to: &$0)
+                FixFormat.appendGPSDDevice(path: devicePath, activated: UTCTimestamp.now, to: &$0)
                 $0 += [13, 10]
             }
         }

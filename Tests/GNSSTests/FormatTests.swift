@@ -9,6 +9,33 @@ import Testing
 
 @Suite("Text formats")
 struct FormatTests {
+    /// Fixed decimals against `%.*f` over every magnitude a report holds, each number of
+    /// decimals gpsd's reports use, and whole numbers (satellite angles and signals): the same
+    /// text, but where the value lies within a rounding error of a tie, which `%.*f` settles on the
+    /// exact binary value and this half away from zero.
+    @Test func fixedDecimalsMatchPrintf() {
+        var random = SeededGenerator(seed: 7)
+        var values: [Double] = [0, -0.0, 0.5, 1.5, -2.5, 99.95, 359.0, 12.0, 0.000_4, -0.000_4, 1e8, 9.9e7]
+        for _ in 0..<20000 {
+            let magnitude = Double.random(in: -4...9, using: &random)
+            let sign: Double = Bool.random(using: &random) ? -1 : 1
+            values.append(sign * pow(10, magnitude) * Double.random(in: 1..<10, using: &random))
+            values.append(Double(Int.random(in: 0...400, using: &random)))
+        }
+        for value in values {
+            for decimals in [0, 1, 2, 3, 4, 6, 9] {
+                let ours = formatFixed(value, decimals)
+                let reference = String(format: "%.*f", decimals, value)
+                if ours == reference || ours == reference.replacingOccurrences(of: "-", with: "") { continue }
+                let scaled = abs(value) * pow(10, Double(decimals))
+                let distance = abs(scaled - scaled.rounded(.down) - 0.5)
+                #expect(
+                    distance < 1e-6 * max(1, scaled),
+                    "\(value) with \(decimals): \(ours), printf \(reference)")
+            }
+        }
+    }
+
     /// ISO 8601 times against a reference written with `String(format:)`, over four centuries.
     @Test func iso8601MatchesAReferenceFormatter() {
         var random = SeededGenerator(seed: 12)
