@@ -212,6 +212,10 @@ public struct Fix: Sendable, Hashable {
     public var dgpsStation: Int?
     /// How many sentences contributed to this epoch.
     public var sentenceCount = 0
+    /// The system clock when the read that brought the epoch's first byte returned, for a live
+    /// receiver (serial, TCP, UDP); `nil` for a log. Its difference to ``time`` is the offset a
+    /// clock discipline (chrony's SOCK refclock, gpsd's TOFF) takes from the receiver.
+    public var arrival: UTCTimestamp?
 
     public init() {}
 

@@ -134,6 +134,29 @@ public enum FixFormat {
         return true
     }
 
+    /// gpsd's TOFF report of a fix from a live receiver: the receiver's time (`real_…`) and the
+    /// system clock when the epoch began to arrive (`clock_…`), for a time service to compare.
+    package static func appendGPSDTOFF(_ fix: Fix, device: QuotedText?, to output: inout [UInt8]) -> Bool {
+        guard let time = fix.time, let arrival = fix.arrival else { return false }
+        func split(_ stamp: UTCTimestamp) -> (Int, Int) {
+            let nanoseconds = Int(stamp.nanosecondsSinceEpoch)
+            let seconds =
+                nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000
+            return (seconds, nanoseconds - seconds * 1_000_000_000)
+        }
+        let (real, clock) = (split(time), split(arrival))
+        JSONObjectWriter.append(to: &output, estimate: 200) { json in
+            json.add("class", constant: "TOFF")
+            json.add("device", quoted: device)
+            json.add("real_sec", integer: real.0)
+            json.add("real_nsec", integer: real.1)
+            json.add("clock_sec", integer: clock.0)
+            json.add("clock_nsec", integer: clock.1)
+            json.add("precision", integer: -1)
+        }
+        return true
+    }
+
     /// gpsd's ATT report of a fix whose receiver sent a true heading (HDT, THS).
     package static func appendGPSDATT(_ fix: Fix, device: QuotedText?, to output: inout [UInt8]) -> Bool {
         guard let heading = fix.heading else { return false }

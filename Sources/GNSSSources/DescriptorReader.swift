@@ -237,6 +237,8 @@ final class StreamDecoder: @unchecked Sendable {
     // Only the reading thread touches it, one chunk at a time.
     private var decoder: FixDecoder
     private var fixes: [Fix] = []
+    /// When the epoch being decoded began to arrive.
+    private var epochStart: UTCTimestamp?
     private let explain: ((_ bytes: Int, _ rejected: Int) -> Void)?
     private var explained = false
 
@@ -250,10 +252,27 @@ final class StreamDecoder: @unchecked Sendable {
         self.explain = explain
     }
 
-    /// The fixes completed by `chunk`.
+    /// The fixes completed by `chunk`, each stamped with its ``Fix/arrival``.
+    ///
+    /// An epoch's first byte is taken to arrive with the first chunk read after the previous
+    /// epoch was handed out, or with the chunk that handed it out when that chunk ends inside a
+    /// sentence (the next epoch began in it). A whole sentence of the next epoch in the same chunk
+    /// as the last one's end moves the stamp to the next read: receivers pause between epochs, so
+    /// a read rarely spans two.
     func decode(_ chunk: UnsafeRawBufferPointer) -> [Fix] {
+        let now = UTCTimestamp.now
+        if epochStart == nil { epochStart = now }
         fixes.removeAll(keepingCapacity: true)
-        decoder.decode(chunk) { fixes.append($0) }
+        let start = epochStart
+        decoder.decode(chunk) { fix in
+            var stamped = fix
+            stamped.arrival = start
+            fixes.append(stamped)
+        }
+        if !fixes.isEmpty {
+            let endsInSentence = chunk.last.map { $0 != UInt8(ascii: "\n") } ?? false
+            epochStart = endsInSentence ? now : nil
+        }
         if !explained, let explain {
             let framer = decoder.statistics.framer
             if framer.sentences > 0 {

@@ -260,6 +260,18 @@ public final class Daemon: Sendable {
         for client in clients.withLock({ Array($0.values) }) { client.refreshActivity() }
     }
 
+    /// Feeds chrony's SOCK refclocks in `directory` with the time of every receiver that has a
+    /// device file (see ``ChronyFeed``), until cancelled.
+    public func feedChrony(directory: String) async {
+        var seen: Set<String> = []
+        let feeds = configuration.receivers.filter { seen.insert($0.device).inserted }.compactMap {
+            ChronyFeed(receiver: $0, directory: directory, log: log)
+        }
+        await withDiscardingTaskGroup { group in
+            for feed in feeds { group.addTask { await feed.run() } }
+        }
+    }
+
     public var receiverCount: Int { Set(configuration.receivers.map(\.device)).count }
 
     /// How many apps are hosted now (kept ones included).

@@ -315,6 +315,9 @@ final class GPSDSession: Sendable {
         guard policy.enable else { return }
         var lines: [UInt8] = []
         if policy.json { lines = reports(of: fix, device: device) }
+        if policy.json && policy.pps && FixFormat.appendGPSDTOFF(fix, device: device, to: &lines) {
+            lines += [13, 10]
+        }
         if policy.nmea || policy.raw > 0 { PseudoNMEA.append(fix, to: &lines) }
         if !lines.isEmpty { send(lines) }
     }

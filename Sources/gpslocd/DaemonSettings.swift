@@ -28,13 +28,15 @@ struct DaemonSettings: Sendable {
     /// Where gpsd's protocol is served on TCP (`HOST:PORT`, or a port on the loopback); nowhere
     /// when empty.
     var gpsdListen = ""
+    /// Where chronyd's SOCK refclocks are looked for (`chrony.<device>.sock`); nowhere when empty.
+    var chronySockets = "/run"
 
     init() {}
 
     /// The configuration file's keys.
     enum Key: String, CaseIterable {
         case sources, socket, stateDirectory, appsDirectory, administratorGroup, grace, clientBuffer
-        case connectionsPerUser, helloTimeout, gpsdListen
+        case connectionsPerUser, helloTimeout, gpsdListen, chronySockets
     }
 
     /// The file's settings, or the defaults when it does not exist; `warnings` gets what the file
@@ -102,6 +104,7 @@ struct DaemonSettings: Sendable {
                 settings.connectionsPerUser = number.intValue
             case (.helloTimeout, _, let number?): settings.helloTimeout = number.doubleValue
             case (.gpsdListen, let text as String, _): settings.gpsdListen = text
+            case (.chronySockets, let text as String, _): settings.chronySockets = text
             default:
                 throw SettingsError(description: "\(path): '\(name)' must be \(Self.expected(key))")
             }
@@ -120,6 +123,7 @@ struct DaemonSettings: Sendable {
         case .connectionsPerUser: "a whole number: connections, 1 to 65536"
         case .helloTimeout: "a number: seconds, 0.5 to 600"
         case .gpsdListen: #"a string: "HOST:PORT" or a port, such as "127.0.0.1:2947""#
+        case .chronySockets: #"a string: a directory, such as "/run", or "" for none"#
         }
     }
 
@@ -158,7 +162,7 @@ struct DaemonSettings: Sendable {
     func overridden(
         sources: [String], socket: String?, stateDirectory: String?, appsDirectory: String?,
         administratorGroup: String?, grace: Double?, clientBuffer: Int?, connectionsPerUser: Int? = nil,
-        helloTimeout: Double? = nil, gpsdListen: String? = nil
+        helloTimeout: Double? = nil, gpsdListen: String? = nil, chronySockets: String? = nil
     ) throws(SettingsError) -> DaemonSettings {
         var settings = self
         if !sources.isEmpty { settings.sources = sources }
@@ -171,6 +175,14 @@ struct DaemonSettings: Sendable {
         if let connectionsPerUser { settings.connectionsPerUser = connectionsPerUser }
         if let helloTimeout { settings.helloTimeout = helloTimeout }
         if let gpsdListen { settings.gpsdListen = gpsdListen }
+        if let chronySockets { settings.chronySockets = chronySockets }
+        if !settings.chronySockets.isEmpty, !settings.chronySockets.hasPrefix("/") {
+            throw SettingsError(
+                description:
+                    "--chrony-sockets \(settings.chronySockets) is not an absolute path; give /run (chrony's "
+                    + "`refclock SOCK /run/chrony.ttyUSB0.sock`), or \"\" for no clock feed",
+                isUsage: true)
+        }
         if !settings.gpsdListen.isEmpty, settings.gpsdEndpoint == nil {
             throw SettingsError(
                 description:

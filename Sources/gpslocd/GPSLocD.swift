@@ -96,6 +96,13 @@ struct GPSLocD: AsyncParsableCommand {
     )
     var gpsdListen: String?
 
+    @Option(
+        name: .customLong("chrony-sockets"),
+        help: ArgumentHelp(
+            "Feed the receiver's time to chronyd's SOCK refclock at DIR/chrony.<device>.sock while it listens (default /run; \"\" for none).",
+            valueName: "DIR"))
+    var chronySockets: String?
+
     func run() async throws {
         let name = ProcessInfo.processInfo.environment["GPSLOCD_LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(rawValue: name.lowercased()) else {
@@ -119,7 +126,8 @@ struct GPSLocD: AsyncParsableCommand {
                 sources: sources, socket: socket, stateDirectory: stateDirectory,
                 appsDirectory: appsDirectory,
                 administratorGroup: administratorGroup, grace: grace, clientBuffer: clientBuffer,
-                connectionsPerUser: connectionsPerUser, helloTimeout: helloTimeout, gpsdListen: gpsdListen)
+                connectionsPerUser: connectionsPerUser, helloTimeout: helloTimeout, gpsdListen: gpsdListen,
+                chronySockets: chronySockets)
         } catch {
             // A mistake in the file, not in the command: no usage text, the status of a usage error.
             FileHandle.standardError.write(Data("gpslocd: error: \(error.description)\n".utf8))

@@ -115,7 +115,7 @@ public final class LocationService: Sendable {
     }
 
     /// Attaches a subscriber; starts the source for the first one.
-    func subscribe(_ handler: @escaping @Sendable (Event) async -> Void) -> Int {
+    package func subscribe(_ handler: @escaping @Sendable (Event) async -> Void) -> Int {
         state.withLock { state in
             state.nextID += 1
             state.handlers[state.nextID] = handler
@@ -129,7 +129,7 @@ public final class LocationService: Sendable {
     }
 
     /// Detaches a subscriber; stops the source after the last one.
-    func unsubscribe(_ id: Int) {
+    package func unsubscribe(_ id: Int) {
         let task = state.withLock { state -> Task<Void, Never>? in
             state.handlers.removeValue(forKey: id)
             guard state.handlers.isEmpty, let task = state.task else { return nil }

@@ -1,0 +1,150 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Locking
+import TestSupport
+import Testing
+
+/// The receiver's time for clock discipline: Debian's chronyd reads gpslocd's samples through its
+/// SOCK refclock (never setting the clock: `-x`), and a gpsd client that watches with `pps` gets
+/// TOFF reports.
+@Suite(
+    "gpslocd: the receiver's time for chrony and TOFF", .serialized,
+    .enabled(if: getuid() == 0, "chronyd's test instance runs as root"),
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/sbin/chronyd"), "chrony is not installed")
+)
+struct ChronyFeedTests {
+    /// chronyc's line for the refclock named GPS: its reach and last sample's offset in seconds.
+    static func refclock(_ sources: String) -> (reach: Int, offset: Double)? {
+        guard let line = sources.split(separator: "\n").first(where: { $0.contains(" GPS ") }) else {
+            return nil
+        }
+        let fields = line.split(separator: " ")
+        guard fields.count >= 7, let reach = Int(fields[4], radix: 8) else { return nil }
+        // "Last sample" reads like "-123us[ -123us] +/- 45us": its first measure is the offset.
+        guard let sample = line.range(of: #"[+-]?\d+(\.\d+)?(ns|us|ms|s)\["#, options: .regularExpression)
+        else { return nil }
+        let text = line[sample].dropLast()
+        let unit = text.drop { "+-0123456789.".contains($0) }
+        guard let number = Double(text.prefix(text.count - unit.count)) else { return nil }
+        let scales: [String: Double] = ["ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1]
+        let scale = scales[String(unit)] ?? 1
+        return (reach, number * scale)
+    }
+
+    @Test("chronyd's SOCK refclock samples the receiver's time, and TOFF reports the same offset")
+    func chronySamplesTheReceiver() async throws {
+        // chronyd takes a path without spaces, in a directory only its user may enter.
+        var template = Array("/tmp/ocl-chrony-XXXXXX".utf8CString)
+        let directory = try #require(mkdtemp(&template).map { String(cString: $0) })
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let receiver = try CurrentTimeReceiver()
+        defer { receiver.stop() }
+        let device = receiver.terminal.slavePath.split(separator: "/").last.map(String.init) ?? ""
+        let configuration = """
+            refclock SOCK \(directory)/chrony.\(device).sock refid GPS poll 0
+            bindcmdaddress \(directory)/chronyd.sock
+            pidfile \(directory)/chronyd.pid
+            """
+        try configuration.write(toFile: directory + "/chrony.conf", atomically: true, encoding: .utf8)
+        let chronyd = try RunningProcess(
+            ["-x", "-d", "-u", "root", "-f", directory + "/chrony.conf"],
+            executable: URL(fileURLWithPath: "/usr/sbin/chronyd"))
+        defer { chronyd.signal(SIGKILL) }
+        #expect(
+            await waitUntil(within: 10) {
+                FileManager.default.fileExists(atPath: "\(directory)/chrony.\(device).sock")
+            },
+            "\(chronyd.errors)")
+
+        let daemon = try DaemonHarness(sources: [receiver.source], extra: ["--chrony-sockets", directory])
+        try await daemon.start()
+        #expect(
+            await waitUntil(within: 10) {
+                daemon.log.contains("feeding chrony at \(directory)/chrony.\(device).sock")
+            },
+            "\(daemon.log)")
+
+        var last = ""
+        var sampled: (reach: Int, offset: Double)?
+        for _ in 0..<40 {
+            let sources = try await Runner.run(
+                ["-h", "\(directory)/chronyd.sock", "-n", "sources"],
+                executable: URL(fileURLWithPath: "/usr/bin/chronyc"))
+            last = sources.standardOutput + sources.standardError
+            if let found = Self.refclock(last), found.reach >= 0o7 {
+                sampled = found
+                break
+            }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        let refclock = try #require(sampled, "chronyc sources:\n\(last)\n\(chronyd.errors)\n\(daemon.log)")
+        // The receiver writes each epoch at the time it names: the offset is the read's delay.
+        #expect(abs(refclock.offset) < 0.05, "\(last)")
+        print("chronyd's refclock: reach \(String(refclock.reach, radix: 8)), offset \(refclock.offset) s")
+
+        // TOFF: the receiver's time and the system clock at the epoch's arrival, as gpsd reports them.
+        let socat = URL(fileURLWithPath: "/usr/bin/socat").resolvingSymlinksInPath().path
+        try await daemon.grantAlways(uid: 0, app: socat)
+        let client = try daemon.client(as: nil)
+        client.send(#"?WATCH={"enable":true,"json":true,"pps":true};"#)
+        func offsets() -> [Double] {
+            GPSDProtocolTests.reports(client.output).filter { $0["class"] as? String == "TOFF" }.compactMap {
+                report in
+                guard let realSeconds = report["real_sec"] as? Int,
+                    let realNanoseconds = report["real_nsec"] as? Int,
+                    let clockSeconds = report["clock_sec"] as? Int,
+                    let clockNanoseconds = report["clock_nsec"] as? Int
+                else { return nil }
+                return Double(realSeconds - clockSeconds) + Double(realNanoseconds - clockNanoseconds) * 1e-9
+            }
+        }
+        #expect(await waitUntil(within: 10) { offsets().count >= 10 }, "\(client.output.suffix(600))")
+        let toff = offsets()
+        #expect(toff.allSatisfy { abs($0) < 0.05 }, "\(toff)")
+        let sorted = toff.sorted()
+        print(
+            "TOFF offsets over \(toff.count) epochs: median \(sorted[sorted.count / 2]) s, "
+                + "range \(sorted.first ?? 0)…\(sorted.last ?? 0) s")
+        await client.stop()
+        await daemon.stop()
+    }
+}
+
+/// A receiver on a pseudo-terminal that sends RMC and GGA at 10 Hz, each epoch at the moment it
+/// names, as a receiver writes its epoch at the top of its time.
+final class CurrentTimeReceiver: Sendable {
+    let terminal: PseudoTerminal
+    private let stopped = Atomic<Bool>(false)
+
+    var source: String { "serial:\(terminal.slavePath)?baud=115200" }
+
+    init() throws {
+        terminal = try PseudoTerminal()
+        Thread { [self] in
+            while !stopped.load(ordering: .relaxed) {
+                var now = timespec()
+                clock_gettime(CLOCK_REALTIME, &now)
+                let tenths = (Int(now.tv_sec) * 10 + Int(now.tv_nsec) / 100_000_000) + 1
+                let wait = Double(tenths) / 10 - (Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9)
+                usleep(UInt32(max(0, wait) * 1e6))
+                var seconds = time_t(tenths / 10)
+                var parts = tm()
+                gmtime_r(&seconds, &parts)
+                let time = String(
+                    format: "%02d%02d%02d.%02d", parts.tm_hour, parts.tm_min, parts.tm_sec, (tenths % 10) * 10
+                )
+                let date = String(
+                    format: "%02d%02d%02d", parts.tm_mday, parts.tm_mon + 1, parts.tm_year % 100)
+                let epoch =
+                    SentenceBuilder.sentence("GPRMC,\(time),A,5222.3820,N,00453.5640,E,0.1,114.5,\(date),,,A")
+                    + SentenceBuilder.sentence(
+                        "GPGGA,\(time),5222.3820,N,00453.5640,E,1,09,0.9,12.0,M,46.9,M,,")
+                terminal.write(Array(epoch.utf8))
+            }
+        }.start()
+    }
+
+    func stop() { stopped.store(true, ordering: .relaxed) }
+}
