@@ -1,0 +1,215 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import TestSupport
+import Testing
+
+/// gpsd's own clients from Debian, unmodified, on gpslocd: each run at once by three users of
+/// their own, one granted precise locations, one approximate ones, one nothing.
+@Suite(
+    "gpslocd: cgps, gpscsv and gpsprof", .serialized,
+    .enabled(if: getuid() == 0, "needs root to make users"),
+    .enabled(
+        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/cgps"), "gpsd-clients is not installed")
+)
+struct GPSDClientsTests {
+    /// The three users, the receiver and a daemon serving gpsd's protocol on TCP, `app` granted
+    /// to the first precisely and to the second approximately.
+    struct Stage {
+        let precise: Account
+        let approximate: Account
+        let denied: Account
+        let receiver: TenHertzReceiver
+        let daemon: DaemonHarness
+        let port: Int
+
+        init(app: String) async throws {
+            precise = try await Account.ensure("ocl-alice")
+            approximate = try await Account.ensure("ocl-bob")
+            denied = try await Account.ensure("ocl-mallory")
+            receiver = try TenHertzReceiver()
+            (daemon, port) = try await GPSDProtocolTests.daemon(source: receiver.source)
+            try await GPSDProtocolTests.grant(daemon, uid: precise.uid, app: app, approximate: false)
+            try await GPSDProtocolTests.grant(daemon, uid: approximate.uid, app: app, approximate: true)
+        }
+
+        var accounts: [Account] { [precise, approximate, denied] }
+
+        /// Whether a position is one of the receiver's fixes, to `tolerance` degrees.
+        func isFix(_ latitude: Double, _ longitude: Double, tolerance: Double = 1e-6) -> Bool {
+            receiver.fixes.contains {
+                abs($0.latitude - latitude) < tolerance && abs($0.longitude - longitude) < tolerance
+            }
+        }
+
+        func stop() async {
+            receiver.stop()
+            await daemon.stop()
+        }
+    }
+
+    /// A Python client runs as its interpreter: its user's decision is the interpreter's.
+    static let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
+
+    @Test(
+        "cgps draws the receiver's position for a precise grant, an approximate one for the other, none when denied"
+    )
+    func cgps() async throws {
+        let stage = try await Stage(app: "/usr/bin/cgps")
+        let tmux = "/usr/bin/tmux"
+        // cgps draws on a terminal: tmux gives it one, 100 columns wide, and shows its screen.
+        // tmux's server outlives the command that started it: its output goes nowhere the test
+        // runner waits on.
+        let directory = NSTemporaryDirectory() + "ocl-cgps-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        /// Runs a shell command to its end, its output nowhere a test waits on.
+        func shell(_ command: String) {
+            var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            for descriptor in [Int32(0), 1, 2] {
+                posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_RDWR, 0)
+            }
+            let arguments: [UnsafeMutablePointer<CChar>?] = [
+                strdup("/bin/sh"), strdup("-c"), strdup(command), nil,
+            ]
+            defer { for argument in arguments { free(argument) } }
+            var pid: pid_t = 0
+            guard posix_spawn(&pid, "/bin/sh", &actions, nil, arguments, environ) == 0 else { return }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
+        for account in stage.accounts {
+            let command =
+                ([setprivPath.path] + account.setpriv() + ["/usr/bin/cgps", "127.0.0.1:\(stage.port)"])
+                .joined(separator: " ")
+            shell("\(tmux) -S \(directory)/\(account.name) new-session -d -x 100 -y 30 '\(command)'")
+        }
+        defer {
+            for account in stage.accounts { shell("\(tmux) -S \(directory)/\(account.name) kill-server") }
+        }
+        func screen(_ account: Account) -> String {
+            let file = "\(directory)/\(account.name).screen"
+            shell("\(tmux) -S \(directory)/\(account.name) capture-pane -p > \(file)")
+            return (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+        }
+        /// The latitude and longitude cgps shows ("Latitude: 52.37309400 N").
+        func position(_ text: String) -> (Double, Double)? {
+            func value(_ label: String) -> Double? {
+                guard let line = text.split(separator: "\n").first(where: { $0.contains(label) }) else {
+                    return nil
+                }
+                let after = line[line.range(of: label)!.upperBound...]
+                let number = after.drop { !"0123456789.-".contains($0) }.prefix { "0123456789.".contains($0) }
+                guard var degrees = Double(number) else { return nil }
+                let rest = after.drop { !"0123456789.-".contains($0) }.dropFirst(number.count)
+                if rest.trimmingCharacters(in: .whitespaces).hasPrefix("S")
+                    || rest.trimmingCharacters(in: .whitespaces).hasPrefix("W")
+                {
+                    degrees = -degrees
+                }
+                return degrees
+            }
+            guard let latitude = value("Latitude"), let longitude = value("Longitude") else { return nil }
+            return (latitude, longitude)
+        }
+        var screens: [String: String] = [:]
+        _ = await waitUntil(within: 15) {
+            for account in stage.accounts { screens[account.name] = screen(account) }
+            return position(screens[stage.precise.name] ?? "") != nil
+                && position(screens[stage.approximate.name] ?? "") != nil
+        }
+        let precise = try #require(
+            position(screens[stage.precise.name] ?? ""), "\(screens[stage.precise.name] ?? "")")
+        #expect(stage.isFix(precise.0, precise.1, tolerance: 1e-7), "\(screens[stage.precise.name] ?? "")")
+        let approximate = try #require(
+            position(screens[stage.approximate.name] ?? ""), "\(screens[stage.approximate.name] ?? "")")
+        #expect(
+            !stage.isFix(approximate.0, approximate.1, tolerance: 1e-4),
+            "\(screens[stage.approximate.name] ?? "")")
+        #expect(stage.isFix(approximate.0, approximate.1, tolerance: 0.2), "within the reduction's reach")
+        #expect(position(screens[stage.denied.name] ?? "") == nil, "\(screens[stage.denied.name] ?? "")")
+        // cgps shows what it reads below its panes: the ERROR that says why and what to run.
+        #expect(
+            screens[stage.denied.name]?.contains(#""class":"ERROR""#) == true,
+            "\(screens[stage.denied.name] ?? "")")
+        await stage.stop()
+    }
+
+    @Test(
+        "gpscsv writes the receiver's TPVs for a precise grant, reduced ones for an approximate one, none when denied"
+    )
+    func gpscsv() async throws {
+        let stage = try await Stage(app: Self.python)
+        // gpscsv ends after 20 TPVs, or is ended after 4 s (SIGKILL: the test runner's children
+        // inherit SIGTERM blocked), its rows written as they come.
+        func run(_ account: Account) async throws -> ProcessResult {
+            try await Runner.run(
+                account.setpriv() + [
+                    "/usr/bin/timeout", "-s", "KILL", "4", "/usr/bin/gpscsv", "-n", "20", "-f",
+                    "time,lat,lon,speed", "127.0.0.1:\(stage.port)",
+                ], executable: setprivPath, environment: ["PYTHONUNBUFFERED": "1"])
+        }
+        async let precise = run(stage.precise)
+        async let approximate = run(stage.approximate)
+        async let denied = run(stage.denied)
+        let (a, b, m) = try await (precise, approximate, denied)
+        func rows(_ output: String) -> [[Substring]] {
+            output.split(separator: "\n").dropFirst().map {
+                $0.split(separator: ",", omittingEmptySubsequences: false)
+            }
+        }
+        let preciseRows = rows(a.standardOutput).filter { $0.count == 4 && Double($0[1]) != nil }
+        #expect(
+            a.standardOutput.hasPrefix("time,lat,lon,speed"),
+            "\(a.standardOutput.prefix(200))\(a.standardError)")
+        #expect(preciseRows.count >= 15, "10 Hz for 3 s: \(preciseRows.count)")
+        #expect(preciseRows.allSatisfy { stage.isFix(Double($0[1]) ?? 0, Double($0[2]) ?? 0) })
+        #expect(preciseRows.contains { !$0[3].isEmpty }, "a precise TPV has the speed")
+        let reducedRows = rows(b.standardOutput).filter { $0.count == 4 && Double($0[1]) != nil }
+        #expect(!reducedRows.isEmpty && reducedRows.count <= 2, "\(b.standardOutput)\(b.standardError)")
+        #expect(
+            reducedRows.allSatisfy { !stage.isFix(Double($0[1]) ?? 0, Double($0[2]) ?? 0, tolerance: 1e-4) })
+        #expect(reducedRows.allSatisfy { $0[3].isEmpty }, "a reduced TPV has no speed")
+        #expect(
+            rows(m.standardOutput).allSatisfy { Double($0.dropFirst().first ?? "") == nil },
+            "\(m.standardOutput)")
+        await stage.stop()
+    }
+
+    @Test(
+        "gpsprof profiles the receiver's fixes for a precise grant; approximate or denied, it has nothing to plot"
+    )
+    func gpsprof() async throws {
+        let stage = try await Stage(app: Self.python)
+        // gpsprof plots once it has `samples` fixes; it is ended after `seconds` (SIGKILL: the test
+        // runner's children inherit SIGTERM blocked) when they do not come.
+        func run(_ account: Account, samples: Int, seconds: Int) async throws -> ProcessResult {
+            try await Runner.run(
+                account.setpriv() + [
+                    "/usr/bin/timeout", "-s", "KILL", "\(seconds)", "/usr/bin/gpsprof", "-n", "\(samples)",
+                    "-f",
+                    "uninstrumented", "127.0.0.1:\(stage.port)",
+                ], executable: setprivPath, environment: ["PYTHONUNBUFFERED": "1"])
+        }
+        async let precise = run(stage.precise, samples: 20, seconds: 20)
+        async let approximate = run(stage.approximate, samples: 3, seconds: 5)
+        async let denied = run(stage.denied, samples: 3, seconds: 5)
+        let (a, b, m) = try await (precise, approximate, denied)
+        // gnuplot's script: one data line (the fix's latency) per TPV with a fix after the plot
+        // command, the receiver's path in its title.
+        func samples(_ output: String) -> Int {
+            guard let plot = output.range(of: "plot \"-\"") else { return 0 }
+            return output[plot.upperBound...].split(separator: "\n").count { Double($0) != nil }
+        }
+        #expect(samples(a.standardOutput) >= 10, "\(a.standardOutput.prefix(600))\(a.standardError)")
+        #expect(a.standardOutput.contains(stage.receiver.terminal.slavePath), "the receiver in the title")
+        #expect(
+            samples(b.standardOutput) == 0,
+            "3 samples take the reducer longer than 5 s: \(b.standardOutput.prefix(600))")
+        #expect(samples(m.standardOutput) == 0, "\(m.standardOutput.prefix(600))")
+        await stage.stop()
+    }
+}
