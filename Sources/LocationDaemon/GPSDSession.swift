@@ -274,8 +274,10 @@ final class GPSDSession: Sendable {
             for await event in events { self?.receive(event, receiver: watched) }
         }
         let device = Self.path(of: watched).map(QuotedText.init)
-        let updates = client.app.engineUpdates()
+        // The fixes first: the updates start the receiver, and a log replayed as fast as it can be
+        // read would otherwise hand out its first epochs before anyone took its fixes.
         let fixes = client.app.preciseFixes()
+        let updates = client.app.engineUpdates()
         let updateTask = Task { [weak self] in
             while let update = await updates.next() { self?.receive(update, device: device) }
         }

@@ -14,103 +14,10 @@ struct GPSDOracleTests {
     /// What the project guarantees today over the developer set (see fixtures/gpsd-divergences.md).
     static let floor = 0.965
 
-    struct Tally {
-        var epochs = 0
-        var found = 0
-        var agreeing = 0
-        /// Epochs found 1024 weeks before gpsd's date: a log whose header dates it, which gpsd
-        /// ignores and moves forward (fixtures/gpsd-divergences.md).
-        var rolled = 0
-        var disagreements: [String] = []
-    }
-
-    /// `time` (gpsd's ISO 8601 with milliseconds) moved 1024 weeks back.
-    static func beforeRollover(_ time: String) -> String? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        guard let date = formatter.date(from: time) else { return nil }
-        return formatter.string(from: date.addingTimeInterval(-1024 * 7 * 86_400))
-    }
-
-    /// The members of a flat JSON object (gpsd's TPV lines): strings unquoted, numbers as text.
-    static func members(_ line: Substring) -> [String: String] {
-        var result: [String: String] = [:]
-        var rest = line.dropFirst().dropLast(line.hasSuffix("}") ? 1 : 0)
-        while let keyStart = rest.firstIndex(of: "\"") {
-            let afterKey = rest[rest.index(after: keyStart)...]
-            guard let keyEnd = afterKey.firstIndex(of: "\"") else { break }
-            let key = String(afterKey[..<keyEnd])
-            var value = afterKey[afterKey.index(after: keyEnd)...].dropFirst()  // the colon
-            if value.first == "\"" {
-                value = value.dropFirst()
-                let end = value.firstIndex(of: "\"") ?? value.endIndex
-                result[key] = String(value[..<end])
-                rest = value[end...].dropFirst()
-            } else if value.first == "[" || value.first == "{" {
-                break  // nested values come after the fields compared here
-            } else {
-                let end = value.firstIndex(of: ",") ?? value.endIndex
-                result[key] = String(value[..<end])
-                rest = value[end...]
-            }
-        }
-        return result
-    }
-
-    static func lastTPVByTime(_ lines: some Sequence<Substring>) -> [String: [String: String]] {
-        var result: [String: [String: String]] = [:]
-        for line in lines where line.hasPrefix("{\"class\":\"TPV\"") {
-            let object = members(line)
-            guard let time = object["time"] else { continue }
-            result[time] = object
-        }
-        return result
-    }
-
-    static func compare(log: URL) throws -> Tally {
-        let expected = lastTPVByTime(
-            try String(contentsOf: URL(fileURLWithPath: log.path + ".chk"), encoding: .isoLatin1)
-                .split(whereSeparator: \.isNewline))
+    static func compare(log: URL) throws -> GPSDComparison.Tally {
         var ours: [String] = []
         try ReplaySource(path: log.path).decodeAll { ours.append(FixFormat.gpsdTPV($0)) }
-        let actual = lastTPVByTime(ours.map { Substring($0) })
-        var tally = Tally()
-        for (time, gpsd) in expected.sorted(by: { $0.key < $1.key }) {
-            tally.epochs += 1
-            var found = actual[time]
-            if found == nil, let earlier = Self.beforeRollover(time), let rolled = actual[earlier] {
-                found = rolled
-                tally.rolled += 1
-            }
-            guard let mine = found else {
-                tally.disagreements.append("\(time): not found")
-                continue
-            }
-            tally.found += 1
-            var differences: [String] = []
-            if gpsd["mode"] != mine["mode"] {
-                differences.append("mode \(gpsd["mode"] ?? "-") vs \(mine["mode"] ?? "-")")
-            }
-            for (field, tolerance) in [
-                ("lat", 1e-6), ("lon", 1e-6), ("altMSL", 0.01), ("speed", 0.01), ("track", 0.01),
-            ] {
-                let theirs = gpsd[field].flatMap(Double.init)
-                let ourValue = mine[field].flatMap(Double.init)
-                switch (theirs, ourValue) {
-                case (nil, _): continue
-                case (let value?, nil): differences.append("\(field) \(value) vs none")
-                case (let value?, let other?) where abs(value - other) > tolerance:
-                    differences.append("\(field) \(value) vs \(other)")
-                default: continue
-                }
-            }
-            if differences.isEmpty {
-                tally.agreeing += 1
-            } else {
-                tally.disagreements.append("\(time): " + differences.joined(separator: ", "))
-            }
-        }
-        return tally
+        return try GPSDComparison.compare(log: log, ours: ours.map { Substring($0) })
     }
 
     @Test func agreesWithGPSDOverTheWholeCorpus() async throws {
@@ -124,7 +31,7 @@ struct GPSDOracleTests {
         }
         let logs = try Fixtures.gpsdLogs()
         #expect(logs.count > 50, "only \(logs.count) logs with .chk files in \(corpus.path)")
-        var total = Tally()
+        var total = GPSDComparison.Tally()
         var report: [String] = []
         var yielder = Yielder()
         for log in logs {

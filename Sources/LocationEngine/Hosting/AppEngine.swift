@@ -332,8 +332,9 @@ public final class AppEngine: Sendable {
         let received = Date()
         mutate { core in core.receive(coreEvent, origin: origin, received: received) }
         guard let source, !source.isRealTime, case .fix = event else { return }
-        let mailboxes = state.withLock { Array($0.updates.values) }
-        for mailbox in mailboxes { await mailbox.waitForRoom() }
+        let (updates, fixes) = state.withLock { (Array($0.updates.values), Array($0.fixes.values)) }
+        for mailbox in updates { await mailbox.waitForRoom() }
+        for mailbox in fixes { await mailbox.waitForRoom() }
     }
 
     // MARK: Authorization

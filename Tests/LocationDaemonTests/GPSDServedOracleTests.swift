@@ -1,0 +1,79 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import GNSS
+import GNSSSources
+import TestSupport
+import Testing
+
+/// gpsd's regression corpus through gpslocd: every log replayed as a `file:` receiver and read by
+/// a client of gpsd's protocol, its TPVs compared with gpsd's own output for the log (its `.chk`,
+/// which gpsd's regression suite recorded from gpsd fed by gpsfake) by the decode oracle's
+/// comparer. What the protocol serves must agree with gpsd as often as the decoder does.
+@Suite(
+    "gpslocd: gpsd's corpus through gpsd's protocol", .serialized,
+    .enabled(if: getuid() == 0, "the daemon's tests run as root"))
+struct GPSDServedOracleTests {
+    @Test("every log's TPVs through gpslocd agree with gpsd's as the decoder's do")
+    func servedAgreesAsDecoded() async throws {
+        guard let corpus = Fixtures.gpsdCorpus else {
+            Issue.record(
+                """
+                gpsd's regression corpus was not found: expected ../shared/fixtures/gpsd beside the \
+                package, or a directory named by GPSD_FIXTURES. The oracle did not run.
+                """)
+            return
+        }
+        let logs = try Fixtures.gpsdLogs()
+        #expect(logs.count > 50, "only \(logs.count) logs with .chk files in \(corpus.path)")
+        let sources = logs.map { "file:\($0.path)?speed=max" }
+        let daemon = try DaemonHarness(sources: sources)
+        try await daemon.start()
+        let socat = URL(fileURLWithPath: "/usr/bin/socat").resolvingSymlinksInPath().path
+        try await daemon.grantAlways(uid: 0, app: socat)
+
+        var served = GPSDComparison.Tally()
+        var decoded = GPSDComparison.Tally()
+        var worse: [String] = []
+        for (log, source) in zip(logs, sources) {
+            let client = try daemon.client(as: nil)
+            client.send(#"?WATCH={"enable":true,"json":true,"device":"\#(source)"};"#)
+            // The log ends: its DEVICE comes without `activated`; what was sent before it follows.
+            let ended = await waitUntil(within: 60) {
+                GPSDProtocolTests.reports(client.output).contains {
+                    $0["class"] as? String == "DEVICE" && $0["path"] as? String == source
+                        && $0["activated"] == nil
+                }
+            }
+            var length = -1
+            while client.output.utf8.count != length {
+                length = client.output.utf8.count
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            await client.stop()
+            #expect(ended, "\(log.lastPathComponent) did not end: \(client.output.suffix(400))")
+            let lines = client.output.split(separator: "\r\n")
+            let ours = try GPSDComparison.compare(log: log, ours: lines)
+            var direct: [String] = []
+            try ReplaySource(path: log.path).decodeAll { direct.append(FixFormat.gpsdTPV($0)) }
+            let theirs = try GPSDComparison.compare(log: log, ours: direct.map { Substring($0) })
+            served.epochs += ours.epochs
+            served.agreeing += ours.agreeing
+            decoded.epochs += theirs.epochs
+            decoded.agreeing += theirs.agreeing
+            if ours.agreeing < theirs.agreeing {
+                worse.append(
+                    "\(log.lastPathComponent): \(ours.agreeing)/\(ours.epochs) served, \(theirs.agreeing) decoded; "
+                        + ours.disagreements.prefix(3).joined(separator: "; "))
+            }
+        }
+        await daemon.stop()
+        let percent = { (tally: GPSDComparison.Tally) in (tally.share * 10000).rounded() / 100 }
+        print(
+            "gpsd oracle through gpslocd: \(served.agreeing)/\(served.epochs) timed epochs agree (\(percent(served))%); "
+                + "decoded: \(decoded.agreeing)/\(decoded.epochs) (\(percent(decoded))%), over \(logs.count) logs"
+        )
+        #expect(served.agreeing >= decoded.agreeing, "\(worse.joined(separator: "\n"))")
+    }
+}
