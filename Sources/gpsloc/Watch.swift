@@ -39,8 +39,16 @@ struct Watch: AsyncParsableCommand {
 
     @OptionGroup var options: AppOptions
 
-    @Option(help: "text or jsonl (one JSON object per update).")
-    var format: LineFormat = .text
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, jsonl, gpsd
+    }
+
+    @Option(
+        help: """
+            text, jsonl (one JSON object per update) or gpsd (gpsd's reports in CRLF lines, as a gpsd \
+            client of gpslocd reads them: DEVICE, then TPV, SKY, GST and ATT).
+            """)
+    var format: Format = .text
 
     @Option(
         help: "The activity updates are for: \(Activity.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -61,7 +69,28 @@ struct Watch: AsyncParsableCommand {
     var session: SessionKind?
 
     func run() async throws {
+        if format == .gpsd, options.source == nil {
+            // gpslocd serves gpsd's protocol on its own socket, and decides what this program gets.
+            guard let socket = LocationContext.daemonSocket() else {
+                throw ValidationError(
+                    "--format gpsd reads gpslocd's gpsd protocol, and gpslocd is not running; start it, "
+                        + "or pass --source and --app for a receiver of this program's own")
+            }
+            try await WatchGPSD.relay(socket: socket)
+            printError("gpsloc watch: gpslocd closed the connection")
+            throw ExitCode(Self.streamEnded)
+        }
         let context = try options.makeContext(command: "watch")
+        if format == .gpsd, let source = options.source {
+            try await LocationContext.withContext(context) {
+                let held = session.map { CLServiceSession(authorization: $0.requirement) }
+                defer { held?.invalidate() }
+                try await WatchGPSD.inProcess(
+                    context: context, device: source, activity: activity.configuration)
+            }
+            try AppOptions.checkSource(of: context)
+            return
+        }
         try await LocationContext.withContext(context) {
             let held = session.map { CLServiceSession(authorization: $0.requirement) }
             defer { held?.invalidate() }

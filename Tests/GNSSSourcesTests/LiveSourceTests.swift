@@ -14,7 +14,18 @@ import Testing
 final class Received: Sendable {
     private let fixes = Mutex<[Fix]>([])
     private let lines = Mutex<[String]>([])
-    var all: [Fix] { fixes.withLock { $0 } }
+    /// The fixes received, without their arrival times (which a decoded log has not), to compare
+    /// with decoded ones; ``arrivals`` holds those.
+    var all: [Fix] {
+        fixes.withLock { fixes in
+            fixes.map { fix in
+                var bare = fix
+                bare.arrival = nil
+                return bare
+            }
+        }
+    }
+    var arrivals: [UTCTimestamp?] { fixes.withLock { $0.map(\.arrival) } }
     var log: [String] { lines.withLock { $0 } }
     func add(_ fix: Fix) { fixes.withLock { $0.append(fix) } }
     func note(_ line: String) { lines.withLock { $0.append(line) } }
@@ -62,6 +73,9 @@ struct SerialSourceTests {
         // The last epoch is complete only when the next one starts.
         await eventually { received.all.count >= sample.fixes.count - 1 }
         #expect(received.all == Array(sample.fixes.prefix(received.all.count)))
+        // Each live fix says when its epoch began to arrive, in the order they came.
+        let arrivals = received.arrivals.compactMap { $0 }
+        #expect(arrivals.count == received.arrivals.count && arrivals == arrivals.sorted())
         #expect(source.rate == baud)
         run.cancel()
         await #expect(throws: CancellationError.self) { try await run.value }
@@ -121,6 +135,9 @@ struct SerialSourceTests {
         let error = await #expect(throws: DisconnectError.self) { try await run.value }
         #expect(error?.description.hasPrefix("serial:\(pty.slavePath)") == true)
         #expect(received.all == Array(sample.fixes.prefix(received.all.count)))
+        // Each live fix says when its epoch began to arrive, in the order they came.
+        let arrivals = received.arrivals.compactMap { $0 }
+        #expect(arrivals.count == received.arrivals.count && arrivals == arrivals.sorted())
     }
 
     @Test("A receiver that comes back under the same link (as udev's by-id links do) is read again")
@@ -295,6 +312,9 @@ struct NetworkSourceTests {
         #expect(error?.description.contains("closed the connection") == true)
         await served.value
         #expect(received.all == Array(sample.fixes.prefix(received.all.count)))
+        // Each live fix says when its epoch began to arrive, in the order they came.
+        let arrivals = received.arrivals.compactMap { $0 }
+        #expect(arrivals.count == received.arrivals.count && arrivals == arrivals.sorted())
         #expect(received.all.count >= sample.fixes.count - 1)
         withExtendedLifetime(server) {}
     }

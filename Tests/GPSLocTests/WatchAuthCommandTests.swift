@@ -69,6 +69,37 @@ struct WatchAuthCommandTests {
         #expect(lines.first?.contains("52.37309400,4.89262583") == true)
     }
 
+    @Test(
+        "watch --format gpsd: DEVICE, then gpsd's reports of every fix when precise, a reduced TPV when approximate"
+    )
+    func watchInGPSDFormat() async throws {
+        let store = Self.temporaryStore()
+        _ = try await Runner.run(["auth", "grant", app, "--store", store])
+        let source = "file:\(log)?speed=max"
+        let precise = try await Runner.run([
+            "watch", "--source", source, "--app", app, "--store", store, "--prompt", "pending", "--format",
+            "gpsd",
+        ])
+        #expect(precise.status == 0, "\(precise.standardError)")
+        let lines = precise.standardOutput.split(separator: "\r\n")
+        #expect(
+            !precise.standardOutput.replacingOccurrences(of: "\r\n", with: "").contains("\n"), "only CRLF")
+        #expect(lines.first?.hasPrefix(#"{"class":"DEVICE","path":"\#(source)""#) == true)
+        #expect(lines.count { $0.hasPrefix(#"{"class":"TPV","device":"\#(source)","mode":3"#) } == 300)
+        #expect(lines.count { $0.hasPrefix(#"{"class":"SKY""#) } == 300)
+
+        _ = try await Runner.run(["auth", "grant", app, "--approximate", "--store", store])
+        let approximate = try await Runner.run([
+            "watch", "--source", source, "--app", app, "--store", store, "--prompt", "pending", "--format",
+            "gpsd",
+        ])
+        let reduced = approximate.standardOutput.split(separator: "\r\n").dropFirst()
+        #expect(reduced.count == 1, "\(approximate.standardOutput)")
+        #expect(reduced.first?.hasPrefix(#"{"class":"TPV","device":"\#(source)","mode":2,"#) == true)
+        #expect(
+            reduced.first?.contains(#""eph":3600"#) == true && reduced.first?.contains(#""speed":"#) == false)
+    }
+
     @Test("A log of GGA alone, with no date anywhere, is dated today, never 1970")
     func datelessLogIsDatedToday() async throws {
         let store = Self.temporaryStore()

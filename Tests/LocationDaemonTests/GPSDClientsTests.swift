@@ -120,6 +120,7 @@ struct GPSDClientsTests {
             for account in stage.accounts { screens[account.name] = screen(account) }
             return position(screens[stage.precise.name] ?? "") != nil
                 && position(screens[stage.approximate.name] ?? "") != nil
+                && screens[stage.denied.name]?.contains(#""class":"ERROR""#) == true
         }
         let precise = try #require(
             position(screens[stage.precise.name] ?? ""), "\(screens[stage.precise.name] ?? "")")

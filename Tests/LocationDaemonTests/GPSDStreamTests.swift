@@ -79,6 +79,30 @@ struct GPSDStreamTests {
         await daemon.stop()
     }
 
+    @Test(
+        "gpsloc watch --format gpsd, as gpslocd's client, prints what gpslocd serves it, each report as it comes"
+    )
+    func watchThroughTheDaemon() async throws {
+        let receiver = try TenHertzReceiver()
+        defer { receiver.stop() }
+        let daemon = try DaemonHarness(sources: [receiver.source])
+        try await daemon.start()
+        try await daemon.grantAlways(uid: 0, app: Runner.gpsloc.resolvingSymlinksInPath().path)
+        let watch = try RunningProcess(
+            ["watch", "--format", "gpsd"], environment: ["OPENCORELOCATION_SOCKET": daemon.socket])
+        #expect(
+            await watch.waitForOutput(within: 10) {
+                $0.components(separatedBy: #"{"class":"TPV""#).count > 10
+            },
+            "\(watch.output.prefix(600))\(watch.errors)")
+        let lines = watch.output.split(separator: "\r\n")
+        #expect(lines.first?.hasPrefix(#"{"class":"VERSION""#) == true)
+        let tpvs = GPSDProtocolTests.reports(watch.output).filter { $0["class"] as? String == "TPV" }
+        #expect(tpvs.allSatisfy { ($0["device"] as? String) == receiver.terminal.slavePath })
+        _ = await watch.stop()
+        await daemon.stop()
+    }
+
     @Test("DEVICE reports follow the receiver: activated once reached, without activated once it is gone")
     func deviceReports() async throws {
         let receiver = try TenHertzReceiver()

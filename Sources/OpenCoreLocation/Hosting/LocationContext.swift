@@ -94,6 +94,13 @@ public final class LocationContext: Sendable {
         if let activityToken { configuration.activity.removeObserver(activityToken) }
     }
 
+    /// The receiver's fixes whole while the app may have precise locations, beside its updates
+    /// (for a command that prints gpsd's reports); `nil` in client mode, where gpslocd serves them
+    /// through gpsd's protocol instead.
+    package func subscribePreciseFixes() -> Mailbox<Fix>? {
+        remote == nil ? engine.subscribePreciseFixes() : nil
+    }
+
     /// The monitor called `name`: the daemon's in client mode (its conditions fetched before it
     /// is returned), else one kept and evaluated by this process's engine.
     func monitor(named name: String) async -> any MonitorBackend {

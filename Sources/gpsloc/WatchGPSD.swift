@@ -1,0 +1,117 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Foundation
+import GNSS
+import OpenCoreLocation
+
+/// `gpsloc watch --format gpsd`: what a gpsd client of this program would read, each report
+/// written as it comes. As gpslocd's client it is one: it speaks gpsd's protocol on the daemon's
+/// socket, and gpslocd decides what it gets. With `--source` the program's own engine decides:
+/// gpsd's reports of every fix while it may have precise locations, a TPV of each reduced
+/// location while it may have approximate ones only, an ERROR naming the flags otherwise.
+enum WatchGPSD {
+    /// Copies gpslocd's gpsd protocol to standard output until the daemon ends the connection.
+    static func relay(socket path: String) async throws {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else {
+            throw failure("cannot make a socket: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8).prefix(raw.count - 1))
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            throw failure("cannot reach gpslocd at \(path): \(String(cString: strerror(errno)))")
+        }
+        try writeAll(Array(#"?WATCH={"enable":true,"json":true};"#.utf8) + [10], to: descriptor)
+        // A thread of its own waits on the socket, so that no thread of Swift's few is held.
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread {
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                    if count < 0 && errno == EINTR { continue }
+                    guard count > 0 else { break }
+                    do { try writeAll(Array(buffer[..<count]), to: 1) } catch { break }
+                }
+                continuation.resume()
+            }.start()
+        }
+    }
+
+    /// The program's own engine, on its own receiver, printed as gpsd's reports.
+    static func inProcess(context: LocationContext, device: String, activity: CLLocationUpdate.Activity)
+        async throws
+    {
+        let lock = NSLock()
+        let quoted = QuotedText(device)
+        let write: @Sendable ([UInt8]) -> Void = { bytes in
+            lock.withLock { try? writeAll(bytes, to: 1) }
+        }
+        var first: [UInt8] = []
+        FixFormat.appendGPSDDevice(path: device, activated: .now, to: &first)
+        write(first + [13, 10])
+        let fixes = context.subscribePreciseFixes()
+        let printer = Task {
+            while let fix = await fixes?.next() {
+                var lines: [UInt8] = []
+                FixFormat.appendGPSDReports(fix, device: quoted, crlf: true, to: &lines)
+                write(lines)
+            }
+        }
+        do {
+            try await printUpdates(activity: activity, device: quoted, write: write)
+        } catch {
+            printer.cancel()
+            fixes?.close()
+            throw error
+        }
+        // The updates ended (a log played to its end): the fixes waiting are printed first.
+        fixes?.finish()
+        await printer.value
+        fixes?.close()
+    }
+
+    /// Reduced locations as TPVs, and why there is no location as ERRORs (once per change).
+    private static func printUpdates(
+        activity: CLLocationUpdate.Activity, device quoted: QuotedText, write: @Sendable ([UInt8]) -> Void
+    ) async throws {
+        var lastRefusal: String?
+        for try await update in CLLocationUpdate.liveUpdates(for: activity) {
+            if let location = update.location {
+                lastRefusal = nil
+                guard update.accuracyLimited else { continue }  // the fixes print precise ones
+                var line: [UInt8] = []
+                FixFormat.appendGPSDReducedTPV(
+                    latitude: location.coordinate.latitude, longitude: location.coordinate.longitude,
+                    radius: location.horizontalAccuracy, time: AppOptions.utcTimestamp(location.timestamp),
+                    device: quoted, to: &line)
+                write(line + [13, 10])
+                continue
+            }
+            let flags = Watch.flags(update).filter(\.1).map { "\($0.0)" }.joined(separator: " ")
+            guard !flags.isEmpty, flags != lastRefusal else { continue }
+            lastRefusal = flags
+            var line: [UInt8] = []
+            JSONObjectWriter.append(to: &line, estimate: 256) { json in
+                json.add("class", constant: "ERROR")
+                json.add("message", string: "no location: \(flags)")
+            }
+            write(line + [13, 10])
+        }
+    }
+
+    private static func failure(_ message: String) -> ExitCode {
+        printError("gpsloc watch: error: \(message)")
+        return ExitCode(1)
+    }
+}
