@@ -8,7 +8,7 @@ import Testing
 /// gpsd's own clients from Debian, unmodified, on gpslocd: each run at once by three users of
 /// their own, one granted precise locations, one approximate ones, one nothing.
 @Suite(
-    "gpslocd: cgps, gpscsv and gpsprof", .serialized,
+    "gpslocd: cgps, gpscsv, gpsprof and xgps", .serialized,
     .enabled(if: getuid() == 0, "needs root to make users"),
     .enabled(
         if: FileManager.default.isExecutableFile(atPath: "/usr/bin/cgps"), "gpsd-clients is not installed")
@@ -24,12 +24,14 @@ struct GPSDClientsTests {
         let daemon: DaemonHarness
         let port: Int
 
-        init(app: String) async throws {
+        /// With `source`, the daemon reads it instead of the 10 Hz receiver (which sends no
+        /// satellites).
+        init(app: String, source: String? = nil) async throws {
             precise = try await Account.ensure("ocl-alice")
             approximate = try await Account.ensure("ocl-bob")
             denied = try await Account.ensure("ocl-mallory")
             receiver = try TenHertzReceiver()
-            (daemon, port) = try await GPSDProtocolTests.daemon(source: receiver.source)
+            (daemon, port) = try await GPSDProtocolTests.daemon(source: source ?? receiver.source)
             try await GPSDProtocolTests.grant(daemon, uid: precise.uid, app: app, approximate: false)
             try await GPSDProtocolTests.grant(daemon, uid: approximate.uid, app: app, approximate: true)
         }
@@ -49,6 +51,24 @@ struct GPSDClientsTests {
         }
     }
 
+    /// Runs a shell command to its end, its output nowhere a test waits on.
+    static func shell(_ command: String) {
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor in [Int32(0), 1, 2] {
+            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_RDWR, 0)
+        }
+        let arguments: [UnsafeMutablePointer<CChar>?] = [
+            strdup("/bin/sh"), strdup("-c"), strdup(command), nil,
+        ]
+        defer { for argument in arguments { free(argument) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/bin/sh", &actions, nil, arguments, environ) == 0 else { return }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
+
     /// A Python client runs as its interpreter: its user's decision is the interpreter's.
     static let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
 
@@ -64,35 +84,20 @@ struct GPSDClientsTests {
         let directory = NSTemporaryDirectory() + "ocl-cgps-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        /// Runs a shell command to its end, its output nowhere a test waits on.
-        func shell(_ command: String) {
-            var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            for descriptor in [Int32(0), 1, 2] {
-                posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_RDWR, 0)
-            }
-            let arguments: [UnsafeMutablePointer<CChar>?] = [
-                strdup("/bin/sh"), strdup("-c"), strdup(command), nil,
-            ]
-            defer { for argument in arguments { free(argument) } }
-            var pid: pid_t = 0
-            guard posix_spawn(&pid, "/bin/sh", &actions, nil, arguments, environ) == 0 else { return }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        }
         for account in stage.accounts {
             let command =
                 ([setprivPath.path] + account.setpriv() + ["/usr/bin/cgps", "127.0.0.1:\(stage.port)"])
                 .joined(separator: " ")
-            shell("\(tmux) -S \(directory)/\(account.name) new-session -d -x 100 -y 30 '\(command)'")
+            Self.shell("\(tmux) -S \(directory)/\(account.name) new-session -d -x 100 -y 30 '\(command)'")
         }
         defer {
-            for account in stage.accounts { shell("\(tmux) -S \(directory)/\(account.name) kill-server") }
+            for account in stage.accounts {
+                Self.shell("\(tmux) -S \(directory)/\(account.name) kill-server")
+            }
         }
         func screen(_ account: Account) -> String {
             let file = "\(directory)/\(account.name).screen"
-            shell("\(tmux) -S \(directory)/\(account.name) capture-pane -p > \(file)")
+            Self.shell("\(tmux) -S \(directory)/\(account.name) capture-pane -p > \(file)")
             return (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
         }
         /// The latitude and longitude cgps shows ("Latitude: 52.37309400 N").
@@ -211,6 +216,79 @@ struct GPSDClientsTests {
             samples(b.standardOutput) == 0,
             "3 samples take the reducer longer than 5 s: \(b.standardOutput.prefix(600))")
         #expect(samples(m.standardOutput) == 0, "\(m.standardOutput.prefix(600))")
+        await stage.stop()
+    }
+
+    /// How many pixels of an `xwd` picture are a saturated colour (a satellite's mark in xgps's
+    /// sky view, coloured by signal), rather than the greys of the window and its text.
+    static func colouredPixels(xwd data: Data) -> Int? {
+        let bytes = [UInt8](data)
+        func field(_ index: Int) -> Int {
+            let offset = index * 4
+            return Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8
+                | Int(bytes[offset + 3])
+        }
+        guard bytes.count > 100 else { return nil }
+        let (headerSize, height, byteOrder, bitsPerPixel, bytesPerLine, colours) = (
+            field(0), field(5), field(7), field(11), field(12), field(19)
+        )
+        guard bitsPerPixel == 32 else { return nil }
+        let start = headerSize + colours * 12
+        guard bytes.count >= start + height * bytesPerLine else { return nil }
+        var count = 0
+        for row in 0..<height {
+            var offset = start + row * bytesPerLine
+            for _ in 0..<(bytesPerLine / 4) {
+                // 0x00RRGGBB in the picture's byte order.
+                let (red, green, blue) =
+                    byteOrder == 0
+                    ? (bytes[offset + 2], bytes[offset + 1], bytes[offset])
+                    : (bytes[offset + 1], bytes[offset + 2], bytes[offset + 3])
+                if Int(max(red, green, blue)) - Int(min(red, green, blue)) > 80 { count += 1 }
+                offset += 4
+            }
+        }
+        return count
+    }
+
+    @Test(
+        "xgps under Xvfb draws the satellites in view for a precise grant, and none when denied",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb"), "xvfb is not installed"),
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/xwd"), "x11-apps is not installed"))
+    func xgps() async throws {
+        let stage = try await Stage(
+            app: Self.python, source: "file:\(Fixtures.url("drive-1hz.nmea").path)")
+        let base = 90 + Int(getpid() % 8) * 2
+        let displays = [(stage.precise, base), (stage.denied, base + 1)]
+        for (_, display) in displays {
+            Self.shell("/usr/bin/Xvfb :\(display) -ac -screen 0 900x700x24 -nolisten tcp &")
+        }
+        defer { Self.shell("pkill -f '^/usr/bin/Xvfb :(\(base)|\(base + 1)) '") }
+        _ = await waitUntil(within: 10) {
+            displays.allSatisfy { FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0.1)") }
+        }
+        for (account, display) in displays {
+            let command =
+                ([setprivPath.path] + account.setpriv() + ["/usr/bin/xgps", "127.0.0.1:\(stage.port)"])
+                .joined(separator: " ")
+            Self.shell("DISPLAY=:\(display) \(command) &")
+        }
+        defer { Self.shell("pkill -KILL -f '^/usr/bin/python3 /usr/bin/xgps 127.0.0.1:\(stage.port)'") }
+        // The log is replayed at its pace, one epoch a second: xgps has drawn a few by then.
+        try await Task.sleep(for: .seconds(6))
+        var pictures: [String: Int] = [:]
+        for (account, display) in displays {
+            let file = NSTemporaryDirectory() + "ocl-xgps-\(getpid())-\(display).xwd"
+            Self.shell("/usr/bin/xwd -root -silent -display :\(display) > \(file)")
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let data = try Data(contentsOf: URL(fileURLWithPath: file))
+            pictures[account.name] = Self.colouredPixels(xwd: data)
+        }
+        let precise = try #require(pictures[stage.precise.name], "no picture of xgps for the precise user")
+        let denied = try #require(pictures[stage.denied.name], "no picture of xgps for the denied user")
+        #expect(precise > denied + 200, "coloured pixels: \(precise) precise, \(denied) denied")
+        print("xgps: \(precise) coloured pixels drawn for the precise user, \(denied) for the denied one")
         await stage.stop()
     }
 }
