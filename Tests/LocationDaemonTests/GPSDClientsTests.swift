@@ -261,10 +261,21 @@ struct GPSDClientsTests {
             app: Self.python, source: "file:\(Fixtures.url("drive-1hz.nmea").path)")
         let base = 90 + Int(getpid() % 8) * 2
         let displays = [(stage.precise, base), (stage.denied, base + 1)]
+        // Killed with SIGKILL (the test runner's children inherit SIGTERM blocked), Xvfb leaves its
+        // lock and socket behind: they are removed before and after.
+        func clear() {
+            for (_, display) in displays {
+                Self.shell("rm -f /tmp/.X\(display)-lock /tmp/.X11-unix/X\(display)")
+            }
+        }
+        clear()
         for (_, display) in displays {
             Self.shell("/usr/bin/Xvfb :\(display) -ac -screen 0 900x700x24 -nolisten tcp &")
         }
-        defer { Self.shell("pkill -f '^/usr/bin/Xvfb :(\(base)|\(base + 1)) '") }
+        defer {
+            Self.shell("pkill -KILL -f '^/usr/bin/Xvfb :(\(base)|\(base + 1)) '")
+            clear()
+        }
         _ = await waitUntil(within: 10) {
             displays.allSatisfy { FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0.1)") }
         }
