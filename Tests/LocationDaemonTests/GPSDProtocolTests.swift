@@ -222,70 +222,114 @@ struct GPSDProtocolTests {
         await daemon.stop()
     }
 
-    @Test("gpxlogger's track is the receiver's fixes")
+    @Test(
+        "gpxlogger's track: the receiver's fixes when precise, reduced points when approximate, none when denied"
+    )
     func gpxlogger() async throws {
         let alice = try await Account.ensure("ocl-alice")
+        let bob = try await Account.ensure("ocl-bob")
+        let mallory = try await Account.ensure("ocl-mallory")
         let receiver = try TenHertzReceiver()
         defer { receiver.stop() }
         let (daemon, port) = try await Self.daemon(source: receiver.source)
         try await Self.grant(daemon, uid: alice.uid, app: "/usr/bin/gpxlogger", approximate: false)
-        func isFix(_ latitude: Double, _ longitude: Double) -> Bool {
+        try await Self.grant(daemon, uid: bob.uid, app: "/usr/bin/gpxlogger", approximate: true)
+        func isFix(_ latitude: Double, _ longitude: Double, tolerance: Double = 1e-6) -> Bool {
             receiver.fixes.contains {
-                abs($0.latitude - latitude) < 1e-6 && abs($0.longitude - longitude) < 1e-6
+                abs($0.latitude - latitude) < tolerance && abs($0.longitude - longitude) < tolerance
             }
         }
 
-        // gpxlogger: a GPX track whose points are the receiver's fixes.
-        // The test runner's children inherit SIGINT blocked: gpxlogger, which ends its track on
-        // SIGINT, gets it unblocked first.
+        // gpxlogger: a GPX track of what it was served. The test runner's children inherit SIGINT
+        // blocked: gpxlogger, which ends its track on SIGINT, gets it unblocked first.
         let unblocked =
             "import os, signal, sys; signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
             + "os.execv(sys.argv[1], sys.argv[1:])"
-        let gpx = try await Runner.run(
-            alice.setpriv() + [
-                "/usr/bin/timeout", "-s", "INT", "3", "/usr/bin/python3", "-c", unblocked,
-                "/usr/bin/gpxlogger",
-                "127.0.0.1:\(port)",
-            ], executable: setprivPath)
-        let points = gpx.standardOutput.components(separatedBy: "<trkpt ").dropFirst().compactMap {
-            point -> (Double, Double)? in
-            func value(_ name: String) -> Double? {
-                guard let start = point.range(of: name + "=\"") else { return nil }
-                return Double(point[start.upperBound...].prefix { $0 != "\"" })
+        func track(_ account: Account) async throws -> (points: [(Double, Double)], output: String) {
+            let gpx = try await Runner.run(
+                account.setpriv() + [
+                    "/usr/bin/timeout", "-s", "INT", "3", "/usr/bin/python3", "-c", unblocked,
+                    "/usr/bin/gpxlogger",
+                    "127.0.0.1:\(port)",
+                ], executable: setprivPath)
+            let points = gpx.standardOutput.components(separatedBy: "<trkpt ").dropFirst().compactMap {
+                point -> (Double, Double)? in
+                func value(_ name: String) -> Double? {
+                    guard let start = point.range(of: name + "=\"") else { return nil }
+                    return Double(point[start.upperBound...].prefix { $0 != "\"" })
+                }
+                return value("lat").flatMap { lat in value("lon").map { (lat, $0) } }
             }
-            return value("lat").flatMap { lat in value("lon").map { (lat, $0) } }
+            return (points, gpx.standardOutput.prefix(600) + gpx.standardError)
         }
-        #expect(points.count >= 10, "\(gpx.standardOutput.prefix(600))\(gpx.standardError)")
-        #expect(points.allSatisfy { isFix($0.0, $0.1) }, "\(points.prefix(3))")
-
+        async let precise = track(alice)
+        async let approximate = track(bob)
+        async let denied = track(mallory)
+        let (a, b, m) = try await (precise, approximate, denied)
+        #expect(a.points.count >= 10, "\(a.output)")
+        #expect(a.points.allSatisfy { isFix($0.0, $0.1) }, "\(a.points.prefix(3))")
+        #expect(b.points.count <= 2, "the reducer's cadence: \(b.output)")
+        #expect(b.points.allSatisfy { !isFix($0.0, $0.1, tolerance: 1e-4) }, "\(b.points)")
+        #expect(m.points.isEmpty, "\(m.output)")
         await daemon.stop()
     }
 
-    @Test("python's gps module reads gpslocd as it reads gpsd")
+    @Test("python's gps module reads gpslocd as it reads gpsd: precise, approximate and denied")
     func pythonClient() async throws {
         let alice = try await Account.ensure("ocl-alice")
+        let bob = try await Account.ensure("ocl-bob")
+        let mallory = try await Account.ensure("ocl-mallory")
         let receiver = try TenHertzReceiver()
         defer { receiver.stop() }
         let (daemon, port) = try await Self.daemon(source: receiver.source)
         let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
         try await Self.grant(daemon, uid: alice.uid, app: python, approximate: false)
+        try await Self.grant(daemon, uid: bob.uid, app: python, approximate: true)
+        // Each report as the module parsed it, one line each, until 10 TPVs with a position came
+        // or the client is ended (SIGKILL: the test runner's children inherit SIGTERM blocked).
         let script = """
-            import gps
+            import gps, json
             session = gps.gps(host="127.0.0.1", port=\(port), mode=gps.WATCH_ENABLE | gps.WATCH_JSON)
             seen = 0
             for report in session:
+                print(json.dumps(dict(report)), flush=True)
                 if report["class"] == "TPV" and "lat" in report:
                     seen += 1
                     if seen == 10:
                         break
-            print("tpv", seen, report["device"], report["lat"], report["lon"])
             """
-        let result = try await Runner.run(
-            alice.setpriv() + ["/usr/bin/timeout", "20", "/usr/bin/python3", "-c", script],
-            executable: setprivPath)
+        func run(_ account: Account) async throws -> [[String: Any]] {
+            let result = try await Runner.run(
+                account.setpriv() + [
+                    "/usr/bin/timeout", "-s", "KILL", "4", "/usr/bin/python3", "-c", script,
+                ],
+                executable: setprivPath)
+            return Self.reports(result.standardOutput)
+        }
+        async let precise = run(alice)
+        async let approximate = run(bob)
+        async let denied = run(mallory)
+        let (a, b, m) = try await (precise, approximate, denied)
+        let tpvs = a.filter { $0["class"] as? String == "TPV" && $0["lat"] != nil }
+        #expect(tpvs.count == 10, "\(a)")
+        #expect(tpvs.allSatisfy { ($0["device"] as? String) == receiver.terminal.slavePath })
         #expect(
-            result.standardOutput.hasPrefix("tpv 10 \(receiver.terminal.slavePath)"),
-            "\(result.standardOutput)\(result.standardError)")
+            tpvs.allSatisfy { tpv in
+                receiver.fixes.contains {
+                    abs($0.latitude - (tpv["lat"] as? Double ?? 0)) < 1e-7
+                        && abs($0.longitude - (tpv["lon"] as? Double ?? 0)) < 1e-7
+                }
+            })
+        let reduced = b.filter { $0["class"] as? String == "TPV" }
+        #expect(!reduced.isEmpty && reduced.count <= 2, "the reducer's cadence: \(b)")
+        #expect(
+            reduced.allSatisfy { Set($0.keys) == ["class", "device", "mode", "time", "lat", "lon", "eph"] })
+        #expect(!m.contains { $0["class"] as? String == "TPV" }, "\(m)")
+        #expect(
+            m.contains {
+                ($0["message"] as? String)?.contains("gpsloc auth grant --uid \(mallory.uid)") == true
+            },
+            "\(m)")
         await daemon.stop()
     }
 
