@@ -45,6 +45,7 @@ struct ChronyFeedTests {
         let configuration = """
             refclock SOCK \(directory)/chrony.\(device).sock refid GPS poll 0
             bindcmdaddress \(directory)/chronyd.sock
+            cmdport 0
             pidfile \(directory)/chronyd.pid
             """
         try configuration.write(toFile: directory + "/chrony.conf", atomically: true, encoding: .utf8)
