@@ -373,56 +373,15 @@ final class GPSDSession: Sendable {
             send(tpv + [13, 10])
             return
         }
-        guard let refusal = refusal(update.flags) else { return }
+        let undecided = state.withLock { $0.client?.app.engine.authorizationStatus == .notDetermined }
+        guard let refusal = GPSDRefusal.text(update.flags, identity: identity, undecided: undecided) else {
+            return
+        }
         let said = state.withLock { state -> Bool in
             defer { state.lastRefusal = refusal }
             return state.lastRefusal == refusal
         }
         if !said { error(refusal) }
-    }
-
-    /// Why nothing comes, in words a user reading the client's output can act on.
-    private func refusal(_ flags: AuthorizationFlags) -> String? {
-        let uid = identity.uid
-        if case .network = identity.basis {
-            let grant =
-                "`sudo gpsloc auth grant '\(identity.app)' always --approximate` (or without --approximate)"
-            if flags.authorizationRestricted || flags.authorizationDenied {
-                return "\(identity.basis.proof): an administrator denied \(identity.app); \(grant) allows it"
-            }
-            if flags.authorizationDeniedGlobally {
-                return "location services are off on this machine"
-            }
-            return nil
-        }
-        let grant = "sudo gpsloc auth grant --uid \(uid) '\(identity.app)' always"
-        if flags.authorizationDeniedGlobally {
-            return "location services are off on this machine; an administrator turns them on with "
-                + "`sudo gpsloc auth services on`"
-        }
-        if flags.authorizationRestricted {
-            return "\(identity.app) (uid \(uid)) is restricted from location by an administrator"
-        }
-        if flags.authorizationDenied {
-            return
-                "\(identity.app) (uid \(uid)) may not have location: its user denied it, or nobody allowed it; "
-                + "its user answers with `gpsloc agent`, or an administrator runs `\(grant)`"
-        }
-        if flags.authorizationRequestInProgress {
-            return
-                "\(identity.app) (uid \(uid)) waits for its user's answer: run `gpsloc agent` as uid \(uid), "
-                + "or an administrator runs `\(grant)`"
-        }
-        let undecided = state.withLock { $0.client?.app.engine.authorizationStatus == .notDetermined }
-        if undecided {
-            return "\(identity.app) (uid \(uid)) has no decision yet: its user is asked when it runs in a "
-                + "terminal's foreground (answer with `gpsloc agent`), or an administrator runs `\(grant)`"
-        }
-        if flags.insufficientlyInUse {
-            return "\(identity.app) (uid \(uid)) may have location while in use only, and is not in use: "
-                + "run it in a terminal's foreground, or an administrator runs `\(grant)`"
-        }
-        return nil
     }
 
     // MARK: Writing
