@@ -134,6 +134,24 @@ public enum FixFormat {
         return true
     }
 
+    /// gpsd's PPS report: the second a pulse marked (`real_…`, the nearest whole second) and the
+    /// system clock at its edge (`clock_…`).
+    public static func appendGPSDPPS(clock: UTCTimestamp, device: QuotedText?, to output: inout [UInt8]) {
+        let nanoseconds = Int(clock.nanosecondsSinceEpoch)
+        let real = (nanoseconds + 500_000_000) / 1_000_000_000
+        let seconds =
+            nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000
+        JSONObjectWriter.append(to: &output, estimate: 200) { json in
+            json.add("class", constant: "PPS")
+            json.add("device", quoted: device)
+            json.add("real_sec", integer: real)
+            json.add("real_nsec", integer: 0)
+            json.add("clock_sec", integer: seconds)
+            json.add("clock_nsec", integer: nanoseconds - seconds * 1_000_000_000)
+            json.add("precision", integer: -20)
+        }
+    }
+
     /// gpsd's TOFF report of a fix from a live receiver: the receiver's time (`real_…`) and the
     /// system clock when the epoch began to arrive (`clock_…`), for a time service to compare.
     package static func appendGPSDTOFF(_ fix: Fix, device: QuotedText?, to output: inout [UInt8]) -> Bool {

@@ -193,6 +193,11 @@ public final class SerialSource: ConnectingFixSource {
             SerialPort.close(descriptor)
             throw error
         }
+        // The receiver's pulse per second on DCD, where the port reports it.
+        let pulses = PulsePerSecond.Watcher(port: descriptor.rawValue, device: path) { [logger] in
+            logger.notice("\($0)")
+        }
+        defer { pulses?.stop() }
         let reader = try DescriptorReader(descriptor: descriptor, name: name)
         current.withLock { $0 = reader }
         defer { current.withLock { if $0 === reader { $0 = nil } } }

@@ -3,6 +3,7 @@
 
 import FoundationEssentials
 import GNSS
+import GNSSSources
 import LocationEngine
 import Locking
 
@@ -60,6 +61,11 @@ final class ChronyFeed: Sendable {
             let id = receiver.service.subscribe { [self] event in
                 if case .fix(let fix) = event { self.send(fix) }
             }
+            let pulses = Task { [self] in
+                guard let device = receiver.service.source.devicePath else { return }
+                for await pulse in PulsePerSecond.pulses(device: device) { self.send(pulse) }
+            }
+            defer { pulses.cancel() }
             log("feeding chrony at \(path) with the time of \(receiver.name)")
             while !Task.isCancelled, failure.withLock({ $0 }) == nil {
                 try? await Task.sleep(for: .seconds(1))
@@ -75,7 +81,20 @@ final class ChronyFeed: Sendable {
     /// its time and its arrival.
     private func send(_ fix: Fix) {
         guard fix.hasPosition, let time = fix.time, let arrival = fix.arrival else { return }
-        let sample = Self.sample(time: time, arrival: arrival)
+        send(Self.sample(time: time, arrival: arrival))
+    }
+
+    /// A pulse: chronyd takes the second it marks from the samples of the fixes (`lock` in its
+    /// refclock line), and from the pulse only where in the second the clock was.
+    private func send(_ pulse: PulsePerSecond.Pulse) {
+        let nanoseconds = pulse.clock.nanosecondsSinceEpoch
+        let second = (nanoseconds + 500_000_000) / 1_000_000_000 * 1_000_000_000
+        send(
+            Self.sample(
+                time: UTCTimestamp(nanosecondsSinceEpoch: second), arrival: pulse.clock, pulse: true))
+    }
+
+    private func send(_ sample: [UInt8]) {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -100,8 +119,9 @@ final class ChronyFeed: Sendable {
     }
 
     /// chrony's `struct sock_sample` on this machine (64-bit `timeval`): the system clock at the
-    /// epoch's arrival, the receiver's time minus it in seconds, no pulse, no leap second.
-    static func sample(time: UTCTimestamp, arrival: UTCTimestamp) -> [UInt8] {
+    /// epoch's arrival (or the pulse), the receiver's time minus it in seconds, whether it is a
+    /// pulse, no leap second.
+    static func sample(time: UTCTimestamp, arrival: UTCTimestamp, pulse: Bool = false) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(40)
         func append<T>(_ value: T) { withUnsafeBytes(of: value) { bytes += $0 } }
@@ -111,7 +131,7 @@ final class ChronyFeed: Sendable {
         append(Int(seconds))
         append(Int((nanoseconds - seconds * 1_000_000_000) / 1000))
         append(Double(time.nanosecondsSinceEpoch - nanoseconds) / 1e9)
-        append(Int32(0))  // pulse
+        append(Int32(pulse ? 1 : 0))
         append(Int32(0))  // leap
         append(Int32(0))  // padding
         append(magic)

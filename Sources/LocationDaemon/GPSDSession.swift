@@ -3,6 +3,7 @@
 
 import FoundationEssentials
 import GNSS
+import GNSSSources
 import LocationEngine
 import Locking
 
@@ -46,6 +47,8 @@ final class GPSDSession: Sendable {
         var toldApproximate = false
         /// When each watched receiver (by path) was last reached, for DEVICE and DEVICES.
         var activated: [String: UTCTimestamp] = [:]
+        /// Whether the last thing served was a precise fix: only then does a pulse go out.
+        var precise = false
         var closed = false
     }
 
@@ -278,6 +281,10 @@ final class GPSDSession: Sendable {
         // read would otherwise hand out its first epochs before anyone took its fixes.
         let fixes = client.app.preciseFixes()
         let updates = client.app.engineUpdates()
+        let pulseTask = Task { [weak self] in
+            guard let path = watched?.service.source.devicePath else { return }
+            for await pulse in PulsePerSecond.pulses(device: path) { self?.receive(pulse, device: device) }
+        }
         let updateTask = Task { [weak self] in
             while let update = await updates.next() { self?.receive(update, device: device) }
         }
@@ -289,10 +296,11 @@ final class GPSDSession: Sendable {
             state.client = client
             state.connection = connection
             state.session = session
-            state.tasks += [updateTask, fixTask, eventTask]
+            state.tasks += [updateTask, fixTask, eventTask, pulseTask]
             return false
         }
         if late {
+            pulseTask.cancel()
             eventTask.cancel()
             updateTask.cancel()
             fixTask.cancel()
@@ -313,7 +321,10 @@ final class GPSDSession: Sendable {
     /// A precise fix: gpsd's own reports of it, and its pseudo-NMEA for a watcher of NMEA or raw
     /// data (gpslocd passes no receiver's bytes through: see ``PseudoNMEA``).
     private func receive(_ fix: Fix, device: QuotedText?) {
-        let policy = state.withLock { $0.policy }
+        let policy = state.withLock { state in
+            state.precise = true
+            return state.policy
+        }
         guard policy.enable else { return }
         var lines: [UInt8] = []
         if policy.json { lines = reports(of: fix, device: device) }
@@ -322,6 +333,14 @@ final class GPSDSession: Sendable {
         }
         if policy.nmea || policy.raw > 0 { PseudoNMEA.append(fix, to: &lines) }
         if !lines.isEmpty { send(lines) }
+    }
+
+    /// A pulse of the receiver, for a precise watcher with `pps`: gpsd's PPS.
+    private func receive(_ pulse: PulsePerSecond.Pulse, device: QuotedText?) {
+        guard state.withLock({ $0.policy.enable && $0.policy.pps && $0.precise }) else { return }
+        var line: [UInt8] = []
+        FixFormat.appendGPSDPPS(clock: pulse.clock, device: device, to: &line)
+        send(line + [13, 10])
     }
 
     /// gpsd's TPV, SKY, GST and ATT of a fix, each a line; kept for `?POLL`.
@@ -351,6 +370,7 @@ final class GPSDSession: Sendable {
         if let location = update.location {
             guard update.flags.accuracyLimited else { return }  // the fixes carry precise ones
             let (policy, told) = state.withLock { state in
+                state.precise = false
                 defer { state.toldApproximate = true }
                 return (state.policy, state.toldApproximate)
             }
