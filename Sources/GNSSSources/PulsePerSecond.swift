@@ -10,7 +10,7 @@ import Locking
 /// thread that waits in `TIOCMIWAIT` for the line to change.
 ///
 /// A port that does not report DCD changes (a pseudo-terminal, most USB adapters without the pin)
-/// says so once, through the serial source's log, and gives no pulses; nothing else changes. The
+/// gives no pulses, and the serial source says so when it connects; nothing else changes. The
 /// pulses of each device go to whoever listens for that device's path (``pulses(device:)``): the
 /// daemon's clock feed and its gpsd clients with `pps`.
 public enum PulsePerSecond {
@@ -58,6 +58,14 @@ public enum PulsePerSecond {
             action.sa_flags = 0
             sigaction(wakeSignal, &action, nil)
         }()
+
+        /// Whether the port's driver counts changes of its modem lines (`TIOCGICOUNT`), as every
+        /// driver that can wait for them does: a UART does, a pseudo-terminal and most USB
+        /// adapters without a DCD pin do not.
+        static func reportsModemLines(_ port: Int32) -> Bool {
+            var counts = [Int32](repeating: 0, count: 20)
+            return ioctl(port, UInt(TIOCGICOUNT), &counts) == 0
+        }
 
         private let descriptor: Int32
         private let device: String

@@ -193,16 +193,21 @@ public final class SerialSource: ConnectingFixSource {
             SerialPort.close(descriptor)
             throw error
         }
-        // The receiver's pulse per second on DCD, where the port reports it.
-        let pulses = PulsePerSecond.Watcher(port: descriptor.rawValue, device: path) { [logger] in
-            logger.notice("\($0)")
-        }
+        // The receiver's pulse per second on DCD, where the port reports its modem lines.
+        let pulses =
+            PulsePerSecond.Watcher.reportsModemLines(descriptor.rawValue)
+            ? PulsePerSecond.Watcher(port: descriptor.rawValue, device: path) { [logger] in
+                logger.notice("\($0)")
+            }
+            : nil
         defer { pulses?.stop() }
         let reader = try DescriptorReader(descriptor: descriptor, name: name)
         current.withLock { $0 = reader }
         defer { current.withLock { if $0 === reader { $0 = nil } } }
         logger.debug("\(name): open at \(rate) baud")
-        connected("\(name) at \(rate) baud")
+        connected(
+            "\(name) at \(rate) baud"
+                + (pulses == nil ? " (no pulse per second: the port does not report its DCD line)" : ""))
         let (logger, name) = (logger, name)
         let decoder = StreamDecoder { bytes, rejected in
             logger.warning(

@@ -260,6 +260,23 @@ public final class Daemon: Sendable {
         for client in clients.withLock({ Array($0.values) }) { client.refreshActivity() }
     }
 
+    /// Logs each time a receiver is reached (with its rate, and whether it gives a pulse per
+    /// second), until cancelled; its failures the receiver's service logs itself.
+    public func logReceiverConnections() async {
+        var seen: Set<String> = []
+        let receivers = configuration.receivers.filter { seen.insert($0.device).inserted }
+        await withDiscardingTaskGroup { group in
+            for receiver in receivers {
+                let events = receiver.service.sourceEvents()
+                group.addTask { [log] in
+                    for await event in events {
+                        if case .connected(let what) = event { log("receiver reached: \(what)") }
+                    }
+                }
+            }
+        }
+    }
+
     /// Feeds chrony's SOCK refclocks in `directory` with the time of every receiver that has a
     /// device file (see ``ChronyFeed``), until cancelled.
     public func feedChrony(directory: String) async {

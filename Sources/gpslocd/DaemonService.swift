@@ -159,6 +159,7 @@ struct DaemonService: Service {
             // Stored monitors are opened once the daemon answers: however many there are, it is
             // ready at once, and their evaluation catches up.
             tasks.addTask { daemon.restoreMonitors() }
+            tasks.addTask { await daemon.logReceiverConnections() }
             if !settings.chronySockets.isEmpty {
                 let directory = settings.chronySockets
                 tasks.addTask { await daemon.feedChrony(directory: directory) }

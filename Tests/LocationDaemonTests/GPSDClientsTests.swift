@@ -252,15 +252,15 @@ struct GPSDClientsTests {
     }
 
     @Test(
-        "xgps under Xvfb draws the satellites in view for a precise grant, and none when denied",
+        "xgps under Xvfb draws the satellites in view for a precise grant, none when approximate or denied",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb"), "xvfb is not installed"),
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: "/usr/bin/xwd"), "x11-apps is not installed"))
     func xgps() async throws {
         let stage = try await Stage(
             app: Self.python, source: "file:\(Fixtures.url("drive-1hz.nmea").path)")
-        let base = 90 + Int(getpid() % 8) * 2
-        let displays = [(stage.precise, base), (stage.denied, base + 1)]
+        let base = 90 + Int(getpid() % 8) * 3
+        let displays = [(stage.precise, base), (stage.approximate, base + 1), (stage.denied, base + 2)]
         // Killed with SIGKILL (the test runner's children inherit SIGTERM blocked), Xvfb leaves its
         // lock and socket behind: they are removed before and after.
         func clear() {
@@ -273,7 +273,7 @@ struct GPSDClientsTests {
             Self.shell("/usr/bin/Xvfb :\(display) -ac -screen 0 900x700x24 -nolisten tcp &")
         }
         defer {
-            Self.shell("pkill -KILL -f '^/usr/bin/Xvfb :(\(base)|\(base + 1)) '")
+            Self.shell("pkill -KILL -f '^/usr/bin/Xvfb :(\(base)|\(base + 1)|\(base + 2)) '")
             clear()
         }
         _ = await waitUntil(within: 10) {
@@ -297,9 +297,16 @@ struct GPSDClientsTests {
             pictures[account.name] = Self.colouredPixels(xwd: data)
         }
         let precise = try #require(pictures[stage.precise.name], "no picture of xgps for the precise user")
+        let approximate = try #require(
+            pictures[stage.approximate.name], "no picture for the approximate user")
         let denied = try #require(pictures[stage.denied.name], "no picture of xgps for the denied user")
-        #expect(precise > denied + 200, "coloured pixels: \(precise) precise, \(denied) denied")
-        print("xgps: \(precise) coloured pixels drawn for the precise user, \(denied) for the denied one")
+        // An approximate client gets no SKY: its sky view is as empty as a denied one's.
+        #expect(
+            precise > max(approximate, denied) + 200, "coloured pixels: \(precise), \(approximate), \(denied)"
+        )
+        print(
+            "xgps: \(precise) coloured pixels drawn for the precise user, \(approximate) for the approximate one, "
+                + "\(denied) for the denied one")
         await stage.stop()
     }
 }

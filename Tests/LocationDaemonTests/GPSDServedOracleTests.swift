@@ -10,7 +10,8 @@ import Testing
 /// gpsd's regression corpus through gpslocd: every log replayed as a `file:` receiver and read by
 /// a client of gpsd's protocol, its TPVs compared with gpsd's own output for the log (its `.chk`,
 /// which gpsd's regression suite recorded from gpsd fed by gpsfake) by the decode oracle's
-/// comparer. What the protocol serves must agree with gpsd as often as the decoder does.
+/// comparer. What the protocol serves must agree with gpsd as often as the decoder does, and its
+/// SKY reports must be the decoder's.
 @Suite(
     "gpslocd: gpsd's corpus through gpsd's protocol", .serialized,
     .enabled(if: getuid() == 0, "the daemon's tests run as root"))
@@ -28,7 +29,9 @@ struct GPSDServedOracleTests {
         let logs = try Fixtures.gpsdLogs()
         #expect(logs.count > 50, "only \(logs.count) logs with .chk files in \(corpus.path)")
         let sources = logs.map { "file:\($0.path)?speed=max" }
-        let daemon = try DaemonHarness(sources: sources)
+        // Logs replayed as fast as they are read outrun a client whose output a test collects: the
+        // largest buffer a client may have, so that none is cut off for reading slowly.
+        let daemon = try DaemonHarness(sources: sources, extra: ["--client-buffer", "16777216"])
         try await daemon.start()
         let socat = URL(fileURLWithPath: "/usr/bin/socat").resolvingSymlinksInPath().path
         try await daemon.grantAlways(uid: 0, app: socat)
@@ -36,6 +39,7 @@ struct GPSDServedOracleTests {
         var served = GPSDComparison.Tally()
         var decoded = GPSDComparison.Tally()
         var worse: [String] = []
+        var skyReports = 0
         for (log, source) in zip(logs, sources) {
             let client = try daemon.client(as: nil)
             client.send(#"?WATCH={"enable":true,"json":true,"device":"\#(source)"};"#)
@@ -56,7 +60,19 @@ struct GPSDServedOracleTests {
             let lines = client.output.split(separator: "\r\n")
             let ours = try GPSDComparison.compare(log: log, ours: lines)
             var direct: [String] = []
-            try ReplaySource(path: log.path).decodeAll { direct.append(FixFormat.gpsdTPV($0)) }
+            var decodedSKY: [String] = []
+            try ReplaySource(path: log.path).decodeAll { fix in
+                direct.append(FixFormat.gpsdTPV(fix))
+                var line: [UInt8] = []
+                FixFormat.appendGPSDReports(fix, device: QuotedText(source), to: &line)
+                decodedSKY += String(decoding: line, as: UTF8.self).split(separator: "\n").filter {
+                    $0.hasPrefix(#"{"class":"SKY""#)
+                }.map(String.init)
+            }
+            // The SKY stream served is the decoder's, report for report.
+            let servedSKY = lines.filter { $0.hasPrefix(#"{"class":"SKY""#) }.map(String.init)
+            #expect(servedSKY == decodedSKY, "\(log.lastPathComponent): SKY served differs from SKY decoded")
+            skyReports += servedSKY.count
             let theirs = try GPSDComparison.compare(log: log, ours: direct.map { Substring($0) })
             served.epochs += ours.epochs
             served.agreeing += ours.agreeing
