@@ -149,12 +149,12 @@ struct GPSDClientsTests {
     )
     func gpscsv() async throws {
         let stage = try await Stage(app: Self.python)
-        // gpscsv ends after 20 TPVs, or is ended after 4 s (SIGKILL: the test runner's children
+        // gpscsv ends after 20 TPVs, or is ended after 8 s (SIGKILL: the test runner's children
         // inherit SIGTERM blocked), its rows written as they come.
         func run(_ account: Account) async throws -> ProcessResult {
             try await Runner.run(
                 account.setpriv() + [
-                    "/usr/bin/timeout", "-s", "KILL", "4", "/usr/bin/gpscsv", "-n", "20", "-f",
+                    "/usr/bin/timeout", "-s", "KILL", "8", "/usr/bin/gpscsv", "-n", "20", "-f",
                     "time,lat,lon,speed", "127.0.0.1:\(stage.port)",
                 ], executable: setprivPath, environment: ["PYTHONUNBUFFERED": "1"])
         }

@@ -248,7 +248,7 @@ struct GPSDProtocolTests {
         func track(_ account: Account) async throws -> (points: [(Double, Double)], output: String) {
             let gpx = try await Runner.run(
                 account.setpriv() + [
-                    "/usr/bin/timeout", "-s", "INT", "3", "/usr/bin/python3", "-c", unblocked,
+                    "/usr/bin/timeout", "-s", "INT", "6", "/usr/bin/python3", "-c", unblocked,
                     "/usr/bin/gpxlogger",
                     "127.0.0.1:\(port)",
                 ], executable: setprivPath)
@@ -298,17 +298,17 @@ struct GPSDProtocolTests {
                     if seen == 10:
                         break
             """
-        func run(_ account: Account) async throws -> [[String: Any]] {
+        // The precise client ends by itself after 10 TPVs; the others are ended after 6 s.
+        func run(_ account: Account, seconds: Int) async throws -> [[String: Any]] {
             let result = try await Runner.run(
                 account.setpriv() + [
-                    "/usr/bin/timeout", "-s", "KILL", "4", "/usr/bin/python3", "-c", script,
-                ],
-                executable: setprivPath)
+                    "/usr/bin/timeout", "-s", "KILL", "\(seconds)", "/usr/bin/python3", "-c", script,
+                ], executable: setprivPath)
             return Self.reports(result.standardOutput)
         }
-        async let precise = run(alice)
-        async let approximate = run(bob)
-        async let denied = run(mallory)
+        async let precise = run(alice, seconds: 30)
+        async let approximate = run(bob, seconds: 6)
+        async let denied = run(mallory, seconds: 6)
         let (a, b, m) = try await (precise, approximate, denied)
         let tpvs = a.filter { $0["class"] as? String == "TPV" && $0["lat"] != nil }
         #expect(tpvs.count == 10, "\(a)")
