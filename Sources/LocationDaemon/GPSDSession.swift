@@ -366,6 +366,8 @@ final class GPSDSession: Sendable {
 
     /// An update: a reduced location becomes a TPV of it alone; a refusal, an ERROR saying why.
     private func receive(_ update: LocationUpdate, device: QuotedText?) {
+        // Anything but a precise location ends the pulses: only a precise client gets them.
+        if update.location == nil || update.flags.accuracyLimited { state.withLock { $0.precise = false } }
         guard state.withLock({ $0.policy.enable }) else { return }
         if let location = update.location {
             guard update.flags.accuracyLimited else { return }  // the fixes carry precise ones
