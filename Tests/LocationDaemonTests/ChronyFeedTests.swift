@@ -116,6 +116,28 @@ struct ChronyFeedTests {
             "TOFF offsets over \(toff.count) epochs: median \(sorted[sorted.count / 2]) s, "
                 + "range \(sorted.first ?? 0)…\(sorted.last ?? 0) s")
         await client.stop()
+
+        // An approximate client that asks for the same gets its reduced TPV and no TOFF.
+        let bob = try await Account.ensure("ocl-bob")
+        let admin = try daemon.client(as: nil)
+        await admin.hello()
+        admin.send(
+            #"{"op":"auth.grant","id":1,"uid":\#(bob.uid),"app":"\#(socat)","level":"always","approximate":true}"#
+        )
+        #expect(await admin.wait { $0.contains(.ok(id: 1)) }, "\(admin.output)")
+        await admin.stop()
+        let reduced = try daemon.client(as: bob)
+        reduced.send(#"?WATCH={"enable":true,"json":true,"pps":true};"#)
+        #expect(
+            await waitUntil(within: 10) {
+                GPSDProtocolTests.reports(reduced.output).contains { $0["class"] as? String == "TPV" }
+            }, "\(reduced.output)")
+        try await Task.sleep(for: .seconds(1))
+        let classes = Set(GPSDProtocolTests.reports(reduced.output).compactMap { $0["class"] as? String })
+        #expect(
+            !classes.contains("TOFF") && !classes.contains("PPS") && !classes.contains("SKY"), "\(classes)")
+        #expect(reduced.output.contains("has approximate location only"), "\(reduced.output)")
+        await reduced.stop()
         await daemon.stop()
     }
 }

@@ -208,6 +208,11 @@ struct GPSDProtocolTests {
         #expect(await admin.wait { $0.contains(.ok(id: 3)) }, "\(admin.output)")
         #expect(admin.output.contains("a network client is never in use"), "\(admin.output)")
         #expect(admin.output.contains("'network:10.1.2.300' is not an address block"), "\(admin.output)")
+        // The network's decisions are no user's, and are listed under the uid no process has.
+        admin.send(#"{"op":"auth.show","id":4,"uid":4294967295}"#)
+        #expect(
+            await admin.wait(within: 10) { _ in admin.output.contains("network:\(block)") }, "\(admin.output)"
+        )
         await admin.stop()
         let allowed = try await Runner.run(
             ["netns", "exec", namespace, setprivPath.path] + mallory.setpriv()
