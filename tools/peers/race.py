@@ -96,6 +96,8 @@ def main():
         ("cat", "read the file, nothing else", ["cat", log], None, None, False),
         ("C checksum loop", "frame + validate checksums only (C, ours)", [os.path.join(work, "checksum-loop")],
          log, "stdout", False),
+        ("C memchr loop", "the same, lines found with memchr (C, ours)", [os.path.join(work, "checksum-memchr")],
+         log, "stdout", False),
         ("OpenCoreLocation parse", "frame + checksum + every sentence typed", [arguments.nmea_parse, log], None,
          "stdout", False),
         ("OpenCoreLocation decode", "parse + epochs + satellites (gpsloc decode --format none)",
@@ -165,6 +167,8 @@ def main():
     target("parse: OpenCoreLocation vs go-nmea", median["go-nmea"] / median["OpenCoreLocation parse"], 15)
     target("parse: share of the C checksum loop's speed",
            100 * median["C checksum loop"] / median["OpenCoreLocation parse"], 50, "%")
+    target("parse: share of the C memchr loop's speed",
+           100 * median["C memchr loop"] / median["OpenCoreLocation parse"], 60, "%")
     target("decode to fixes: OpenCoreLocation vs go-nmea", median["go-nmea"] / median["OpenCoreLocation decode"], 8)
     target("gpsd JSON: gpsloc decode --format gpsd vs gpsdecode",
            median["gpsdecode"] / median["OpenCoreLocation gpsd JSON"], 10)
