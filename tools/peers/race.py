@@ -80,6 +80,9 @@ def main():
     options.add_argument("--runs", type=int, default=9, help="runs of each fast program (default 9)")
     options.add_argument("--slow-runs", type=int, default=3,
                          help="runs of gpsdecode and pynmea2, which take tens of seconds each (default 3)")
+    options.add_argument("--baseline", metavar="DIR",
+                         help="a checkout of an earlier commit (git worktree add DIR 9a70f70) with its release "
+                              "builds: its gpsloc and nmea-parse are timed in the same run, with the ratios to them")
     options.add_argument("--no-mallocs", action="store_true", help="skip the malloc benchmark")
     options.add_argument("--no-memory", action="store_true",
                          help="skip the peak-memory runs on 1 MB and 1 GB logs")
@@ -111,6 +114,19 @@ def main():
          ["/usr/bin/python3", os.path.join(os.path.dirname(__file__), "pynmea2", "harness.py")], log, "stdout",
          True),
     ]
+    if arguments.baseline:
+        base_gpsloc = os.path.join(arguments.baseline, ".build", "release", "gpsloc")
+        base_parse = os.path.join(arguments.baseline, "Benchmarks", ".build", "release", "nmea-parse")
+        for path in (base_gpsloc, base_parse):
+            if not os.access(path, os.X_OK):
+                sys.exit("compare-peers: --baseline: %s is missing; build it in %s with `swift build -c release "
+                         "--product gpsloc` and `swift build -c release --package-path Benchmarks --product "
+                         "nmea-parse`" % (path, arguments.baseline))
+        programs += [
+            ("baseline parse", "nmea-parse of --baseline", [base_parse, log], None, "stdout", False),
+            ("baseline decode", "gpsloc decode --format none of --baseline",
+             [base_gpsloc, "decode", "--format", "none", log], None, "stderr", False),
+        ]
     times = {name: [] for name, *_ in programs}
     peaks = {name: 0 for name, *_ in programs}
     outputs = {}
@@ -172,6 +188,13 @@ def main():
     target("decode to fixes: OpenCoreLocation vs go-nmea", median["go-nmea"] / median["OpenCoreLocation decode"], 8)
     target("gpsd JSON: gpsloc decode --format gpsd vs gpsdecode",
            median["gpsdecode"] / median["OpenCoreLocation gpsd JSON"], 10)
+
+    if arguments.baseline:
+        print()
+        print("Against --baseline %s (same run):" % arguments.baseline)
+        print("  parse: %.2f× its speed; decode (--format none): %.2f× its speed" % (
+            median["baseline parse"] / median["OpenCoreLocation parse"],
+            median["baseline decode"] / median["OpenCoreLocation decode"]))
 
     if not arguments.no_mallocs:
         # The benchmark package's malloc counter, over sentences parsed in steady state.
