@@ -55,9 +55,8 @@ struct ByteCursor {
             if digits < 10 {
                 put(UInt8(truncatingIfNeeded: digits) &+ 48)
             } else {
-                let pairs = Self.digitPairs.utf8Start
-                position[0] = pairs[Int(digits) &* 2]
-                position[1] = pairs[Int(digits) &* 2 &+ 1]
+                var pair = digits
+                putPair(&pair, endingAt: 1)
                 position += 2
             }
             return
@@ -74,13 +73,9 @@ struct ByteCursor {
         var index = length - 1
         // Two digits per division, from a table of the pairs "00" to "99": the decimals, the
         // point, then the whole part.
-        let pairs = Self.digitPairs.utf8Start
         var decimalsLeft = decimals
         while decimalsLeft >= 2 {
-            let pair = Int(remaining % 100) &* 2
-            remaining /= 100
-            position[index] = pairs[pair + 1]
-            position[index - 1] = pairs[pair]
+            putPair(&remaining, endingAt: index)
             index -= 2
             decimalsLeft -= 2
         }
@@ -94,16 +89,23 @@ struct ByteCursor {
             index -= 1
         }
         while index >= 1 {
-            let pair = Int(remaining % 100) &* 2
-            remaining /= 100
-            position[index] = pairs[pair + 1]
-            position[index - 1] = pairs[pair]
+            putPair(&remaining, endingAt: index)
             index -= 2
         }
         if index == 0 {
             position[0] = UInt8(truncatingIfNeeded: remaining % 10) &+ 48
         }
         position += length
+    }
+
+    /// Writes the last two digits of `remaining` at `index - 1` and `index`, and drops them.
+    @inline(__always)
+    private func putPair(_ remaining: inout UInt32, endingAt index: Int) {
+        let pair = Int(remaining % 100) &* 2
+        remaining /= 100
+        let pairs = Self.digitPairs.utf8Start
+        position[index] = pairs[pair + 1]
+        position[index - 1] = pairs[pair]
     }
 
     /// "00", "01", … "99" in a row; computed, so that no lazy initialisation guards its reads.

@@ -137,17 +137,15 @@ public enum FixFormat {
     /// gpsd's PPS report: the second a pulse marked (`real_…`, the nearest whole second) and the
     /// system clock at its edge (`clock_…`).
     public static func appendGPSDPPS(clock: UTCTimestamp, device: QuotedText?, to output: inout [UInt8]) {
-        let nanoseconds = Int(clock.nanosecondsSinceEpoch)
-        let real = (nanoseconds + 500_000_000) / 1_000_000_000
-        let seconds =
-            nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000
+        let real = clock.nearestWholeSecond.secondsAndNanoseconds
+        let edge = clock.secondsAndNanoseconds
         JSONObjectWriter.append(to: &output, estimate: 200) { json in
             json.add("class", constant: "PPS")
             json.add("device", quoted: device)
-            json.add("real_sec", integer: real)
+            json.add("real_sec", integer: Int(real.seconds))
             json.add("real_nsec", integer: 0)
-            json.add("clock_sec", integer: seconds)
-            json.add("clock_nsec", integer: nanoseconds - seconds * 1_000_000_000)
+            json.add("clock_sec", integer: Int(edge.seconds))
+            json.add("clock_nsec", integer: Int(edge.nanoseconds))
             json.add("precision", integer: -20)
         }
     }
@@ -156,20 +154,14 @@ public enum FixFormat {
     /// system clock when the epoch began to arrive (`clock_…`), for a time service to compare.
     package static func appendGPSDTOFF(_ fix: Fix, device: QuotedText?, to output: inout [UInt8]) -> Bool {
         guard let time = fix.time, let arrival = fix.arrival else { return false }
-        func split(_ stamp: UTCTimestamp) -> (Int, Int) {
-            let nanoseconds = Int(stamp.nanosecondsSinceEpoch)
-            let seconds =
-                nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000
-            return (seconds, nanoseconds - seconds * 1_000_000_000)
-        }
-        let (real, clock) = (split(time), split(arrival))
+        let (real, clock) = (time.secondsAndNanoseconds, arrival.secondsAndNanoseconds)
         JSONObjectWriter.append(to: &output, estimate: 200) { json in
             json.add("class", constant: "TOFF")
             json.add("device", quoted: device)
-            json.add("real_sec", integer: real.0)
-            json.add("real_nsec", integer: real.1)
-            json.add("clock_sec", integer: clock.0)
-            json.add("clock_nsec", integer: clock.1)
+            json.add("real_sec", integer: Int(real.seconds))
+            json.add("real_nsec", integer: Int(real.nanoseconds))
+            json.add("clock_sec", integer: Int(clock.seconds))
+            json.add("clock_nsec", integer: Int(clock.nanoseconds))
             json.add("precision", integer: -1)
         }
         return true

@@ -101,6 +101,20 @@ public struct UTCTimestamp: Sendable, Hashable, Comparable, CustomStringConverti
         return UTCTimestamp(nanosecondsSinceEpoch: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
     }
 
+    /// The whole seconds since 1970 (rounded down, before 1970 too) and the nanoseconds past them
+    /// (0 to 999,999,999), as `timespec` and gpsd's `…_sec`/`…_nsec` members hold an instant.
+    public var secondsAndNanoseconds: (seconds: Int64, nanoseconds: Int64) {
+        let seconds = floorDivide(nanosecondsSinceEpoch, 1_000_000_000)
+        return (seconds, nanosecondsSinceEpoch - seconds * 1_000_000_000)
+    }
+
+    /// The whole second nearest to this instant (a pulse per second marks one).
+    public var nearestWholeSecond: UTCTimestamp {
+        UTCTimestamp(
+            nanosecondsSinceEpoch: floorDivide(nanosecondsSinceEpoch + 500_000_000, 1_000_000_000)
+                * 1_000_000_000)
+    }
+
     /// Seconds since 1970 as a `Double`.
     public var secondsSinceEpoch: Double { Double(nanosecondsSinceEpoch) / 1e9 }
 

@@ -20,28 +20,29 @@ public enum PulsePerSecond {
         public var clock: UTCTimestamp
     }
 
-    private static let listeners = Mutex<
-        [Int: (device: String, continuation: AsyncStream<Pulse>.Continuation)]
-    >(
-        [:])
-    private static let nextListener = Mutex(0)
+    private struct Listeners {
+        var next = 0
+        var byID: [Int: (device: String, continuation: AsyncStream<Pulse>.Continuation)] = [:]
+    }
+
+    private static let listeners = Mutex(Listeners())
 
     /// The pulses of the serial device at `path` from now on; the stream ends when the task
     /// iterating it is cancelled.
     public static func pulses(device path: String) -> AsyncStream<Pulse> {
         let (stream, continuation) = AsyncStream<Pulse>.makeStream(bufferingPolicy: .bufferingNewest(8))
-        let id = nextListener.withLock { next in
-            next += 1
-            return next
+        let id = listeners.withLock { listeners in
+            listeners.next += 1
+            listeners.byID[listeners.next] = (path, continuation)
+            return listeners.next
         }
-        listeners.withLock { $0[id] = (path, continuation) }
-        continuation.onTermination = { _ in _ = listeners.withLock { $0.removeValue(forKey: id) } }
+        continuation.onTermination = { _ in _ = listeners.withLock { $0.byID.removeValue(forKey: id) } }
         return stream
     }
 
     static func publish(_ pulse: Pulse) {
         let targets = listeners.withLock {
-            $0.values.filter { $0.device == pulse.device }.map(\.continuation)
+            $0.byID.values.filter { $0.device == pulse.device }.map(\.continuation)
         }
         for target in targets { target.yield(pulse) }
     }

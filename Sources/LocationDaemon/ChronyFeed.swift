@@ -33,6 +33,8 @@ final class ChronyFeed: Sendable {
     private let log: @Sendable (String) -> Void
     private let failure = Mutex<String?>(nil)
     private let descriptor: Int32
+    /// chronyd's socket address, made once; `nil` when the path is too long for one.
+    private let address: sockaddr_un?
 
     /// The feed of `receiver` into `directory`, `nil` for a receiver without a device file.
     init?(receiver: Receiver, directory: String, log: @escaping @Sendable (String) -> Void) {
@@ -42,6 +44,15 @@ final class ChronyFeed: Sendable {
         path = directory + "/chrony." + name + ".sock"
         self.log = log
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        if bytes.count < MemoryLayout.size(ofValue: address.sun_path) {
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+            self.address = address
+        } else {
+            self.address = nil
+        }
     }
 
     deinit { if descriptor >= 0 { close(descriptor) } }
@@ -50,6 +61,12 @@ final class ChronyFeed: Sendable {
     func run() async {
         guard descriptor >= 0 else {
             log("cannot feed chrony at \(path): no socket (\(String(cString: strerror(errno))))")
+            return
+        }
+        guard address != nil else {
+            log(
+                "cannot feed chrony at \(path): the path is too long for a socket; give a shorter --chrony-sockets"
+            )
             return
         }
         while !Task.isCancelled {
@@ -87,22 +104,11 @@ final class ChronyFeed: Sendable {
     /// A pulse: chronyd takes the second it marks from the samples of the fixes (`lock` in its
     /// refclock line), and from the pulse only where in the second the clock was.
     private func send(_ pulse: PulsePerSecond.Pulse) {
-        let nanoseconds = pulse.clock.nanosecondsSinceEpoch
-        let second = (nanoseconds + 500_000_000) / 1_000_000_000 * 1_000_000_000
-        send(
-            Self.sample(
-                time: UTCTimestamp(nanosecondsSinceEpoch: second), arrival: pulse.clock, pulse: true))
+        send(Self.sample(time: pulse.clock.nearestWholeSecond, arrival: pulse.clock, pulse: true))
     }
 
     private func send(_ sample: [UInt8]) {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            failure.withLock { $0 = "the path is too long for a socket" }
-            return
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        guard var address else { return }
         let sent = sample.withUnsafeBytes { raw in
             withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -125,12 +131,10 @@ final class ChronyFeed: Sendable {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(40)
         func append<T>(_ value: T) { withUnsafeBytes(of: value) { bytes += $0 } }
-        let nanoseconds = arrival.nanosecondsSinceEpoch
-        let seconds =
-            nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000
+        let (seconds, nanoseconds) = arrival.secondsAndNanoseconds
         append(Int(seconds))
-        append(Int((nanoseconds - seconds * 1_000_000_000) / 1000))
-        append(Double(time.nanosecondsSinceEpoch - nanoseconds) / 1e9)
+        append(Int(nanoseconds / 1000))
+        append(Double(time.nanosecondsSinceEpoch - arrival.nanosecondsSinceEpoch) / 1e9)
         append(Int32(pulse ? 1 : 0))
         append(Int32(0))  // leap
         append(Int32(0))  // padding

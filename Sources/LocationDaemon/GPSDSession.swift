@@ -179,7 +179,7 @@ final class GPSDSession: Sendable {
 
     private func poll() {
         let (tpv, sky, active) = state.withLock { ($0.lastTPV, $0.lastSKY, $0.policy.enable) }
-        let now = Self.timestamp(Date()).iso8601
+        let now = UTCTimestamp.now.iso8601
         var line: [UInt8] = Array(
             #"{"class":"POLL","time":"\#(now)","active":\#(active ? 1 : 0),"tpv":["#.utf8)
         if let tpv { line += tpv }
@@ -235,7 +235,7 @@ final class GPSDSession: Sendable {
         let activated: UTCTimestamp?
         switch event {
         case .connected:
-            activated = Self.timestamp(Date())
+            activated = .now
         case .disconnected, .failed, .ended:
             activated = nil
         case .reconnecting, .stale:

@@ -122,15 +122,18 @@ struct AddressBlock: Sendable, Hashable, CustomStringConvertible {
         return true
     }
 
-    var description: String {
+    var description: String { "\(Self.text(address))/\(prefix)" }
+
+    /// An address as written (`192.0.2.7`, `2001:db8::7`), an IPv4 address mapped into IPv6 as IPv4.
+    static func text(_ bytes: [UInt8]) -> String {
+        let address = unmapped(bytes)
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         let family = address.count == 4 ? AF_INET : AF_INET6
-        let text = address.withUnsafeBytes { raw in
+        return address.withUnsafeBytes { raw in
             inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count)) != nil
                 ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 : "?"
         }
-        return "\(text)/\(prefix)"
     }
 
     private static func parse(_ text: String) -> [UInt8]? {

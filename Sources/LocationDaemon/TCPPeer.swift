@@ -181,22 +181,10 @@ public enum TCPPeer {
 
 extension TCPPeer.Endpoint: CustomStringConvertible {
     /// The address alone: `192.0.2.7`, `2001:db8::7` (an IPv4 address mapped into IPv6 as IPv4).
-    public var host: String {
-        let block = AddressBlock(Self.text(address))
-        return block.map { String($0.description.prefix { $0 != "/" }) } ?? Self.text(address)
-    }
+    public var host: String { AddressBlock.text(address) }
 
     public var description: String {
         let host = host
         return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-    }
-
-    private static func text(_ address: [UInt8]) -> String {
-        if address.count == 4 { return address.map(String.init).joined(separator: ".") }
-        var groups: [String] = []
-        for index in stride(from: 0, to: address.count, by: 2) {
-            groups.append(String(UInt16(address[index]) << 8 | UInt16(address[index + 1]), radix: 16))
-        }
-        return groups.joined(separator: ":")
     }
 }

@@ -14,25 +14,13 @@ import OpenCoreLocation
 enum WatchGPSD {
     /// Copies gpslocd's gpsd protocol to standard output until the daemon ends the connection.
     static func relay(socket path: String) async throws {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else {
-            throw failure("cannot make a socket: \(String(cString: strerror(errno)))")
+        let connection: DaemonConnection
+        do { connection = try DaemonConnection.open(path: path) } catch { throw failure(error.description) }
+        defer { try? connection.descriptor.close() }
+        guard connection.send(Array(#"?WATCH={"enable":true,"json":true};"#.utf8) + [10]) else {
+            throw failure("gpslocd closed the connection before it was asked to watch")
         }
-        defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: Array(path.utf8).prefix(raw.count - 1))
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else {
-            throw failure("cannot reach gpslocd at \(path): \(String(cString: strerror(errno)))")
-        }
-        try writeAll(Array(#"?WATCH={"enable":true,"json":true};"#.utf8) + [10], to: descriptor)
+        let descriptor = connection.descriptor.rawValue
         // A thread of its own waits on the socket, so that no thread of Swift's few is held.
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             Thread {

@@ -22,11 +22,8 @@ struct GPSDOracleTests {
 
     @Test func agreesWithGPSDOverTheWholeCorpus() async throws {
         guard let corpus = Fixtures.gpsdCorpus else {
-            Issue.record(
-                """
-                gpsd's regression corpus was not found: expected ../shared/fixtures/gpsd beside the \
-                package, or a directory named by GPSD_FIXTURES. The oracle did not run.
-                """)
+            Issue.record("\(Fixtures.gpsdCorpusMissing)")
+
             return
         }
         let logs = try Fixtures.gpsdLogs()

@@ -120,13 +120,7 @@ struct ChronyFeedTests {
 
         // An approximate client that asks for the same gets its reduced TPV and no TOFF.
         let bob = try await Account.ensure("ocl-bob")
-        let admin = try daemon.client(as: nil)
-        await admin.hello()
-        admin.send(
-            #"{"op":"auth.grant","id":1,"uid":\#(bob.uid),"app":"\#(socat)","level":"always","approximate":true}"#
-        )
-        #expect(await admin.wait { $0.contains(.ok(id: 1)) }, "\(admin.output)")
-        await admin.stop()
+        try await GPSDProtocolTests.grant(daemon, uid: bob.uid, app: socat, approximate: true)
         let reduced = try daemon.client(as: bob)
         reduced.send(#"?WATCH={"enable":true,"json":true,"pps":true};"#)
         #expect(

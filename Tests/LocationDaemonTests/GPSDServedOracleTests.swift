@@ -23,11 +23,8 @@ struct GPSDServedOracleTests {
     @Test("every log's TPVs through gpslocd agree with gpsd's as the decoder's do")
     func servedAgreesAsDecoded() async throws {
         guard let corpus = Fixtures.gpsdCorpus else {
-            Issue.record(
-                """
-                gpsd's regression corpus was not found: expected ../shared/fixtures/gpsd beside the \
-                package, or a directory named by GPSD_FIXTURES. The oracle did not run.
-                """)
+            Issue.record("\(Fixtures.gpsdCorpusMissing)")
+
             return
         }
         let logs = try Fixtures.gpsdLogs()

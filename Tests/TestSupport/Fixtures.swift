@@ -38,6 +38,12 @@ public enum Fixtures {
     }
 
     /// The gpsd logs (`NAME.log` with a `NAME.log.chk` beside it), sorted by name.
+    /// What a test that needs gpsd's corpus records when it is not there.
+    public static let gpsdCorpusMissing = """
+        gpsd's regression corpus was not found: expected ../shared/fixtures/gpsd beside the \
+        package, or a directory named by GPSD_FIXTURES. The oracle did not run.
+        """
+
     public static func gpsdLogs() throws -> [URL] {
         guard let corpus = gpsdCorpus else { return [] }
         return try FileManager.default.contentsOfDirectory(at: corpus, includingPropertiesForKeys: nil)
