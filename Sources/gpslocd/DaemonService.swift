@@ -151,6 +151,9 @@ struct DaemonService: Service {
             gpsdChannels.append(try await server.listenGPSD(host: host, port: port))
             log("serving gpsd's protocol on \(host):\(port)")
         }
+        // Said once every socket is bound, as systemd is told: what waits for the daemon waits for this.
+        let count = daemon.receiverCount
+        log("ready: serving \(count) \(count == 1 ? "receiver" : "receivers")")
         if let failure = Systemd.notify("READY=1\nSTATUS=serving \(daemon.receiverCount) receivers") {
             log("cannot tell systemd the daemon is ready: \(failure)")
         }

@@ -103,7 +103,7 @@ final class DaemonHarness: Sendable {
         try data.write(to: URL(fileURLWithPath: "\(apps)/\(name).plist"))
     }
 
-    /// Starts the daemon and waits until it listens.
+    /// Starts the daemon and waits until every socket it serves is bound.
     @discardableResult
     func start() async throws -> RunningProcess {
         let process: RunningProcess
@@ -123,7 +123,7 @@ final class DaemonHarness: Sendable {
         }
         running.withLock { $0 = process }
         let listening = await waitUntil(within: 20) {
-            process.errors.contains("listening on") || !process.isRunning
+            process.errors.contains("ready: serving") || !process.isRunning
         }
         #expect(listening && process.isRunning, "gpslocd did not start: \(process.errors)")
         return process
