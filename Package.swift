@@ -57,6 +57,9 @@ let package = Package(
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         // <sys/xattr.h> and <sys/pidfd.h>, which Swift's Glibc module leaves out.
         .systemLibrary(name: "CLinux"),
+        // sd-bus (libsystemd) for GeoClue2 on the system bus: the vtables its macros build and
+        // its variadic calls, which Swift cannot make. Needs libsystemd-dev.
+        .target(name: "CSDBus", linkerSettings: [.linkedLibrary("systemd")]),
         // The privacy engine: authorization, sessions, the reducer, monitors, fan-out. Every
         // front-end (the Apple-API façade, the daemon's protocols) sits on it; it knows none of them.
         .target(
@@ -79,7 +82,7 @@ let package = Package(
         .target(
             name: "LocationDaemon",
             dependencies: [
-                "GNSS", "GNSSSources", "LocationEngine", "LocationWire", "Locking", "CLinux",
+                "GNSS", "GNSSSources", "LocationEngine", "LocationWire", "Locking", "CLinux", "CSDBus",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -145,9 +145,11 @@ final class HostedApp: Sendable {
     }
 
     /// Every update as the engine gives it (never pausing while the device stands still), for a
-    /// front-end that writes its own reports (gpsd's protocol).
-    func engineUpdates() -> HostedFeed<LocationUpdate> {
-        let lease = MailboxLease(engine.subscribeUpdates(profile: .default, continuous: true))
+    /// front-end that writes its own reports (gpsd's protocol, GeoClue2); `reduced` asks for the
+    /// app's reduced locations even where precise ones are allowed.
+    func engineUpdates(reduced: Bool = false) -> HostedFeed<LocationUpdate> {
+        let lease = MailboxLease(
+            engine.subscribeUpdates(profile: .default, wantsReduced: reduced, continuous: true))
         return HostedFeed(next: { await lease.next() }, cancel: { lease.mailbox.close() })
     }
 

@@ -13,6 +13,9 @@ import Locking
 public final class PromptRouter: Sendable {
     /// Sends one line to an agent's connection.
     public typealias Send = @Sendable ([UInt8]) -> Void
+    /// Puts a question to an agent of another protocol (a GeoClue agent); `false` when it cannot
+    /// put this one (its protocol has no words for it), so that others are asked.
+    public typealias Ask = @Sendable (_ prompt: Int, _ question: WirePrompt) -> Bool
 
     private struct Waiting {
         var uid: UInt32
@@ -22,6 +25,7 @@ public final class PromptRouter: Sendable {
 
     private struct State {
         var agents: [UInt32: [Int: Send]] = [:]
+        var askers: [UInt32: [Int: Ask]] = [:]
         var waiting: [Int: Waiting] = [:]
         var nextPrompt = 0
         var nextAgent = 0
@@ -50,10 +54,26 @@ public final class PromptRouter: Sendable {
         return id
     }
 
+    /// Registers an agent of another protocol for `uid`, asked each question it can put from
+    /// now on and each one waiting. Unregistered with ``unregister(uid:agent:)``.
+    public func register(uid: UInt32, ask: @escaping Ask) -> Int {
+        let (id, questions) = state.withLock { state -> (Int, [(Int, WirePrompt)]) in
+            state.nextAgent += 1
+            state.askers[uid, default: [:]][state.nextAgent] = ask
+            let questions = state.waiting.sorted { $0.key < $1.key }.filter { $0.value.uid == uid }
+                .map { ($0.key, $0.value.prompt) }
+            return (state.nextAgent, questions)
+        }
+        for (prompt, question) in questions { _ = ask(prompt, question) }
+        return id
+    }
+
     public func unregister(uid: UInt32, agent: Int) {
         state.withLock { state in
             state.agents[uid]?[agent] = nil
             if state.agents[uid]?.isEmpty == true { state.agents[uid] = nil }
+            state.askers[uid]?[agent] = nil
+            if state.askers[uid]?.isEmpty == true { state.askers[uid] = nil }
         }
     }
 
@@ -95,21 +115,22 @@ public final class PromptRouter: Sendable {
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let agents = state.withLock { state -> [Send]? in
+                let found = state.withLock { state -> ([Send], [Ask])? in
                     if Task.isCancelled { return nil }
                     state.waiting[number] = Waiting(uid: uid, prompt: question, continuation: continuation)
-                    return Array((state.agents[uid] ?? [:]).values)
+                    return (
+                        Array((state.agents[uid] ?? [:]).values), Array((state.askers[uid] ?? [:]).values)
+                    )
                 }
-                guard let agents else {
+                guard let (agents, askers) = found else {
                     continuation.resume(returning: nil)
                     return
                 }
-                if agents.isEmpty {
-                    recordPending(request, identity: identity)
-                } else {
-                    let line = WireEvent.prompt(prompt: number, question).encoded()
-                    for send in agents { send(line) }
-                }
+                let line = WireEvent.prompt(prompt: number, question).encoded()
+                for send in agents { send(line) }
+                // Every asker is asked (each is a user's agent); none that could put it is as none at all.
+                let asked = askers.map { $0(number, question) }.contains(true)
+                if agents.isEmpty && !asked { recordPending(request, identity: identity) }
             }
         } onCancel: {
             let waiting = state.withLock { $0.waiting.removeValue(forKey: number) }

@@ -151,6 +151,17 @@ struct DaemonService: Service {
             gpsdChannels.append(try await server.listenGPSD(host: host, port: port))
             log("serving gpsd's protocol on \(host):\(port)")
         }
+        var geoclue: GeoClueService?
+        if settings.geoclue {
+            let service = GeoClueService(daemon: daemon)
+            do {
+                try service.connect()
+                geoclue = service
+            } catch {
+                // The other protocols are served all the same; the reason is what a reader needs.
+                log(error.description)
+            }
+        }
         // Said once every socket is bound, as systemd is told: what waits for the daemon waits for this.
         let count = daemon.receiverCount
         log("ready: serving \(count) \(count == 1 ? "receiver" : "receivers")")
@@ -163,6 +174,7 @@ struct DaemonService: Service {
             // ready at once, and their evaluation catches up.
             tasks.addTask { daemon.restoreMonitors() }
             tasks.addTask { await daemon.logReceiverConnections() }
+            if let geoclue { tasks.addTask { await geoclue.run() } }
             if !settings.chronySockets.isEmpty {
                 let directory = settings.chronySockets
                 tasks.addTask { await daemon.feedChrony(directory: directory) }

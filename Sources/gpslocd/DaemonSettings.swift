@@ -30,13 +30,15 @@ struct DaemonSettings: Sendable {
     var gpsdListen = ""
     /// Where chronyd's SOCK refclocks are looked for (`chrony.<device>.sock`); nowhere when empty.
     var chronySockets = "/run"
+    /// Whether GeoClue2's API is served on the system bus.
+    var geoclue = false
 
     init() {}
 
     /// The configuration file's keys.
     enum Key: String, CaseIterable {
         case sources, socket, stateDirectory, appsDirectory, administratorGroup, grace, clientBuffer
-        case connectionsPerUser, helloTimeout, gpsdListen, chronySockets
+        case connectionsPerUser, helloTimeout, gpsdListen, chronySockets, geoclue
     }
 
     /// The file's settings, or the defaults when it does not exist; `warnings` gets what the file
@@ -105,6 +107,7 @@ struct DaemonSettings: Sendable {
             case (.helloTimeout, _, let number?): settings.helloTimeout = number.doubleValue
             case (.gpsdListen, let text as String, _): settings.gpsdListen = text
             case (.chronySockets, let text as String, _): settings.chronySockets = text
+            case (.geoclue, let flag as NSNumber, nil): settings.geoclue = flag.boolValue
             default:
                 throw SettingsError(description: "\(path): '\(name)' must be \(Self.expected(key))")
             }
@@ -124,6 +127,7 @@ struct DaemonSettings: Sendable {
         case .helloTimeout: "a number: seconds, 0.5 to 600"
         case .gpsdListen: #"a string: "HOST:PORT" or a port, such as "127.0.0.1:2947""#
         case .chronySockets: #"a string: a directory, such as "/run", or "" for none"#
+        case .geoclue: "true or false"
         }
     }
 
@@ -162,7 +166,8 @@ struct DaemonSettings: Sendable {
     func overridden(
         sources: [String], socket: String?, stateDirectory: String?, appsDirectory: String?,
         administratorGroup: String?, grace: Double?, clientBuffer: Int?, connectionsPerUser: Int? = nil,
-        helloTimeout: Double? = nil, gpsdListen: String? = nil, chronySockets: String? = nil
+        helloTimeout: Double? = nil, gpsdListen: String? = nil, chronySockets: String? = nil,
+        geoclue: Bool = false
     ) throws(SettingsError) -> DaemonSettings {
         var settings = self
         if !sources.isEmpty { settings.sources = sources }
@@ -176,6 +181,7 @@ struct DaemonSettings: Sendable {
         if let helloTimeout { settings.helloTimeout = helloTimeout }
         if let gpsdListen { settings.gpsdListen = gpsdListen }
         if let chronySockets { settings.chronySockets = chronySockets }
+        if geoclue { settings.geoclue = true }
         if !settings.chronySockets.isEmpty, !settings.chronySockets.hasPrefix("/") {
             throw SettingsError(
                 description:

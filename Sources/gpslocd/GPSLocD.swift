@@ -103,6 +103,13 @@ struct GPSLocD: AsyncParsableCommand {
             valueName: "DIR"))
     var chronySockets: String?
 
+    @Flag(
+        name: .customLong("geoclue"),
+        help:
+            "Also serve GeoClue2's API (org.freedesktop.GeoClue2) on the system bus, or on DBUS_SYSTEM_BUS_ADDRESS when set."
+    )
+    var geoclue = false
+
     func run() async throws {
         let name = ProcessInfo.processInfo.environment["GPSLOCD_LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(rawValue: name.lowercased()) else {
@@ -127,7 +134,7 @@ struct GPSLocD: AsyncParsableCommand {
                 appsDirectory: appsDirectory,
                 administratorGroup: administratorGroup, grace: grace, clientBuffer: clientBuffer,
                 connectionsPerUser: connectionsPerUser, helloTimeout: helloTimeout, gpsdListen: gpsdListen,
-                chronySockets: chronySockets)
+                chronySockets: chronySockets, geoclue: geoclue)
         } catch {
             // A mistake in the file, not in the command: no usage text, the status of a usage error.
             FileHandle.standardError.write(Data("gpslocd: error: \(error.description)\n".utf8))

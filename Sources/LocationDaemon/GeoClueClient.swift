@@ -1,0 +1,113 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import FoundationEssentials
+import LocationEngine
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// One GeoClue2 `Client` object: what its owner set, whether it runs, the app it runs as, and
+/// its `Location` objects (the current one and the one before, as GeoClue keeps them).
+struct GeoClueClient {
+    /// A `Location` object's values: what `LocationUpdated` points to.
+    struct Place {
+        var latitude: Double
+        var longitude: Double
+        var accuracy: Double
+        /// `-Double.greatestFiniteMagnitude` when unknown, as GeoClue says it.
+        var altitude: Double
+        /// −1 when unknown.
+        var speed: Double
+        var heading: Double
+        var seconds: UInt64
+        var microseconds: UInt64
+
+        /// A location as GeoClue gives it: a reduced one has no altitude, speed or heading (the
+        /// engine withholds them already; they are never computed here).
+        init(_ location: Location) {
+            latitude = location.coordinate.latitude
+            longitude = location.coordinate.longitude
+            accuracy = location.horizontalAccuracy
+            altitude = location.verticalAccuracy > 0 ? location.altitude : -Double.greatestFiniteMagnitude
+            speed = location.speed >= 0 ? location.speed : -1
+            heading = location.course >= 0 ? location.course : -1
+            let time = max(0, location.timestamp.timeIntervalSince1970)
+            seconds = UInt64(time)
+            microseconds = min(999_999, UInt64(((time - Double(seconds)) * 1e6).rounded()))
+        }
+
+        /// The great-circle distance to `other`, in metres.
+        func distance(to other: Place) -> Double {
+            let radians = Double.pi / 180
+            let dLat = (other.latitude - latitude) * radians
+            let dLon = (other.longitude - longitude) * radians
+            let a =
+                sin(dLat / 2) * sin(dLat / 2) + cos(latitude * radians) * cos(other.latitude * radians)
+                * sin(dLon / 2) * sin(dLon / 2)
+            return 2 * 6_371_008.8 * atan2(a.squareRoot(), (1 - a).squareRoot())
+        }
+    }
+
+    /// A `Location` object on the bus.
+    struct Published {
+        var path: String
+        var place: Place
+        var slot: OpaquePointer?
+    }
+
+    /// What makes the client run: the hosted app's connection and session, and the task that
+    /// takes its updates.
+    struct Running {
+        var client: HostedClient
+        var connection: Int
+        var session: HostedClient.Session
+        var task: Task<Void, Never>
+        var cancel: @Sendable () -> Void
+    }
+
+    let path: String
+    /// The connection that made it: the only one that may use it.
+    let owner: String
+    let identity: PeerIdentity
+    /// Made by `GetClient` (the owner's one) rather than `CreateClient`.
+    let shared: Bool
+    var slot: OpaquePointer?
+    var desktopId = ""
+    var requestedLevel = GeoClueAccuracy.none
+    var distanceThreshold: UInt32 = 0
+    var timeThreshold: UInt32 = 0
+    var running: Running?
+    var current: Published?
+    var previous: Published?
+    var nextLocation = 0
+    /// When the last location was published (monotonic seconds), for `TimeThreshold`.
+    var publishedAt: Double?
+
+    var isActive: Bool { running != nil }
+    var locationPath: String { current?.path ?? "/" }
+
+    init(path: String, owner: String, identity: PeerIdentity, shared: Bool) {
+        self.path = path
+        self.owner = owner
+        self.identity = identity
+        self.shared = shared
+    }
+
+    /// Whether `place`, arriving at `now`, is to be published under the owner's thresholds.
+    func passes(_ place: Place, now: Double) -> Bool {
+        if let publishedAt, timeThreshold > 0, now - publishedAt < Double(timeThreshold) { return false }
+        if let last = current?.place, distanceThreshold > 0,
+            last.distance(to: place) < Double(distanceThreshold)
+        {
+            return false
+        }
+        return true
+    }
+}
+
+// The slots are sd-bus's, touched on the bus thread only; the rest is values and Sendable handles.
+extension GeoClueClient: @unchecked Sendable {}

@@ -1,0 +1,647 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import CLinux
+import CSDBus
+import FoundationEssentials
+import LocationEngine
+import LocationWire
+import Locking
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// GeoClue2's D-Bus API (`org.freedesktop.GeoClue2` on the system bus, as GeoClue 2.6 documents
+/// it) over gpslocd's engine: Firefox, GNOME Maps and every other GeoClue app get the receiver's
+/// fixes under the decision gpslocd keeps for the program the kernel says is calling.
+///
+/// A caller is known from the bus daemon's word (`GetConnectionCredentials`: its uid and pid,
+/// and its pidfd where the bus gives one), pinned by a pidfd and identified as a socket client
+/// is. `DesktopId` is only shown beside that identity; it never chooses a decision. A `Client`
+/// answers its owner alone, and its signals go to its owner alone.
+public final class GeoClueService: Sendable {
+    static let clientsPerConnection = 16
+    static let clientsPerUser = 256
+
+    private struct State {
+        var bus: GeoClueBus?
+        /// The identity of each connection that made a client or an agent, until it leaves.
+        var peers: [String: PeerIdentity] = [:]
+        var clients: [String: GeoClueClient] = [:]
+        var nextClient = 0
+        /// Each connection registered as an agent: its user and its number with the router.
+        var agents: [String: (uid: UInt32, id: Int)] = [:]
+        /// Questions put to agents, by token: the router's prompt and the user asked.
+        var questions: [UInt64: (prompt: Int, uid: UInt32)] = [:]
+        var nextQuestion: UInt64 = 0
+        var inUse = false
+    }
+
+    private let daemon: Daemon
+    private let state = Mutex(State())
+    private let clock = ContinuousClock()
+    private let started = ContinuousClock.now
+
+    public init(daemon: Daemon) {
+        self.daemon = daemon
+    }
+
+    /// Connects to the system bus and owns `org.freedesktop.GeoClue2`; throws, saying why,
+    /// when it cannot (no bus, the name owned by another service, a policy that forbids it).
+    public func connect() throws(GeoClueServiceError) {
+        do {
+            let bus = try GeoClueBus(
+                handlers: Self.handlers, context: Unmanaged.passUnretained(self).toOpaque())
+            state.withLock { $0.bus = bus }
+        } catch {
+            throw GeoClueServiceError(description: "GeoClue2 is not served: \(error)")
+        }
+        daemon.log("serving GeoClue2 (org.freedesktop.GeoClue2) on the system bus")
+    }
+
+    /// Serves the bus ``connect()`` reached until cancelled; a lost bus is connected again every
+    /// 2 seconds.
+    public func run() async {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        var bus = state.withLock { $0.bus }
+        while !Task.isCancelled {
+            if let serving = bus {
+                state.withLock { $0.bus = serving }
+                let failure = await withTaskCancellationHandler {
+                    await Self.runOnThread(serving, context: context)
+                } onCancel: {
+                    serving.stop()
+                }
+                forgetEverything()
+                guard let failure else { break }
+                daemon.log("GeoClue2: the system bus was lost (\(failure)); connecting again")
+            }
+            try? await Task.sleep(for: .seconds(2))
+            if Task.isCancelled { break }
+            do {
+                bus = try GeoClueBus(handlers: Self.handlers, context: context)
+                daemon.log("GeoClue2: serving on the system bus again")
+            } catch {
+                bus = nil
+                daemon.logOnce("geoclue \(error)", "GeoClue2: \(error)")
+            }
+        }
+    }
+
+    /// Runs `bus` on a thread of its own until it stops.
+    private static func runOnThread(_ bus: GeoClueBus, context: UnsafeMutableRawPointer) async
+        -> GeoClueBusError?
+    {
+        await withCheckedContinuation { continuation in
+            let work = BusThreadWork {
+                continuation.resume(returning: bus.run(handlers: handlers, context: context))
+            }
+            var thread = pthread_t()
+            let box = Unmanaged.passRetained(work).toOpaque()
+            let made = pthread_create(
+                &thread, nil,
+                { raw in
+                    let work = Unmanaged<BusThreadWork>.fromOpaque(raw!).takeRetainedValue()
+                    work.body()
+                    return nil
+                }, box)
+            if made != 0 {
+                Unmanaged<BusThreadWork>.fromOpaque(box).release()
+                continuation.resume(returning: GeoClueBusError(step: "starting the bus thread", errno: made))
+            } else {
+                pthread_detach(thread)
+            }
+        }
+    }
+
+    /// The bus was lost: every client stops, every agent and identity is forgotten.
+    private func forgetEverything() {
+        let (clients, agents) = state.withLock { state in
+            defer {
+                state = State()
+            }
+            return (Array(state.clients.values), Array(state.agents.values))
+        }
+        for client in clients { stopRunning(client.running) }
+        for agent in agents { daemon.router.unregister(uid: agent.uid, agent: agent.id) }
+        for client in clients { try? client.identity.credentials.pidfd?.close() }
+    }
+
+    // MARK: The bus's calls (on the bus thread)
+
+    private var bus: OpaquePointer? { state.withLock { $0.bus?.bus } }
+
+    fileprivate func method(_ call: OpaquePointer, path: String, interface: String, member: String) -> Int32 {
+        let sender = sd_bus_message_get_sender(call).map { String(cString: $0) } ?? ""
+        switch (interface, member) {
+        case ("org.freedesktop.GeoClue2.Manager", "GetClient"):
+            return makeClient(call, sender: sender, shared: true)
+        case ("org.freedesktop.GeoClue2.Manager", "CreateClient"):
+            return makeClient(call, sender: sender, shared: false)
+        case ("org.freedesktop.GeoClue2.Manager", "DeleteClient"):
+            var argument: UnsafePointer<CChar>?
+            guard ocl_read_string_argument(call, CChar(UInt8(ascii: "o")), &argument) >= 0, let argument
+            else {
+                return reply(
+                    call, error: "org.freedesktop.DBus.Error.InvalidArgs", "DeleteClient takes an object path"
+                )
+            }
+            let target = String(cString: argument)
+            guard let client = state.withLock({ $0.clients[target] }), client.owner == sender else {
+                return reply(
+                    call, error: "org.freedesktop.DBus.Error.AccessDenied",
+                    "\(target) is not a client of yours")
+            }
+            remove(target)
+            return ocl_reply_empty(call)
+        case ("org.freedesktop.GeoClue2.Manager", "AddAgent"):
+            return addAgent(call, sender: sender)
+        case ("org.freedesktop.GeoClue2.Client", "Start"): return start(call, path: path, sender: sender)
+        case ("org.freedesktop.GeoClue2.Client", "Stop"):
+            guard owned(path, by: sender) else { return denied(call, path) }
+            stop(path)
+            return ocl_reply_empty(call)
+        default:
+            return reply(
+                call, error: "org.freedesktop.DBus.Error.UnknownMethod", "no method \(interface).\(member)")
+        }
+    }
+
+    fileprivate func get(
+        _ reply: OpaquePointer, path: String, interface: String, property: String, sender: String,
+        error: UnsafeMutablePointer<sd_bus_error>?
+    ) -> Int32 {
+        if interface == "org.freedesktop.GeoClue2.Manager" {
+            switch property {
+            case "InUse": return ocl_append_bool(reply, state.withLock { $0.inUse })
+            default: return ocl_append_uint32(reply, availableLevel(for: sender))
+            }
+        }
+        if interface == "org.freedesktop.GeoClue2.Location" {
+            let clientPath = String(path[..<(path.range(of: "/Location/")?.lowerBound ?? path.endIndex)])
+            let found = state.withLock { state -> GeoClueClient.Place?? in
+                guard let client = state.clients[clientPath], client.owner == sender else { return nil }
+                return .some(
+                    [client.current, client.previous].compactMap { $0 }.first { $0.path == path }?.place)
+            }
+            guard let found, let place = found else { return Self.refuse(error, path) }
+            switch property {
+            case "Latitude": return ocl_append_double(reply, place.latitude)
+            case "Longitude": return ocl_append_double(reply, place.longitude)
+            case "Accuracy": return ocl_append_double(reply, place.accuracy)
+            case "Altitude": return ocl_append_double(reply, place.altitude)
+            case "Speed": return ocl_append_double(reply, place.speed)
+            case "Heading": return ocl_append_double(reply, place.heading)
+            case "Description": return ocl_append_string(reply, "")
+            default: return ocl_append_timestamp(reply, place.seconds, place.microseconds)
+            }
+        }
+        guard let client = state.withLock({ $0.clients[path] }), client.owner == sender else {
+            return Self.refuse(error, path)
+        }
+        switch property {
+        case "Location": return ocl_append_object_path(reply, client.locationPath)
+        case "DistanceThreshold": return ocl_append_uint32(reply, client.distanceThreshold)
+        case "TimeThreshold": return ocl_append_uint32(reply, client.timeThreshold)
+        case "DesktopId": return ocl_append_string(reply, client.desktopId)
+        case "RequestedAccuracyLevel": return ocl_append_uint32(reply, client.requestedLevel)
+        default: return ocl_append_bool(reply, client.isActive)
+        }
+    }
+
+    fileprivate func set(
+        _ value: OpaquePointer, path: String, property: String, sender: String,
+        error: UnsafeMutablePointer<sd_bus_error>?
+    ) -> Int32 {
+        guard owned(path, by: sender) else { return Self.refuse(error, path) }
+        if property == "DesktopId" {
+            var text: UnsafePointer<CChar>?
+            let read = ocl_read_string(value, &text)
+            guard read >= 0, let text else { return read }
+            // A label, shown beside the verified identity; never longer than a desktop file's name.
+            let label = String(String(cString: text).prefix(255))
+            state.withLock { $0.clients[path]?.desktopId = label }
+            return 0
+        }
+        var number: UInt32 = 0
+        let read = ocl_read_uint32(value, &number)
+        guard read >= 0 else { return read }
+        state.withLock { state in
+            switch property {
+            case "DistanceThreshold": state.clients[path]?.distanceThreshold = number
+            case "TimeThreshold": state.clients[path]?.timeThreshold = number
+            default: state.clients[path]?.requestedLevel = number
+            }
+        }
+        return 0
+    }
+
+    /// A connection left the bus: its clients are deleted, its agent is no more.
+    fileprivate func gone(_ name: String) {
+        let (paths, agent, peer) = state.withLock { state in
+            let paths = state.clients.values.filter { $0.owner == name }.map(\.path)
+            return (paths, state.agents.removeValue(forKey: name), state.peers.removeValue(forKey: name))
+        }
+        for path in paths { remove(path) }
+        if let agent { daemon.router.unregister(uid: agent.uid, agent: agent.id) }
+        try? peer?.credentials.pidfd?.close()
+    }
+
+    // MARK: Manager
+
+    private func makeClient(_ call: OpaquePointer, sender: String, shared: Bool) -> Int32 {
+        let identity: PeerIdentity
+        switch identify(sender) {
+        case .success(let known): identity = known
+        case .failure(let refusal):
+            return reply(call, error: "org.freedesktop.DBus.Error.AccessDenied", refusal.text)
+        }
+        let made = state.withLock { state -> Result<(String, Bool), GeoClueRefusal> in
+            if shared, let existing = state.clients.values.first(where: { $0.owner == sender && $0.shared }) {
+                return .success((existing.path, false))
+            }
+            let mine = state.clients.values.filter { $0.owner == sender }.count
+            guard mine < Self.clientsPerConnection else {
+                return .failure(
+                    GeoClueRefusal(
+                        "a connection may hold \(Self.clientsPerConnection) clients; delete one first"))
+            }
+            let users = state.clients.values.filter { $0.identity.uid == identity.uid }.count
+            guard users < Self.clientsPerUser else {
+                return .failure(
+                    GeoClueRefusal("uid \(identity.uid) holds \(Self.clientsPerUser) clients already"))
+            }
+            state.nextClient += 1
+            let path = "/org/freedesktop/GeoClue2/Client/\(state.nextClient)"
+            state.clients[path] = GeoClueClient(path: path, owner: sender, identity: identity, shared: shared)
+            return .success((path, true))
+        }
+        switch made {
+        case .failure(let refusal):
+            return reply(call, error: "org.freedesktop.DBus.Error.LimitsExceeded", refusal.text)
+        case .success((let path, let new)):
+            if new {
+                var slot: OpaquePointer?
+                let added = ocl_geoclue_add_client(
+                    bus, &slot, path, Unmanaged.passUnretained(self).toOpaque())
+                guard added >= 0 else {
+                    _ = state.withLock { $0.clients.removeValue(forKey: path) }
+                    return added
+                }
+                state.withLock { $0.clients[path]?.slot = slot }
+            }
+            return ocl_reply_object_path(call, path)
+        }
+    }
+
+    /// `AvailableAccuracyLevel` for the caller: what its decision lets it have.
+    private func availableLevel(for sender: String) -> UInt32 {
+        guard case .success(let identity) = identify(sender, remember: false) else {
+            return GeoClueAccuracy.none
+        }
+        let snapshot = try? daemon.stores.store(uid: identity.uid).load()
+        return GeoClueAccuracy.available(
+            snapshot?.clients[identity.app], servicesEnabled: snapshot?.servicesEnabled ?? true,
+            restricted: snapshot.map { $0.restrictAll || $0.restrictedClients.contains(identity.app) }
+                ?? false)
+    }
+
+    /// `AddAgent`: the caller answers its user's questions from now on, as `gpsloc agent` does.
+    private func addAgent(_ call: OpaquePointer, sender: String) -> Int32 {
+        let identity: PeerIdentity
+        switch identify(sender) {
+        case .success(let known): identity = known
+        case .failure(let refusal):
+            return reply(call, error: "org.freedesktop.DBus.Error.AccessDenied", refusal.text)
+        }
+        do {
+            try daemon.requireUnsandboxed(identity, to: "register as its user's agent")
+        } catch {
+            return reply(call, error: "org.freedesktop.DBus.Error.AccessDenied", error.description)
+        }
+        if state.withLock({ $0.agents[sender] != nil }) { return ocl_reply_empty(call) }
+        let uid = identity.uid
+        let id = daemon.router.register(uid: uid) { [weak self] prompt, question in
+            self?.ask(agent: sender, uid: uid, prompt: prompt, question) ?? false
+        }
+        state.withLock { $0.agents[sender] = (uid, id) }
+        daemon.log("GeoClue2: \(identity.summary) answers uid \(uid)'s questions as a GeoClue agent")
+        return ocl_reply_empty(call)
+    }
+
+    /// Puts the first question to a GeoClue agent, which can show an app by its desktop id only:
+    /// so only for an app whose desktop id is known for certain (a Flatpak's id from its sandbox,
+    /// a registered app's identifier), never for a program that names itself.
+    private func ask(agent: String, uid: UInt32, prompt: Int, _ question: WirePrompt) -> Bool {
+        guard question.kind == PromptRequest.Kind.whenInUse.rawValue else { return false }
+        let desktopId: String
+        if let flatpak = question.identity.flatpak {
+            desktopId = flatpak
+        } else if question.identity.registered {
+            desktopId = question.identity.app
+        } else {
+            return false
+        }
+        let level = question.defaultsToApproximate ? GeoClueAccuracy.city : GeoClueAccuracy.exact
+        guard let bus = state.withLock({ $0.bus }) else { return false }
+        bus.perform { [self] in
+            let token = state.withLock { state -> UInt64 in
+                state.nextQuestion += 1
+                state.questions[state.nextQuestion] = (prompt, uid)
+                return state.nextQuestion
+            }
+            // The user may take their time; the question is withdrawn with the prompt.
+            let sent = ocl_agent_authorize(bus.bus, agent, desktopId, level, token, 600_000_000)
+            if sent < 0 { _ = state.withLock { $0.questions.removeValue(forKey: token) } }
+        }
+        return true
+    }
+
+    fileprivate func authorized(token: UInt64, failed: Bool, authorized: Bool, level: UInt32) {
+        guard let question = state.withLock({ $0.questions.removeValue(forKey: token) }) else { return }
+        // An agent that did not answer leaves the question to the user's other agents.
+        guard !failed else { return }
+        try? daemon.router.answer(
+            prompt: question.prompt, uid: question.uid,
+            GeoClueAccuracy.answer(authorized: authorized, level: level))
+    }
+
+    // MARK: Client
+
+    private func owned(_ path: String, by sender: String) -> Bool {
+        state.withLock { $0.clients[path]?.owner == sender }
+    }
+
+    private func start(_ call: OpaquePointer, path: String, sender: String) -> Int32 {
+        guard let client = state.withLock({ $0.clients[path] }), client.owner == sender else {
+            return denied(call, path)
+        }
+        if client.isActive { return ocl_reply_empty(call) }
+        guard client.requestedLevel > GeoClueAccuracy.none else {
+            return reply(
+                call, error: "org.freedesktop.DBus.Error.AccessDenied",
+                "RequestedAccuracyLevel is NONE (0): set it (EXACT is 8, CITY 4) before Start")
+        }
+        let identity = client.identity
+        let hosted: HostedClient
+        let connection: Int
+        do {
+            (hosted, connection) = try daemon.attach(identity, receiver: nil)
+        } catch {
+            return reply(call, error: "org.freedesktop.DBus.Error.Failed", error.description)
+        }
+        let engine = hosted.app.engine
+        if engine.authorizationStatus == .denied || engine.authorizationStatus == .restricted {
+            daemon.detach(hosted, connection: connection, keeping: [])
+            var flags = AuthorizationFlags()
+            flags.authorizationDeniedGlobally = !engine.servicesEnabled
+            flags.authorizationRestricted = engine.authorizationStatus == .restricted
+            flags.authorizationDenied = engine.authorizationStatus == .denied
+            let refusal = GPSDRefusal.text(flags, identity: identity, undecided: false)
+            return reply(
+                call, error: "org.freedesktop.DBus.Error.AccessDenied",
+                refusal ?? "\(identity.app) (uid \(identity.uid)) is denied location")
+        }
+        hosted.activate(connection)
+        daemon.refreshActivity(of: hosted)
+        // As for gpsd's clients: what it may have is what its user decided, Always included, or
+        // while it is in use.
+        let session = hosted.takeSession(level: .always, purposeKey: nil, background: false)
+        let updates = hosted.app.engineUpdates(reduced: GeoClueAccuracy.asksReduced(client.requestedLevel))
+        let task = Task { [weak self] in
+            while let update = await updates.next() {
+                guard let self, let bus = self.state.withLock({ $0.bus }) else { return }
+                bus.perform { self.deliver(update, to: path) }
+            }
+        }
+        let running = GeoClueClient.Running(
+            client: hosted, connection: connection, session: session, task: task, cancel: updates.cancel)
+        let stale = state.withLock { state -> Bool in
+            guard state.clients[path] != nil else { return true }
+            state.clients[path]?.running = running
+            return false
+        }
+        if stale {
+            stopRunning(running)
+            return denied(call, path)
+        }
+        daemon.log(
+            "GeoClue2: \(identity.summary) started \(path) (desktop id '\(client.desktopId)', "
+                + "\(GeoClueAccuracy.name(client.requestedLevel)))")
+        let result = ocl_reply_empty(call)
+        changed(path)
+        updateInUse()
+        return result
+    }
+
+    /// Stops a client: its updates end, its app's connection goes (the app stays for the grace
+    /// period, as for a socket that closed).
+    private func stop(_ path: String) {
+        let running = state.withLock { state -> GeoClueClient.Running? in
+            defer { state.clients[path]?.running = nil }
+            return state.clients[path]?.running
+        }
+        guard let running else { return }
+        stopRunning(running)
+        changed(path)
+        updateInUse()
+    }
+
+    private func stopRunning(_ running: GeoClueClient.Running?) {
+        guard let running else { return }
+        running.task.cancel()
+        running.cancel()
+        daemon.detach(running.client, connection: running.connection, keeping: [running.session])
+    }
+
+    /// Deletes a client and its objects.
+    private func remove(_ path: String) {
+        stop(path)
+        guard let client = state.withLock({ $0.clients.removeValue(forKey: path) }) else { return }
+        for published in [client.current, client.previous].compactMap({ $0 }) {
+            if let slot = published.slot { sd_bus_slot_unref(slot) }
+        }
+        if let slot = client.slot { sd_bus_slot_unref(slot) }
+    }
+
+    /// An engine's update for a running client: a location becomes a new `Location` object and
+    /// `LocationUpdated`; a refusal that the user decided (denied) ends the client, as GeoClue
+    /// ends a client whose authorization went.
+    private func deliver(_ update: LocationUpdate, to path: String) {
+        guard let location = update.location else {
+            if update.flags.authorizationDenied || update.flags.authorizationRestricted
+                || update.flags.authorizationDeniedGlobally
+            {
+                stop(path)
+            }
+            return
+        }
+        let place = GeoClueClient.Place(location)
+        let now = started.duration(to: clock.now) / .seconds(1)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let published = state.withLock { state -> (owner: String, old: String, new: String)? in
+            guard var client = state.clients[path], client.isActive, client.passes(place, now: now) else {
+                return nil
+            }
+            let newPath = "\(path)/Location/\(client.nextLocation)"
+            var slot: OpaquePointer?
+            guard ocl_geoclue_add_location(state.bus?.bus, &slot, newPath, context) >= 0 else { return nil }
+            client.nextLocation += 1
+            if let gone = client.previous?.slot { sd_bus_slot_unref(gone) }
+            client.previous = client.current
+            client.current = GeoClueClient.Published(path: newPath, place: place, slot: slot)
+            client.publishedAt = now
+            state.clients[path] = client
+            return (client.owner, client.previous?.path ?? "/", newPath)
+        }
+        guard let published else { return }
+        _ = ocl_emit_client_changed(bus, published.owner, path, true, published.new)
+        _ = ocl_emit_location_updated(bus, published.owner, path, published.old, published.new)
+    }
+
+    /// Tells a client's owner its `Active` and `Location`.
+    private func changed(_ path: String) {
+        guard let client = state.withLock({ $0.clients[path] }) else { return }
+        _ = ocl_emit_client_changed(bus, client.owner, path, client.isActive, client.locationPath)
+    }
+
+    /// `InUse`: whether any client runs (what a shell shows as its location indicator).
+    private func updateInUse() {
+        let changed = state.withLock { state -> Bool? in
+            let now = state.clients.values.contains(where: \.isActive)
+            defer { state.inUse = now }
+            return now != state.inUse ? now : nil
+        }
+        if let changed { _ = ocl_emit_in_use(bus, changed) }
+    }
+
+    // MARK: Identity
+
+    /// The verified identity of the connection `sender`: its credentials from the bus daemon,
+    /// its process pinned, and identified as a socket's peer is. `remember` keeps it until the
+    /// connection leaves.
+    private func identify(_ sender: String, remember: Bool = true) -> Result<PeerIdentity, GeoClueRefusal> {
+        if let known = state.withLock({ $0.peers[sender] }) { return .success(known) }
+        guard let bus else { return .failure(GeoClueRefusal("the bus is gone")) }
+        var uid: UInt32 = 0
+        var pid: UInt32 = 0
+        var passed: Int32 = -1
+        let asked = ocl_peer_credentials(bus, sender, &uid, &pid, &passed)
+        guard asked >= 0, let processID = Int32(exactly: pid), processID > 0 else {
+            return .failure(GeoClueRefusal("the bus daemon does not say which process \(sender) is"))
+        }
+        let pidfd: FileDescriptor
+        if passed >= 0 {
+            pidfd = FileDescriptor(rawValue: passed)
+        } else {
+            let raw = pidfd_open(processID, 0)
+            guard raw >= 0 else {
+                return .failure(GeoClueRefusal("pid \(pid) could not be pinned (\(Errno(rawValue: errno)))"))
+            }
+            pidfd = FileDescriptor(rawValue: raw)
+            // Pinned now. The bus still naming the same process for the connection means the
+            // process pinned is the one that connected (a pid is reused only once its process is
+            // gone, and then the bus would have let the connection go with it).
+            var again: (uid: UInt32, pid: UInt32, fd: Int32) = (0, 0, -1)
+            let checked = ocl_peer_credentials(bus, sender, &again.uid, &again.pid, &again.fd)
+            if again.fd >= 0 { close(again.fd) }
+            guard checked >= 0, again.pid == pid, again.uid == uid else {
+                try? pidfd.close()
+                return .failure(GeoClueRefusal("\(sender) left the bus while it was identified"))
+            }
+        }
+        let gid = ProcessFacts.read("/proc/\(pid)/status").flatMap(TCPPeer.gid(statusFile:)) ?? uid
+        let credentials = PeerCredentials(uid: uid, gid: gid, pid: processID, pidfd: pidfd)
+        guard let identity = PeerIdentity.identify(credentials, registry: daemon.registry) else {
+            try? pidfd.close()
+            return .failure(GeoClueRefusal("pid \(pid) exited while it was identified"))
+        }
+        daemon.logNotes(of: identity)
+        guard remember else {
+            try? pidfd.close()
+            return .success(identity)
+        }
+        let kept = state.withLock { state -> PeerIdentity? in
+            if let earlier = state.peers[sender] { return earlier }
+            state.peers[sender] = identity
+            return nil
+        }
+        if let kept {
+            try? pidfd.close()
+            return .success(kept)
+        }
+        return .success(identity)
+    }
+
+    // MARK: Replies
+
+    private func reply(_ call: OpaquePointer, error name: String, _ message: String) -> Int32 {
+        ocl_reply_error(call, name, message)
+    }
+
+    private func denied(_ call: OpaquePointer, _ path: String) -> Int32 {
+        reply(call, error: "org.freedesktop.DBus.Error.AccessDenied", "\(path) is not a client of yours")
+    }
+
+    private static func refuse(_ error: UnsafeMutablePointer<sd_bus_error>?, _ path: String) -> Int32 {
+        sd_bus_error_set(error, "org.freedesktop.DBus.Error.AccessDenied", "\(path) is not yours")
+    }
+
+    // MARK: The C side's entry points
+
+    fileprivate static func service(_ context: UnsafeMutableRawPointer?) -> GeoClueService {
+        Unmanaged<GeoClueService>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    // Made once, never freed: the C side keeps a pointer to it.
+    nonisolated(unsafe) private static let handlers: UnsafePointer<ocl_geoclue_handlers> = {
+        let handlers = UnsafeMutablePointer<ocl_geoclue_handlers>.allocate(capacity: 1)
+        handlers.initialize(
+            to: ocl_geoclue_handlers(
+                method: { context, call, path, interface, member in
+                    service(context).method(
+                        call!, path: String(cString: path!), interface: String(cString: interface!),
+                        member: String(cString: member!))
+                },
+                get: { context, reply, path, interface, property, sender, error in
+                    service(context).get(
+                        reply!, path: String(cString: path!), interface: String(cString: interface!),
+                        property: String(cString: property!),
+                        sender: sender.map { String(cString: $0) } ?? "",
+                        error: error)
+                },
+                set: { context, value, path, _, property, sender, error in
+                    service(context).set(
+                        value!, path: String(cString: path!), property: String(cString: property!),
+                        sender: sender.map { String(cString: $0) } ?? "", error: error)
+                },
+                gone: { context, name in service(context).gone(String(cString: name!)) },
+                authorized: { context, token, failed, authorized, level in
+                    service(context).authorized(
+                        token: token, failed: failed, authorized: authorized, level: level)
+                },
+                wake: { context in service(context).state.withLock { $0.bus }?.drain() }))
+        return UnsafePointer(handlers)
+    }()
+}
+
+/// Why GeoClue2 could not be served.
+public struct GeoClueServiceError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// Why a caller was refused, in the words its error reply carries.
+struct GeoClueRefusal: Error {
+    var text: String
+    init(_ text: String) { self.text = text }
+}
+
+/// A closure for the bus thread.
+private final class BusThreadWork {
+    let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
+}
