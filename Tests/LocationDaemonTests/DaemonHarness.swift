@@ -67,6 +67,8 @@ final class DaemonHarness: Sendable {
     let groups: [String]
     /// Runs the daemon with at most this many open files (`prlimit --nofile`), when set.
     let descriptorLimit: Int?
+    /// Added to the daemon's environment.
+    let environment: [String: String]
     private let running = Mutex<RunningProcess?>(nil)
 
     var socket: String { root + "/run/gpslocd.sock" }
@@ -75,9 +77,10 @@ final class DaemonHarness: Sendable {
 
     init(
         sources: [String], extra: [String] = [], account: Account? = nil, groups: [String] = [],
-        descriptorLimit: Int? = nil
+        descriptorLimit: Int? = nil, environment: [String: String] = [:]
     ) throws {
         self.descriptorLimit = descriptorLimit
+        self.environment = environment
         root = NSTemporaryDirectory() + "gpslocd-test-\(UUID().uuidString.prefix(8))"
         self.sources = sources
         self.extra = extra
@@ -110,16 +113,16 @@ final class DaemonHarness: Sendable {
         if let descriptorLimit {
             process = try RunningProcess(
                 ["--nofile=\(descriptorLimit):\(descriptorLimit)", gpslocdBinary.path] + arguments,
-                executable: URL(fileURLWithPath: "/usr/bin/prlimit"))
+                executable: URL(fileURLWithPath: "/usr/bin/prlimit"), environment: environment)
         } else if let account {
             process = try RunningProcess(
                 account.setpriv(groups: groups, capabilities: ["sys_ptrace", "dac_read_search"]) + [
                     gpslocdBinary.path
                 ]
                     + arguments,
-                executable: setprivPath)
+                executable: setprivPath, environment: environment)
         } else {
-            process = try RunningProcess(arguments, executable: gpslocdBinary)
+            process = try RunningProcess(arguments, executable: gpslocdBinary, environment: environment)
         }
         running.withLock { $0 = process }
         let listening = await waitUntil(within: 20) {
