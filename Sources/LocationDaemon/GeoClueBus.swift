@@ -91,3 +91,73 @@ struct GeoClueBusError: Error, CustomStringConvertible {
         return "\(step) failed: \(reason)"
     }
 }
+
+extension GeoClueBus {
+    /// Runs the bus on a thread of its own until it stops; returns its failure.
+    func runOnThread(handlers: UnsafePointer<ocl_geoclue_handlers>, context: UnsafeMutableRawPointer) async
+        -> GeoClueBusError?
+    {
+        await withCheckedContinuation { continuation in
+            let work = BusThreadWork { [self] in
+                continuation.resume(returning: run(handlers: handlers, context: context))
+            }
+            var thread = pthread_t()
+            let box = Unmanaged.passRetained(work).toOpaque()
+            let made = pthread_create(
+                &thread, nil,
+                { raw in
+                    let work = Unmanaged<BusThreadWork>.fromOpaque(raw!).takeRetainedValue()
+                    work.body()
+                    return nil
+                }, box)
+            if made != 0 {
+                Unmanaged<BusThreadWork>.fromOpaque(box).release()
+                continuation.resume(returning: GeoClueBusError(step: "starting the bus thread", errno: made))
+            } else {
+                pthread_detach(thread)
+            }
+        }
+    }
+
+    private static func service(_ context: UnsafeMutableRawPointer?) -> GeoClueService {
+        Unmanaged<GeoClueService>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    /// What the C side calls for a ``GeoClueService`` (its `context`). Made once, never freed:
+    /// the C side keeps a pointer to it.
+    nonisolated(unsafe) static let serviceHandlers: UnsafePointer<ocl_geoclue_handlers> = {
+        let handlers = UnsafeMutablePointer<ocl_geoclue_handlers>.allocate(capacity: 1)
+        handlers.initialize(
+            to: ocl_geoclue_handlers(
+                method: { context, call, path, interface, member in
+                    service(context).method(
+                        call!, path: String(cString: path!), interface: String(cString: interface!),
+                        member: String(cString: member!))
+                },
+                get: { context, reply, path, interface, property, sender, error in
+                    service(context).get(
+                        reply!, path: String(cString: path!), interface: String(cString: interface!),
+                        property: String(cString: property!),
+                        sender: sender.map { String(cString: $0) } ?? "",
+                        error: error)
+                },
+                set: { context, value, path, _, property, sender, error in
+                    service(context).set(
+                        value!, path: String(cString: path!), property: String(cString: property!),
+                        sender: sender.map { String(cString: $0) } ?? "", error: error)
+                },
+                gone: { context, name in service(context).gone(String(cString: name!)) },
+                authorized: { context, token, failed, authorized, level in
+                    service(context).authorized(
+                        token: token, failed: failed, authorized: authorized, level: level)
+                },
+                wake: { context in service(context).drainBus() }))
+        return UnsafePointer(handlers)
+    }()
+}
+
+/// A closure for the bus thread.
+private final class BusThreadWork {
+    let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
+}

@@ -29,8 +29,6 @@ public final class GeoClueService: Sendable {
 
     private struct State {
         var bus: GeoClueBus?
-        /// The identity of each connection that made a client or an agent, until it leaves.
-        var peers: [String: PeerIdentity] = [:]
         var clients: [String: GeoClueClient] = [:]
         var nextClient = 0
         /// Each connection registered as an agent: its user and its number with the router.
@@ -42,12 +40,14 @@ public final class GeoClueService: Sendable {
     }
 
     private let daemon: Daemon
+    private let peers: GeoCluePeers
     private let state = Mutex(State())
     private let clock = ContinuousClock()
     private let started = ContinuousClock.now
 
     public init(daemon: Daemon) {
         self.daemon = daemon
+        peers = GeoCluePeers(daemon: daemon)
     }
 
     /// Connects to the system bus and owns `org.freedesktop.GeoClue2`; throws, saying why,
@@ -55,7 +55,7 @@ public final class GeoClueService: Sendable {
     public func connect() throws(GeoClueServiceError) {
         do {
             let bus = try GeoClueBus(
-                handlers: Self.handlers, context: Unmanaged.passUnretained(self).toOpaque())
+                handlers: GeoClueBus.serviceHandlers, context: Unmanaged.passUnretained(self).toOpaque())
             state.withLock { $0.bus = bus }
         } catch {
             throw GeoClueServiceError(description: "GeoClue2 is not served: \(error)")
@@ -72,7 +72,7 @@ public final class GeoClueService: Sendable {
             if let serving = bus {
                 state.withLock { $0.bus = serving }
                 let failure = await withTaskCancellationHandler {
-                    await Self.runOnThread(serving, context: context)
+                    await serving.runOnThread(handlers: GeoClueBus.serviceHandlers, context: context)
                 } onCancel: {
                     serving.stop()
                 }
@@ -83,7 +83,7 @@ public final class GeoClueService: Sendable {
             try? await Task.sleep(for: .seconds(2))
             if Task.isCancelled { break }
             do {
-                bus = try GeoClueBus(handlers: Self.handlers, context: context)
+                bus = try GeoClueBus(handlers: GeoClueBus.serviceHandlers, context: context)
                 daemon.log("GeoClue2: serving on the system bus again")
             } catch {
                 bus = nil
@@ -92,31 +92,8 @@ public final class GeoClueService: Sendable {
         }
     }
 
-    /// Runs `bus` on a thread of its own until it stops.
-    private static func runOnThread(_ bus: GeoClueBus, context: UnsafeMutableRawPointer) async
-        -> GeoClueBusError?
-    {
-        await withCheckedContinuation { continuation in
-            let work = BusThreadWork {
-                continuation.resume(returning: bus.run(handlers: handlers, context: context))
-            }
-            var thread = pthread_t()
-            let box = Unmanaged.passRetained(work).toOpaque()
-            let made = pthread_create(
-                &thread, nil,
-                { raw in
-                    let work = Unmanaged<BusThreadWork>.fromOpaque(raw!).takeRetainedValue()
-                    work.body()
-                    return nil
-                }, box)
-            if made != 0 {
-                Unmanaged<BusThreadWork>.fromOpaque(box).release()
-                continuation.resume(returning: GeoClueBusError(step: "starting the bus thread", errno: made))
-            } else {
-                pthread_detach(thread)
-            }
-        }
-    }
+    /// The bus thread was woken: it runs what was queued for it.
+    func drainBus() { state.withLock { $0.bus }?.drain() }
 
     /// The bus was lost: every client stops, every agent and identity is forgotten.
     private func forgetEverything() {
@@ -128,14 +105,14 @@ public final class GeoClueService: Sendable {
         }
         for client in clients { stopRunning(client.running) }
         for agent in agents { daemon.router.unregister(uid: agent.uid, agent: agent.id) }
-        for client in clients { try? client.identity.credentials.pidfd?.close() }
+        peers.forgetAll()
     }
 
     // MARK: The bus's calls (on the bus thread)
 
     private var bus: OpaquePointer? { state.withLock { $0.bus?.bus } }
 
-    fileprivate func method(_ call: OpaquePointer, path: String, interface: String, member: String) -> Int32 {
+    func method(_ call: OpaquePointer, path: String, interface: String, member: String) -> Int32 {
         let sender = sd_bus_message_get_sender(call).map { String(cString: $0) } ?? ""
         switch (interface, member) {
         case ("org.freedesktop.GeoClue2.Manager", "GetClient"):
@@ -171,7 +148,7 @@ public final class GeoClueService: Sendable {
         }
     }
 
-    fileprivate func get(
+    func get(
         _ reply: OpaquePointer, path: String, interface: String, property: String, sender: String,
         error: UnsafeMutablePointer<sd_bus_error>?
     ) -> Int32 {
@@ -213,7 +190,7 @@ public final class GeoClueService: Sendable {
         }
     }
 
-    fileprivate func set(
+    func set(
         _ value: OpaquePointer, path: String, property: String, sender: String,
         error: UnsafeMutablePointer<sd_bus_error>?
     ) -> Int32 {
@@ -241,21 +218,23 @@ public final class GeoClueService: Sendable {
     }
 
     /// A connection left the bus: its clients are deleted, its agent is no more.
-    fileprivate func gone(_ name: String) {
-        let (paths, agent, peer) = state.withLock { state in
+    func gone(_ name: String) {
+        let (paths, agent) = state.withLock { state in
             let paths = state.clients.values.filter { $0.owner == name }.map(\.path)
-            return (paths, state.agents.removeValue(forKey: name), state.peers.removeValue(forKey: name))
+            return (paths, state.agents.removeValue(forKey: name))
         }
         for path in paths { remove(path) }
         if let agent { daemon.router.unregister(uid: agent.uid, agent: agent.id) }
-        try? peer?.credentials.pidfd?.close()
+        if let identity = peers.forget(name), !paths.isEmpty {
+            daemon.log("GeoClue2: \(identity.summary) left the bus; its \(paths.count) clients are deleted")
+        }
     }
 
     // MARK: Manager
 
     private func makeClient(_ call: OpaquePointer, sender: String, shared: Bool) -> Int32 {
         let identity: PeerIdentity
-        switch identify(sender) {
+        switch peers.identity(of: sender, on: bus) {
         case .success(let known): identity = known
         case .failure(let refusal):
             return reply(call, error: "org.freedesktop.DBus.Error.AccessDenied", refusal.text)
@@ -300,7 +279,7 @@ public final class GeoClueService: Sendable {
 
     /// `AvailableAccuracyLevel` for the caller: what its decision lets it have.
     private func availableLevel(for sender: String) -> UInt32 {
-        guard case .success(let identity) = identify(sender, remember: false) else {
+        guard case .success(let identity) = peers.identity(of: sender, on: bus) else {
             return GeoClueAccuracy.none
         }
         let snapshot = try? daemon.stores.store(uid: identity.uid).load()
@@ -313,7 +292,7 @@ public final class GeoClueService: Sendable {
     /// `AddAgent`: the caller answers its user's questions from now on, as `gpsloc agent` does.
     private func addAgent(_ call: OpaquePointer, sender: String) -> Int32 {
         let identity: PeerIdentity
-        switch identify(sender) {
+        switch peers.identity(of: sender, on: bus) {
         case .success(let known): identity = known
         case .failure(let refusal):
             return reply(call, error: "org.freedesktop.DBus.Error.AccessDenied", refusal.text)
@@ -361,7 +340,7 @@ public final class GeoClueService: Sendable {
         return true
     }
 
-    fileprivate func authorized(token: UInt64, failed: Bool, authorized: Bool, level: UInt32) {
+    func authorized(token: UInt64, failed: Bool, authorized: Bool, level: UInt32) {
         guard let question = state.withLock({ $0.questions.removeValue(forKey: token) }) else { return }
         // An agent that did not answer leaves the question to the user's other agents.
         guard !failed else { return }
@@ -387,6 +366,14 @@ public final class GeoClueService: Sendable {
                 "RequestedAccuracyLevel is NONE (0): set it (EXACT is 8, CITY 4) before Start")
         }
         let identity = client.identity
+        // A connection outlives an exec: a process that became another program since it was
+        // identified is not what was identified.
+        let pid = identity.credentials.pid
+        guard identity.credentials.isAlive, ProcessFacts.executable(pid: pid) == identity.wire.executable else {
+            return reply(
+                call, error: "org.freedesktop.DBus.Error.AccessDenied",
+                "pid \(pid) is no longer the program it was when it connected (\(identity.app)); connect again")
+        }
         let hosted: HostedClient
         let connection: Int
         do {
@@ -519,64 +506,6 @@ public final class GeoClueService: Sendable {
         if let changed { _ = ocl_emit_in_use(bus, changed) }
     }
 
-    // MARK: Identity
-
-    /// The verified identity of the connection `sender`: its credentials from the bus daemon,
-    /// its process pinned, and identified as a socket's peer is. `remember` keeps it until the
-    /// connection leaves.
-    private func identify(_ sender: String, remember: Bool = true) -> Result<PeerIdentity, GeoClueRefusal> {
-        if let known = state.withLock({ $0.peers[sender] }) { return .success(known) }
-        guard let bus else { return .failure(GeoClueRefusal("the bus is gone")) }
-        var uid: UInt32 = 0
-        var pid: UInt32 = 0
-        var passed: Int32 = -1
-        let asked = ocl_peer_credentials(bus, sender, &uid, &pid, &passed)
-        guard asked >= 0, let processID = Int32(exactly: pid), processID > 0 else {
-            return .failure(GeoClueRefusal("the bus daemon does not say which process \(sender) is"))
-        }
-        let pidfd: FileDescriptor
-        if passed >= 0 {
-            pidfd = FileDescriptor(rawValue: passed)
-        } else {
-            let raw = pidfd_open(processID, 0)
-            guard raw >= 0 else {
-                return .failure(GeoClueRefusal("pid \(pid) could not be pinned (\(Errno(rawValue: errno)))"))
-            }
-            pidfd = FileDescriptor(rawValue: raw)
-            // Pinned now. The bus still naming the same process for the connection means the
-            // process pinned is the one that connected (a pid is reused only once its process is
-            // gone, and then the bus would have let the connection go with it).
-            var again: (uid: UInt32, pid: UInt32, fd: Int32) = (0, 0, -1)
-            let checked = ocl_peer_credentials(bus, sender, &again.uid, &again.pid, &again.fd)
-            if again.fd >= 0 { close(again.fd) }
-            guard checked >= 0, again.pid == pid, again.uid == uid else {
-                try? pidfd.close()
-                return .failure(GeoClueRefusal("\(sender) left the bus while it was identified"))
-            }
-        }
-        let gid = ProcessFacts.read("/proc/\(pid)/status").flatMap(TCPPeer.gid(statusFile:)) ?? uid
-        let credentials = PeerCredentials(uid: uid, gid: gid, pid: processID, pidfd: pidfd)
-        guard let identity = PeerIdentity.identify(credentials, registry: daemon.registry) else {
-            try? pidfd.close()
-            return .failure(GeoClueRefusal("pid \(pid) exited while it was identified"))
-        }
-        daemon.logNotes(of: identity)
-        guard remember else {
-            try? pidfd.close()
-            return .success(identity)
-        }
-        let kept = state.withLock { state -> PeerIdentity? in
-            if let earlier = state.peers[sender] { return earlier }
-            state.peers[sender] = identity
-            return nil
-        }
-        if let kept {
-            try? pidfd.close()
-            return .success(kept)
-        }
-        return .success(identity)
-    }
-
     // MARK: Replies
 
     private func reply(_ call: OpaquePointer, error name: String, _ message: String) -> Int32 {
@@ -590,58 +519,9 @@ public final class GeoClueService: Sendable {
     private static func refuse(_ error: UnsafeMutablePointer<sd_bus_error>?, _ path: String) -> Int32 {
         sd_bus_error_set(error, "org.freedesktop.DBus.Error.AccessDenied", "\(path) is not yours")
     }
-
-    // MARK: The C side's entry points
-
-    fileprivate static func service(_ context: UnsafeMutableRawPointer?) -> GeoClueService {
-        Unmanaged<GeoClueService>.fromOpaque(context!).takeUnretainedValue()
-    }
-
-    // Made once, never freed: the C side keeps a pointer to it.
-    nonisolated(unsafe) private static let handlers: UnsafePointer<ocl_geoclue_handlers> = {
-        let handlers = UnsafeMutablePointer<ocl_geoclue_handlers>.allocate(capacity: 1)
-        handlers.initialize(
-            to: ocl_geoclue_handlers(
-                method: { context, call, path, interface, member in
-                    service(context).method(
-                        call!, path: String(cString: path!), interface: String(cString: interface!),
-                        member: String(cString: member!))
-                },
-                get: { context, reply, path, interface, property, sender, error in
-                    service(context).get(
-                        reply!, path: String(cString: path!), interface: String(cString: interface!),
-                        property: String(cString: property!),
-                        sender: sender.map { String(cString: $0) } ?? "",
-                        error: error)
-                },
-                set: { context, value, path, _, property, sender, error in
-                    service(context).set(
-                        value!, path: String(cString: path!), property: String(cString: property!),
-                        sender: sender.map { String(cString: $0) } ?? "", error: error)
-                },
-                gone: { context, name in service(context).gone(String(cString: name!)) },
-                authorized: { context, token, failed, authorized, level in
-                    service(context).authorized(
-                        token: token, failed: failed, authorized: authorized, level: level)
-                },
-                wake: { context in service(context).state.withLock { $0.bus }?.drain() }))
-        return UnsafePointer(handlers)
-    }()
 }
 
 /// Why GeoClue2 could not be served.
 public struct GeoClueServiceError: Error, CustomStringConvertible {
     public var description: String
-}
-
-/// Why a caller was refused, in the words its error reply carries.
-struct GeoClueRefusal: Error {
-    var text: String
-    init(_ text: String) { self.text = text }
-}
-
-/// A closure for the bus thread.
-private final class BusThreadWork {
-    let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
 }
