@@ -369,10 +369,12 @@ public final class GeoClueService: Sendable {
         // A connection outlives an exec: a process that became another program since it was
         // identified is not what was identified.
         let pid = identity.credentials.pid
-        guard identity.credentials.isAlive, ProcessFacts.executable(pid: pid) == identity.wire.executable else {
+        guard identity.credentials.isAlive, ProcessFacts.executable(pid: pid) == identity.wire.executable
+        else {
             return reply(
                 call, error: "org.freedesktop.DBus.Error.AccessDenied",
-                "pid \(pid) is no longer the program it was when it connected (\(identity.app)); connect again")
+                "pid \(pid) is no longer the program it was when it connected (\(identity.app)); connect again"
+            )
         }
         let hosted: HostedClient
         let connection: Int

@@ -29,12 +29,17 @@ struct InstallTests {
             service.contains("file:///usr/share/doc/opencorelocation/") && !service.contains("/usr/local/"))
         #expect(
             !FileManager.default.fileExists(atPath: stage + "/etc/udev"), "/etc/udev is the administrator's")
+        // GeoClue's own package names its activation file for the bus name too: a package ships
+        // gpslocd's as an example, not where dpkg would find the two in conflict.
+        #expect(!FileManager.default.fileExists(atPath: stage + "/usr/share/dbus-1/system-services"))
         for file in [
             "usr/bin/gpsloc", "usr/lib/systemd/system/gpslocd.socket",
             "usr/lib/systemd/system/gpslocd-gpsd.socket",
             "usr/lib/sysusers.d/opencorelocation.conf",
             "lib/udev/rules.d/60-opencorelocation.rules", "etc/opencorelocation/gpslocd.conf",
             "usr/share/opencorelocation/examples/Info.plist", "usr/share/doc/opencorelocation/LICENSE",
+            "usr/share/dbus-1/system.d/org.freedesktop.GeoClue2.gpslocd.conf",
+            "usr/share/opencorelocation/examples/org.freedesktop.GeoClue2.service",
         ] {
             #expect(FileManager.default.fileExists(atPath: stage + "/" + file), "\(file) is installed")
         }

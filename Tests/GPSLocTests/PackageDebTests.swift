@@ -50,6 +50,7 @@ struct PackageDebTests {
             "./etc/opencorelocation/gpslocd.conf", "./usr/share/doc/opencorelocation/copyright",
             "./usr/share/doc/opencorelocation/changelog.gz",
             "./lib/udev/rules.d/60-opencorelocation.rules",
+            "./usr/share/dbus-1/system.d/org.freedesktop.GeoClue2.gpslocd.conf",
         ] {
             #expect(contents.standardOutput.contains(path), "\(path) is in the package")
         }
