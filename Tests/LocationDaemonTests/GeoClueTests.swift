@@ -355,6 +355,57 @@ struct GeoClueTests {
             await agent.stop()
         }
     }
+
+    @Test(
+        "a decision denied while a client runs ends it; a connection holds 16 clients; a lost bus is served again"
+    )
+    func robustness() async throws {
+        let alice = try await Account.ensure("ocl-alice")
+        try await Setup.with { setup in
+            try await setup.decide(uid: alice.uid, app: Self.whereAmI, "always")
+            let running = try setup.start(alice, [Self.whereAmI, "-t", "30"])
+            #expect(
+                await running.waitForOutput(within: 10) { $0.contains("New location:") }, "\(running.errors)")
+            try await setup.decide(uid: alice.uid, app: Self.whereAmI, "denied")
+            #expect(
+                await running.waitForOutput(within: 10) { $0.contains("Geolocation disabled. Quitting..") },
+                "\(running.output)")
+            #expect(await running.wait(within: 10) != nil)
+
+            // One connection asks for clients until it is refused.
+            let flood = """
+                import sys
+                from gi.repository import Gio, GLib
+                flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+                bus = Gio.DBusConnection.new_for_address_sync(sys.argv[1], flags, None, None)
+                made = 0
+                try:
+                    for _ in range(100):
+                        bus.call_sync("org.freedesktop.GeoClue2", "/org/freedesktop/GeoClue2/Manager",
+                                      "org.freedesktop.GeoClue2.Manager", "CreateClient", None, None, 0, -1, None)
+                        made += 1
+                except GLib.Error as error:
+                    print(made, error.message)
+                """
+            let flooded = try await setup.run(alice, [Self.python, "-c", flood, setup.bus.address])
+            #expect(
+                flooded.standardOutput.hasPrefix("16 ") && flooded.standardOutput.contains("16 clients"),
+                "\(flooded.standardOutput)\(flooded.standardError)")
+
+            // The bus daemon goes away and comes back: gpslocd owns the name again and serves.
+            try await setup.bus.restart()
+            #expect(
+                await waitUntil(within: 15) {
+                    setup.daemon.log.contains("GeoClue2: serving on the system bus again")
+                },
+                "\(setup.daemon.log)")
+            try await setup.decide(uid: alice.uid, app: Self.whereAmI, "always")
+            let again = try await setup.run(alice, [Self.whereAmI, "-t", "3"])
+            #expect(
+                !Self.locations(again.standardOutput).isEmpty, "\(again.standardOutput)\(again.standardError)"
+            )
+        }
+    }
 }
 
 /// Waits, up to `seconds`, until an asynchronous `condition` holds.

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Locking
 import TestSupport
 
 /// A system bus of the test's own: Debian's dbus-daemon with a system bus's default policy (no
@@ -9,7 +10,8 @@ import TestSupport
 /// (`dist/dbus`), which is all that lets gpslocd own GeoClue2's name and call agents.
 final class PrivateSystemBus: Sendable {
     let directory: String
-    let process: RunningProcess
+    private let running: Mutex<RunningProcess?> = Mutex(nil)
+    var process: RunningProcess? { running.withLock { $0 } }
     var socket: String { directory + "/system_bus_socket" }
     /// What `DBUS_SYSTEM_BUS_ADDRESS` says for it.
     var address: String { "unix:path=" + socket }
@@ -47,11 +49,16 @@ final class PrivateSystemBus: Sendable {
               <include>\(policy)</include>
             </busconfig>
             """
-        let file = directory + "/system.conf"
-        try Data(configuration.utf8).write(to: URL(fileURLWithPath: file))
-        process = try RunningProcess(
-            ["--nofork", "--nopidfile", "--nosyslog", "--config-file=\(file)"],
+        try Data(configuration.utf8).write(to: URL(fileURLWithPath: directory + "/system.conf"))
+        try await launch()
+    }
+
+    /// Starts dbus-daemon on the configuration and waits for its socket.
+    private func launch() async throws {
+        let process = try RunningProcess(
+            ["--nofork", "--nopidfile", "--nosyslog", "--config-file=\(directory)/system.conf"],
             executable: URL(fileURLWithPath: Self.daemonPath))
+        running.withLock { $0 = process }
         let socket = socket
         let up = await waitUntil(within: 10) {
             FileManager.default.fileExists(atPath: socket) || !process.isRunning
@@ -61,9 +68,17 @@ final class PrivateSystemBus: Sendable {
         }
     }
 
+    /// The bus goes away (every connection with it) and a new one listens at the same address.
+    func restart() async throws {
+        process?.signal(SIGKILL)
+        _ = await process?.wait(within: 10)
+        try? FileManager.default.removeItem(atPath: socket)
+        try await launch()
+    }
+
     func stop() async {
-        process.signal(SIGKILL)
-        _ = await process.wait(within: 10)
+        process?.signal(SIGKILL)
+        _ = await process?.wait(within: 10)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
