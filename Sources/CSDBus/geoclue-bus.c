@@ -138,6 +138,10 @@ int ocl_geoclue_run(sd_bus *bus, int wake, volatile int *stop, const ocl_geoclue
     while (!*stop) {
         int r = sd_bus_process(bus, NULL);
         if (r < 0) return r;
+        // Queued work (an engine's update) runs between any two messages: a peer that floods the
+        // bus delays the others' locations by one message at most.
+        uint64_t count;
+        if (read(wake, &count, sizeof count) == (ssize_t)sizeof count) handlers->wake(context);
         if (r > 0) continue;
         int events = sd_bus_get_events(bus);
         if (events < 0) return events;
@@ -154,11 +158,6 @@ int ocl_geoclue_run(sd_bus *bus, int wake, volatile int *stop, const ocl_geoclue
         struct pollfd fds[2] = {{.fd = sd_bus_get_fd(bus), .events = (short)events}, {.fd = wake, .events = POLLIN}};
         r = poll(fds, 2, milliseconds);
         if (r < 0 && errno != EINTR) return -errno;
-        if (r > 0 && (fds[1].revents & POLLIN)) {
-            uint64_t count;
-            (void)!read(wake, &count, sizeof count);
-            handlers->wake(context);
-        }
     }
     return 0;
 }

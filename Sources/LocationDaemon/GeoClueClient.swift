@@ -57,7 +57,14 @@ struct GeoClueClient {
         var path: String
         var place: Place
         var slot: OpaquePointer?
+        /// When a newer one took its place (monotonic seconds).
+        var replacedAt: Double?
     }
+
+    /// How long a replaced `Location` stays readable: a client reads the one a `LocationUpdated`
+    /// names after the signal, and at 10 Hz, on a loaded machine, two more may come first.
+    static let replacedLifetime = 2.0
+    static let replacedLimit = 64
 
     /// What makes the client run: the hosted app's connection and session, and the task that
     /// takes its updates.
@@ -82,12 +89,33 @@ struct GeoClueClient {
     var timeThreshold: UInt32 = 0
     var running: Running?
     var current: Published?
-    var previous: Published?
+    /// The ones before it, newest last, until their lifetime is over.
+    var replaced: [Published] = []
     var nextLocation = 0
     /// When the last location was published (monotonic seconds), for `TimeThreshold`.
     var publishedAt: Double?
 
     var isActive: Bool { running != nil }
+    /// Every `Location` object it has on the bus.
+    var published: [Published] { replaced + (current.map { [$0] } ?? []) }
+
+    /// Publishes `place` at `path` (its object added as `slot`) at `now`; returns the objects whose
+    /// lifetime is over, for the caller to remove from the bus.
+    mutating func publish(_ place: Place, path: String, slot: OpaquePointer?, now: Double) -> [Published] {
+        if var old = current {
+            old.replacedAt = now
+            replaced.append(old)
+        }
+        current = Published(path: path, place: place, slot: slot)
+        nextLocation += 1
+        publishedAt = now
+        let expired = replaced.enumerated().filter { index, old in
+            now - (old.replacedAt ?? now) > Self.replacedLifetime
+                || replaced.count - index > Self.replacedLimit
+        }.map(\.element)
+        replaced.removeFirst(expired.count)
+        return expired
+    }
     var locationPath: String { current?.path ?? "/" }
 
     init(path: String, owner: String, identity: PeerIdentity, shared: Bool) {

@@ -97,13 +97,21 @@ public final class GeoClueService: Sendable {
 
     /// The bus was lost: every client stops, every agent and identity is forgotten.
     private func forgetEverything() {
-        let (clients, agents) = state.withLock { state in
+        let (clients, agents, bus) = state.withLock { state in
             defer {
                 state = State()
             }
-            return (Array(state.clients.values), Array(state.agents.values))
+            return (Array(state.clients.values), Array(state.agents.values), state.bus)
         }
-        for client in clients { stopRunning(client.running) }
+        withExtendedLifetime(bus) {
+            for client in clients {
+                stopRunning(client.running)
+                // The bus thread has ended: the slots are let go here, before the bus is.
+                for slot in ([client.slot] + client.published.map(\.slot)).compactMap({ $0 }) {
+                    sd_bus_slot_unref(slot)
+                }
+            }
+        }
         for agent in agents { daemon.router.unregister(uid: agent.uid, agent: agent.id) }
         peers.forgetAll()
     }
@@ -163,7 +171,7 @@ public final class GeoClueService: Sendable {
             let found = state.withLock { state -> GeoClueClient.Place?? in
                 guard let client = state.clients[clientPath], client.owner == sender else { return nil }
                 return .some(
-                    [client.current, client.previous].compactMap { $0 }.first { $0.path == path }?.place)
+                    client.published.first { $0.path == path }?.place)
             }
             guard let found, let place = found else { return Self.refuse(error, path) }
             switch property {
@@ -451,7 +459,7 @@ public final class GeoClueService: Sendable {
     private func remove(_ path: String) {
         stop(path)
         guard let client = state.withLock({ $0.clients.removeValue(forKey: path) }) else { return }
-        for published in [client.current, client.previous].compactMap({ $0 }) {
+        for published in client.published {
             if let slot = published.slot { sd_bus_slot_unref(slot) }
         }
         if let slot = client.slot { sd_bus_slot_unref(slot) }
@@ -479,13 +487,12 @@ public final class GeoClueService: Sendable {
             let newPath = "\(path)/Location/\(client.nextLocation)"
             var slot: OpaquePointer?
             guard ocl_geoclue_add_location(state.bus?.bus, &slot, newPath, context) >= 0 else { return nil }
-            client.nextLocation += 1
-            if let gone = client.previous?.slot { sd_bus_slot_unref(gone) }
-            client.previous = client.current
-            client.current = GeoClueClient.Published(path: newPath, place: place, slot: slot)
-            client.publishedAt = now
+            let old = client.current?.path ?? "/"
+            for expired in client.publish(place, path: newPath, slot: slot, now: now) {
+                if let slot = expired.slot { sd_bus_slot_unref(slot) }
+            }
             state.clients[path] = client
-            return (client.owner, client.previous?.path ?? "/", newPath)
+            return (client.owner, old, newPath)
         }
         guard let published else { return }
         _ = ocl_emit_client_changed(bus, published.owner, path, true, published.new)
