@@ -130,12 +130,17 @@ int ocl_geoclue_add_location(sd_bus *bus, sd_bus_slot **slot, const char *path, 
     return sd_bus_add_object_vtable(bus, slot, path, LOCATION_INTERFACE, location_vtable, context);
 }
 
+void ocl_geoclue_request_stop(int *stop, int wake) {
+    __atomic_store_n(stop, 1, __ATOMIC_RELEASE);
+    ocl_wake(wake);
+}
+
 int ocl_wake_fd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 
 void ocl_wake(int fd) { (void)!eventfd_write(fd, 1); }
 
-int ocl_geoclue_run(sd_bus *bus, int wake, volatile int *stop, const ocl_geoclue_handlers *handlers, void *context) {
-    while (!*stop) {
+int ocl_geoclue_run(sd_bus *bus, int wake, int *stop, const ocl_geoclue_handlers *handlers, void *context) {
+    while (!__atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
         int r = sd_bus_process(bus, NULL);
         if (r < 0) return r;
         // Queued work (an engine's update) runs between any two messages: a peer that floods the

@@ -70,8 +70,7 @@ final class GeoClueBus: @unchecked Sendable {
     }
 
     func stop() {
-        stopping.pointee = 1
-        ocl_wake(wake)
+        ocl_geoclue_request_stop(stopping, wake)
     }
 }
 

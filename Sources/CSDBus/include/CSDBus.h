@@ -46,10 +46,11 @@ int ocl_geoclue_add_location(sd_bus *bus, sd_bus_slot **slot, const char *path, 
 int ocl_wake_fd(void);
 void ocl_wake(int fd);
 
-/// Runs the bus until it fails or `*stop` is set; `wake` (an eventfd) calls the handlers' `wake`.
-/// Returns the negative errno the bus failed with, 0 when stopped.
-int ocl_geoclue_run(sd_bus *bus, int wake, volatile int *stop, const ocl_geoclue_handlers *handlers,
-                    void *context);
+/// Runs the bus until it fails or `*stop` is set (by `ocl_geoclue_request_stop`, from any
+/// thread); `wake` (an eventfd) calls the handlers' `wake`. Returns the negative errno the bus
+/// failed with, 0 when stopped.
+int ocl_geoclue_run(sd_bus *bus, int wake, int *stop, const ocl_geoclue_handlers *handlers, void *context);
+void ocl_geoclue_request_stop(int *stop, int wake);
 
 /// Replies to `call`: nothing, an object path, or an error by name.
 int ocl_reply_empty(sd_bus_message *call);
