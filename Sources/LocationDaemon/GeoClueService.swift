@@ -403,6 +403,16 @@ public final class GeoClueService: Sendable {
                 call, error: "org.freedesktop.DBus.Error.AccessDenied",
                 refusal ?? "\(identity.app) (uid \(identity.uid)) is denied location")
         }
+        // Undecided, and nobody can be asked (there is no usage description to ask with): say
+        // so, rather than leave the client waiting for locations that cannot come.
+        if engine.authorizationStatus == .notDetermined, identity.manifest.whenInUseUsageDescription == nil {
+            daemon.detach(hosted, connection: connection, keeping: [])
+            return reply(
+                call, error: "org.freedesktop.DBus.Error.AccessDenied",
+                "\(identity.app) (uid \(identity.uid)) has no decision, and cannot be asked for one: no registration "
+                    + "gives it an NSLocationWhenInUseUsageDescription; its user or an administrator decides with "
+                    + "`gpsloc auth grant --uid \(identity.uid) '\(identity.app)' always` (or `gpsloc auth deny`)")
+        }
         hosted.activate(connection)
         daemon.refreshActivity(of: hosted)
         // As for gpsd's clients: what it may have is what its user decided, Always included, or

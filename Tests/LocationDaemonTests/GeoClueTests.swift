@@ -357,6 +357,55 @@ struct GeoClueTests {
     }
 
     @Test(
+        "an undecided app in use asks its user's gpsloc agent, which is shown the verified program, not its DesktopId"
+    )
+    func gpslocAgentAnswers() async throws {
+        let bob = try await Account.ensure("ocl-bob")
+        try await Setup.with { setup in
+            // Unregistered, it cannot be asked, and says so.
+            let unasked = try await setup.run(bob, [Self.whereAmI, "-t", "2"])
+            #expect(
+                unasked.standardError.contains("has no decision, and cannot be asked for one"),
+                "\(unasked.standardOutput)\(unasked.standardError)")
+            // Registered under an identifier of the administrator's choosing.
+            try setup.daemon.register(
+                "where-am-i",
+                [
+                    "CFBundleIdentifier": "org.example.WhereAmI",
+                    "NSLocationWhenInUseUsageDescription": "Shows where you are.",
+                    "OpenCoreLocationExecutables": [Self.whereAmI],
+                ])
+            let agent = try setup.daemon.client(as: bob)
+            await agent.hello()
+            agent.send(#"{"op":"agent.register","id":1}"#)
+            #expect(await agent.wait { $0.contains(.ok(id: 1)) })
+            let shown = try setup.start(
+                bob, ["/usr/bin/script", "-qfec", "\(Self.whereAmI) -t 8", "/dev/null"])
+            let asked = await agent.wait { events in
+                events.contains { if case .prompt = $0 { true } else { false } }
+            }
+            #expect(asked, "\(agent.output)\n\(setup.daemon.log)")
+            let question = agent.events.compactMap {
+                if case .prompt(let n, let p) = $0 { (n, p) } else { nil }
+            }.first
+            let (number, prompt) = try #require(question)
+            #expect(
+                prompt.identity.app == "org.example.WhereAmI" && prompt.identity.executable == Self.whereAmI
+                    && prompt.identity.uid == Int(bob.uid) && prompt.reason == "Shows where you are.",
+                "\(prompt)")
+            agent.send(#"{"op":"agent.answer","prompt":\#(number),"answer":"allowWhileUsing"}"#)
+            #expect(
+                await shown.waitForOutput(within: 10) { Self.locations($0).count >= 5 },
+                "\(shown.output)\n\(setup.daemon.log)")
+            let fix = try #require(Self.locations(shown.output).first)
+            #expect((Self.number(fix["Accuracy"]) ?? 1e9) < 100, "precise: \(fix)")
+            shown.signal(SIGKILL)
+            _ = await shown.wait(within: 10)
+            await agent.stop()
+        }
+    }
+
+    @Test(
         "a decision denied while a client runs ends it; a connection holds 16 clients; a lost bus is served again"
     )
     func robustness() async throws {
