@@ -118,6 +118,10 @@ struct GPSDStreamTests {
             "\(client.output)")
         #expect(
             devices().first { $0["activated"] is String }?["path"] as? String == receiver.terminal.slavePath)
+        // A slave held open keeps the pty's number taken: another test's new pty cannot appear at
+        // this path (and be reached by the daemon) while this one checks that it is gone.
+        let held = open(receiver.terminal.slavePath, O_RDWR | O_NOCTTY)
+        defer { if held >= 0 { close(held) } }
         receiver.stop()
         receiver.terminal.close()
         #expect(

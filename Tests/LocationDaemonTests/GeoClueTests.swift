@@ -154,8 +154,13 @@ struct GeoClueTests {
                         abs($0.latitude - latitude) < 2e-6 && abs($0.longitude - longitude) < 2e-6
                     }, "\(location) is not a fix the receiver sent")
                 #expect((Self.number(location["Accuracy"]) ?? 1e9) < 100)
-                #expect(location["Altitude"] != nil && location["Speed"] != nil && location["Heading"] != nil)
             }
+            // The receiver's altitude, speed and course come along (an epoch the daemon caught
+            // halfway through, as it opened the receiver, may lack some).
+            let whole = aliceSees.filter {
+                $0["Altitude"] != nil && $0["Speed"] != nil && $0["Heading"] != nil
+            }
+            #expect(whole.count >= aliceSees.count - 1, "\(aliceSees)")
             // Approximate: one reduced location (the reducer says something new at most every 15
             // minutes), kilometres wide, with no altitude, speed or heading.
             let bobSees = Self.locations(b.standardOutput)
