@@ -50,6 +50,8 @@ let package = Package(
                 "GNSS", "DescriptorIO", "Locking", .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .target(name: "CGPS", condition: .when(traits: ["LibGPS"])), "CZlib", "CLzma", "CZstd",
+                // The track journal's HPKE and ChaCha20-Poly1305.
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -118,6 +120,7 @@ let package = Package(
             dependencies: [
                 "GNSSSources", "Locking", "NMEA", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .testTarget(
             name: "LocationEngineTests", dependencies: ["LocationEngine", "GNSS", "TestSupport"]),

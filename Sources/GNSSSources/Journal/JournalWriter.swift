@@ -1,0 +1,303 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import Crypto
+import FoundationEssentials
+import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Appends records to a journal directory, one frame per `write`, each made durable before the
+/// next (`fdatasync`, unless told otherwise), so that a power cut loses at most the record being
+/// written.
+///
+/// Opening a journal that a power cut interrupted cuts its newest segment after the last whole
+/// frame and starts a new segment, whose first record says where the old one was cut. Segments
+/// rotate by size and age, each closed with a final record; the oldest go first when the journal
+/// passes its cap. A full disk loses the records that do not fit, and nothing else: the first
+/// record written when space returns is preceded by a gap record that counts them.
+public final class JournalWriter {
+    public struct Limits: Sendable {
+        /// A segment is closed once it is this large...
+        public var segmentBytes: Int
+        /// ...or this old.
+        public var segmentSeconds: Double
+        /// The journal's segments together; the oldest are removed past it.
+        public var totalBytes: Int
+        /// `fdatasync` after each record.
+        public var syncEachRecord: Bool
+
+        public init(
+            segmentBytes: Int = 8 << 20, segmentSeconds: Double = 3600, totalBytes: Int = 256 << 20,
+            syncEachRecord: Bool = true
+        ) {
+            self.segmentBytes = segmentBytes
+            self.segmentSeconds = segmentSeconds
+            self.totalBytes = totalBytes
+            self.syncEachRecord = syncEachRecord
+        }
+    }
+
+    /// What opening the journal found and did, for the recorder to say.
+    public struct Recovery: Sendable {
+        /// The newest segment before this run, its whole frames, and the bytes cut after them.
+        public var previous: UInt64
+        public var previousFrames: Int
+        /// Where it was cut, and how many bytes went (0: it ended with a whole frame).
+        public var cutAt: Int
+        public var cutBytes: Int
+        /// Segments removed by the cap so far (those numbered below the oldest kept).
+        public var oldestKept: UInt64
+    }
+
+    public let directory: String
+    public let recovery: Recovery
+    private let recipient: Curve25519.KeyAgreement.PublicKey
+    private let limits: Limits
+    private let now: () -> Double
+    private var segment: OpenSegment
+    /// Records lost to a full disk since the last one written, and the time they span.
+    private var lost: (count: UInt64, from: Int64, to: Int64)?
+    /// Segments removed by the cap in this run.
+    public private(set) var removedSegments = 0
+    public private(set) var recordsWritten = 0
+
+    private struct OpenSegment {
+        var number: UInt64
+        var descriptor: FileDescriptor
+        var sealer: JournalSealer
+        var counter: UInt64 = 0
+        var bytes: Int
+        var opened: Double
+    }
+
+    /// Opens (or makes) the journal in `directory`, sealed to `recipient`; `now` gives seconds
+    /// since 1970.
+    public init(
+        directory: String, recipient: Curve25519.KeyAgreement.PublicKey, limits: Limits = Limits(),
+        now: @escaping () -> Double = { Date().timeIntervalSince1970 }
+    ) throws(JournalError) {
+        self.directory = directory
+        self.recipient = recipient
+        self.limits = limits
+        self.now = now
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            throw JournalError("cannot make the journal directory \(directory): \(errnoDescription(errno))")
+        }
+        let numbers = try Self.segments(in: directory)
+        var recovery = Recovery(
+            previous: 0, previousFrames: 0, cutAt: 0, cutBytes: 0, oldestKept: numbers.first ?? 1)
+        if let newest = numbers.last {
+            let path = Self.path(directory, newest)
+            let bytes = try Self.read(path)
+            let scan = JournalSegmentScan(bytes)
+            recovery.previous = newest
+            recovery.previousFrames = scan.frames.count
+            recovery.cutBytes = scan.trailing
+            recovery.cutAt = scan.trailing > 0 ? scan.end : 0
+            if scan.trailing > 0 {
+                // A torn write: the whole frames stay, the rest goes (a header torn too: all of it).
+                guard truncate(path, off_t(scan.end)) == 0 else {
+                    throw JournalError(
+                        "cannot cut \(path) after its last whole record: \(errnoDescription(errno))")
+                }
+            }
+        }
+        self.recovery = recovery
+        segment = try Self.open(
+            directory: directory, number: (numbers.last ?? 0) + 1, recipient: recipient, now: now(),
+            opening: .init(
+                previous: recovery.previous, previousFrames: UInt64(recovery.previousFrames),
+                previousCutAt: UInt64(recovery.cutAt), oldestKept: recovery.oldestKept),
+            sync: true)
+    }
+
+    /// Whether ``close()`` closed the segment's descriptor already (closing it twice could close
+    /// a descriptor another part of the process was given since).
+    private var closed = false
+
+    deinit {
+        if !closed { try? segment.descriptor.close() }
+    }
+
+    /// Appends a record (a location or NMEA). A full disk loses this record only, and is said
+    /// in the error; the journal is left as it was.
+    public func append(_ record: JournalRecord) throws(JournalError) {
+        guard !closed else { throw JournalError("the journal in \(directory) was closed") }
+        let time = now()
+        if Double(segment.bytes) >= Double(limits.segmentBytes) {
+            try rotate(.size, at: time)
+        } else if time - segment.opened >= limits.segmentSeconds {
+            try rotate(.age, at: time)
+        }
+        if let gap = lost {
+            do {
+                try write(.gap(lost: gap.count, from: gap.from, to: gap.to))
+            } catch {
+                lose(at: time)
+                throw error
+            }
+            lost = nil
+        }
+        do {
+            try write(record)
+            recordsWritten += 1
+        } catch {
+            lose(at: time)
+            throw error
+        }
+    }
+
+    /// Closes the journal with a final record.
+    public func close() throws(JournalError) {
+        guard !closed else { return }
+        try write(.final(records: segment.counter + 1, reason: .stopped))
+        _ = fdatasync(segment.descriptor.rawValue)
+        closed = true
+        try? segment.descriptor.close()
+    }
+
+    /// Records lost since the last one written (a full disk).
+    public var lostRecords: UInt64 { lost?.count ?? 0 }
+
+    private func lose(at time: Double) {
+        let stamp = Int64(time * 1e9)
+        if var gap = lost {
+            gap.count += 1
+            gap.to = stamp
+            lost = gap
+        } else {
+            lost = (1, stamp, stamp)
+        }
+    }
+
+    private func write(_ record: JournalRecord) throws(JournalError) {
+        let frame = try segment.sealer.frame(record, counter: segment.counter)
+        do {
+            let written = try segment.descriptor.writeAll(frame)
+            precondition(written == frame.count)
+            if limits.syncEachRecord { _ = fdatasync(segment.descriptor.rawValue) }
+        } catch {
+            // A partial frame would be read as a torn write: take it back, so the segment goes on.
+            _ = ftruncate(segment.descriptor.rawValue, off_t(segment.bytes))
+            _ = lseek(segment.descriptor.rawValue, off_t(segment.bytes), SEEK_SET)
+            throw JournalError("cannot write to \(Self.path(directory, segment.number)): \(error)")
+        }
+        segment.counter += 1
+        segment.bytes += frame.count
+    }
+
+    private func rotate(_ reason: JournalRecord.FinalReason, at time: Double) throws(JournalError) {
+        let closing = segment
+        try write(.final(records: closing.counter + 1, reason: reason))
+        _ = fdatasync(closing.descriptor.rawValue)
+        let oldest = try capped()
+        segment = try Self.open(
+            directory: directory, number: closing.number + 1, recipient: recipient, now: time,
+            opening: .init(
+                previous: closing.number, previousFrames: segment.counter, previousCutAt: 0,
+                oldestKept: oldest),
+            sync: limits.syncEachRecord)
+        try? closing.descriptor.close()
+    }
+
+    /// Removes the oldest segments while the journal is over its cap; returns the oldest kept.
+    private func capped() throws(JournalError) -> UInt64 {
+        var numbers = try Self.segments(in: directory)
+        var sizes = numbers.map { Self.size(Self.path(directory, $0)) }
+        while numbers.count > 1, sizes.reduce(0, +) > limits.totalBytes {
+            unlink(Self.path(directory, numbers[0]))
+            numbers.removeFirst()
+            sizes.removeFirst()
+            removedSegments += 1
+        }
+        return numbers.first ?? segment.number
+    }
+
+    // MARK: Files
+
+    private static func open(
+        directory: String, number: UInt64, recipient: Curve25519.KeyAgreement.PublicKey, now: Double,
+        opening: JournalRecord.Opening, sync: Bool
+    ) throws(JournalError) -> OpenSegment {
+        let sealer = try JournalSealer(recipient: recipient, segment: number, created: Int64(now * 1e9))
+        let path = Self.path(directory, number)
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(
+                path, .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
+                permissions: [.ownerReadWrite])
+        } catch {
+            throw JournalError("cannot make \(path): \(error)")
+        }
+        var segment = OpenSegment(
+            number: number, descriptor: descriptor, sealer: sealer, bytes: 0, opened: now)
+        do {
+            let header = sealer.header.bytes
+            _ = try descriptor.writeAll(header)
+            segment.bytes = header.count
+            let frame = try sealer.frame(.opening(opening), counter: 0)
+            _ = try descriptor.writeAll(frame)
+            segment.bytes += frame.count
+            segment.counter = 1
+            _ = fdatasync(descriptor.rawValue)
+        } catch {
+            try? descriptor.close()
+            unlink(path)
+            throw JournalError("cannot start \(path): \(error)")
+        }
+        // The new file's name is durable too.
+        if let directoryDescriptor = try? FileDescriptor.open(directory, .readOnly, options: [.directory]) {
+            if sync { _ = fsync(directoryDescriptor.rawValue) }
+            try? directoryDescriptor.close()
+        }
+        return segment
+    }
+
+    /// The segments' numbers, oldest first.
+    static func segments(in directory: String) throws(JournalError) -> [UInt64] {
+        guard let handle = opendir(directory) else {
+            throw JournalError("cannot read the journal directory \(directory): \(errnoDescription(errno))")
+        }
+        defer { closedir(handle) }
+        var numbers: [UInt64] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if let number = JournalFormat.segmentNumber(fileName: name) { numbers.append(number) }
+        }
+        return numbers.sorted()
+    }
+
+    static func path(_ directory: String, _ number: UInt64) -> String {
+        directory + "/" + JournalFormat.fileName(segment: number)
+    }
+
+    static func size(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
+    }
+
+    /// A file's bytes.
+    static func read(_ path: String) throws(JournalError) -> [UInt8] {
+        do {
+            let descriptor = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec])
+            defer { try? descriptor.close() }
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0) }
+                if count == 0 { break }
+                bytes += chunk[0..<count]
+            }
+            return bytes
+        } catch {
+            throw JournalError("cannot read \(path): \(error)")
+        }
+    }
+}

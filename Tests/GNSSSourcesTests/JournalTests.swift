@@ -1,0 +1,206 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import Crypto
+import Foundation
+import GNSSSources
+import Testing
+
+/// The track journal: what is written is read back with the key alone, and no change to the
+/// files — a byte altered, a tail cut, a segment moved or removed — passes for what was written.
+@Suite("The track journal")
+struct JournalTests {
+    /// A journal in a directory of its own, written by a writer with a clock the test moves.
+    final class Fixture {
+        let directory = NSTemporaryDirectory() + "ocl-journal-\(UUID().uuidString.prefix(8))"
+        let key = Curve25519.KeyAgreement.PrivateKey()
+        var clock = 1_790_000_000.0
+
+        func writer(_ limits: JournalWriter.Limits = .init(syncEachRecord: false)) throws -> JournalWriter {
+            try JournalWriter(directory: directory, recipient: key.publicKey, limits: limits) {
+                [unowned self] in
+                clock
+            }
+        }
+
+        func read(key: Curve25519.KeyAgreement.PrivateKey? = nil) throws -> (
+            JournalReader.Report, [JournalRecord]
+        ) {
+            var records: [JournalRecord] = []
+            let report = try JournalReader(path: directory, privateKey: key ?? self.key).read { record, _ in
+                records.append(record)
+            }
+            return (report, records)
+        }
+
+        var segments: [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter {
+                $0.hasSuffix(".ocj")
+            }
+            .sorted().map { directory + "/" + $0 }
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    static func location(_ index: Int) -> JournalRecord {
+        .location(
+            JournalLocation(
+                time: 1_790_000_000 + Double(index) * 0.1, latitude: 52.37 + Double(index) * 1e-5,
+                longitude: 4.89 - Double(index) * 1e-5, horizontalAccuracy: 3.5, altitude: 12,
+                verticalAccuracy: 5,
+                speed: 13.9, speedAccuracy: 0.5, course: Float(index % 360), courseAccuracy: 2, flags: 4))
+    }
+
+    @Test("records come back with the key, in order, in several segments; each costs 25 bytes beside its 55")
+    func roundTrip() throws {
+        let journal = Fixture()
+        let writer = try journal.writer(.init(segmentBytes: 4096, syncEachRecord: false))
+        let written = (0..<500).map(Self.location)
+        for record in written {
+            try writer.append(record)
+            journal.clock += 0.1
+        }
+        try writer.close()
+        let (report, records) = try journal.read()
+        #expect(report.isIntact, "\(report.damage)")
+        #expect(records == written)
+        #expect(journal.segments.count > 5)
+        #expect(report.notes.isEmpty, "\(report.notes)")
+        // Overhead: frame (8) + kind (1) + tag (16) on a 54-byte location.
+        let sizes = journal.segments.map {
+            (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0
+        }
+        let perRecord = Double(sizes.reduce(0, +)) / Double(written.count)
+        #expect(perRecord < 54 + 48, "\(perRecord) bytes per record")
+        // Without the key: nothing but structure.
+        let blind = try JournalReader(path: journal.directory, privateKey: nil).read()
+        #expect(blind.isIntact && blind.records == 0)
+        // Another key opens nothing.
+        #expect(throws: JournalError.self) { _ = try journal.read(key: Curve25519.KeyAgreement.PrivateKey()) }
+    }
+
+    @Test("a torn write: the next run cuts it, starts a segment that says so, and nothing is damaged")
+    func powerCut() throws {
+        let journal = Fixture()
+        var writer: JournalWriter? = try journal.writer()
+        for index in 0..<20 { try writer?.append(Self.location(index)) }
+        writer = nil  // the process dies: no final record
+        let segment = try #require(journal.segments.last)
+        let handle = try #require(FileHandle(forWritingAtPath: segment))
+        handle.seekToEndOfFile()
+        handle.write(Data([60, 0, 0, 0, 1, 2, 3, 4, 9, 9, 9]))  // half a frame
+        try handle.close()
+        let next = try journal.writer()
+        #expect(next.recovery.previousFrames == 21 && next.recovery.cutBytes == 11)
+        for index in 20..<30 { try next.append(Self.location(index)) }
+        try next.close()
+        let (report, records) = try journal.read()
+        #expect(report.isIntact, "\(report.damage)")
+        #expect(records == (0..<30).map(Self.location))
+        #expect(
+            report.notes.contains { $0.contains("ended without its final record after 21 records") },
+            "\(report.notes)")
+    }
+
+    @Test("any byte altered or any tail cut, at random, is told; never passed off as what was written")
+    func randomDamage() throws {
+        let journal = Fixture()
+        let writer = try journal.writer(.init(segmentBytes: 2048, syncEachRecord: false))
+        let written = (0..<120).map(Self.location)
+        for record in written { try writer.append(record) }
+        try writer.close()
+        let pristine = try journal.segments.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        var generator = SystemRandomNumberGenerator()
+        var undetected = 0
+        var told = 0
+        for trial in 0..<400 {
+            let file = Int.random(in: 0..<pristine.count, using: &generator)
+            var bytes = pristine[file]
+            if trial % 2 == 0 {
+                let offset = Int.random(in: 0..<bytes.count, using: &generator)
+                bytes[offset] ^= UInt8.random(in: 1...255, using: &generator)
+            } else {
+                bytes = bytes.prefix(Int.random(in: 0..<bytes.count, using: &generator))
+            }
+            try bytes.write(to: URL(fileURLWithPath: journal.segments[file]))
+            defer { try? pristine[file].write(to: URL(fileURLWithPath: journal.segments[file])) }
+            let (report, records) = try journal.read()
+            let said = !report.isIntact || !report.notes.isEmpty
+            if said { told += 1 } else if records != written { undetected += 1 }
+        }
+        #expect(undetected == 0)
+        #expect(told == 400, "every change is told: \(told) of 400")
+    }
+
+    @Test("segments reordered or removed are told; removed by the cap, they are noted as such")
+    func segmentsMovedOrRemoved() throws {
+        let journal = Fixture()
+        let writer = try journal.writer(.init(segmentBytes: 1024, totalBytes: 1 << 30, syncEachRecord: false))
+        for index in 0..<100 { try writer.append(Self.location(index)) }
+        try writer.close()
+        let segments = journal.segments
+        #expect(segments.count >= 6)
+        // Two swapped.
+        let (a, b) = (segments[2], segments[3])
+        try FileManager.default.moveItem(atPath: a, toPath: a + ".tmp")
+        try FileManager.default.moveItem(atPath: b, toPath: a)
+        try FileManager.default.moveItem(atPath: a + ".tmp", toPath: b)
+        #expect(try !journal.read().0.isIntact)
+        try FileManager.default.moveItem(atPath: a, toPath: a + ".tmp")
+        try FileManager.default.moveItem(atPath: b, toPath: a)
+        try FileManager.default.moveItem(atPath: a + ".tmp", toPath: b)
+        #expect(try journal.read().0.isIntact)
+        // One from the middle, then the oldest: gone without the cap's word.
+        let middle = try Data(contentsOf: URL(fileURLWithPath: segments[3]))
+        try FileManager.default.removeItem(atPath: segments[3])
+        #expect(try journal.read().0.damage.contains { $0.contains("missing") })
+        try middle.write(to: URL(fileURLWithPath: segments[3]))
+        // The newest, whole: the one before it says a newer one was begun.
+        let newest = try Data(contentsOf: URL(fileURLWithPath: segments[segments.count - 1]))
+        try FileManager.default.removeItem(atPath: segments[segments.count - 1])
+        #expect(try journal.read().0.damage.contains { $0.contains("which is missing") })
+        try newest.write(to: URL(fileURLWithPath: segments[segments.count - 1]))
+        try FileManager.default.removeItem(atPath: segments[0])
+        #expect(try journal.read().0.damage.contains { $0.contains("missing") })
+
+        // A capped journal: the oldest go, counted, and the reader takes the journal's word for it.
+        let capped = Fixture()
+        let small = try capped.writer(.init(segmentBytes: 1024, totalBytes: 4096, syncEachRecord: false))
+        for index in 0..<200 { try small.append(Self.location(index)) }
+        try small.close()
+        #expect(small.removedSegments > 0)
+        let (report, records) = try capped.read()
+        #expect(report.isIntact, "\(report.damage)")
+        #expect(report.notes.contains { $0.contains("removed by the journal's size cap") }, "\(report.notes)")
+        #expect(records == Array((0..<200).map(Self.location).suffix(records.count)))
+    }
+
+    @Test(
+        "rotation by age, a gap record for what a full disk lost, keys read from their files with clear errors"
+    )
+    func ageGapAndKeys() throws {
+        let journal = Fixture()
+        let writer = try journal.writer(.init(segmentSeconds: 60, syncEachRecord: false))
+        for index in 0..<10 {
+            try writer.append(Self.location(index))
+            journal.clock += 20
+        }
+        try writer.close()
+        #expect(journal.segments.count >= 3)
+        #expect(try journal.read().0.isIntact)
+
+        let (privateText, publicText) = JournalKeys.generate()
+        let publicKey = try JournalKeys.publicKey(publicText, path: "k.pub")
+        let privateKey = try JournalKeys.privateKey(privateText, path: "k")
+        #expect(publicKey.rawRepresentation == privateKey.publicKey.rawRepresentation)
+        #expect {
+            _ = try JournalKeys.publicKey(privateText, path: "k")
+        } throws: {
+            ($0 as? JournalError)?.description.contains("is a private key; give the public one") == true
+        }
+        #expect {
+            _ = try JournalKeys.privateKey("hello\n", path: "x")
+        } throws: { ($0 as? JournalError)?.description.contains("is not a journal key file") == true }
+    }
+}
