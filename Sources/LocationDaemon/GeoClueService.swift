@@ -411,7 +411,8 @@ public final class GeoClueService: Sendable {
                 call, error: "org.freedesktop.DBus.Error.AccessDenied",
                 "\(identity.app) (uid \(identity.uid)) has no decision, and cannot be asked for one: no registration "
                     + "gives it an NSLocationWhenInUseUsageDescription; its user or an administrator decides with "
-                    + "`gpsloc auth grant --uid \(identity.uid) '\(identity.app)' always` (or `gpsloc auth deny`)")
+                    + "`gpsloc auth grant --uid \(identity.uid) '\(identity.app)' always` (or `gpsloc auth deny`)"
+            )
         }
         hosted.activate(connection)
         daemon.refreshActivity(of: hosted)

@@ -22,6 +22,8 @@ struct GPSLoc: AsyncParsableCommand {
         version: BuildInfo.version,
         subcommands: [
             Decode.self, Simulate.self, Watch.self, Monitor.self, Auth.self, Agent.self, Devices.self,
+            Record.self,
+            Journal.self,
         ]
     )
 }

@@ -4,6 +4,10 @@
 import Crypto
 import FoundationEssentials
 
+/// The key that reads a journal, and the one that a recorder seals to.
+public typealias JournalPrivateKey = Curve25519.KeyAgreement.PrivateKey
+public typealias JournalPublicKey = Curve25519.KeyAgreement.PublicKey
+
 /// The journal's keys: an X25519 pair whose private half stays with whoever reads the journals
 /// (a fleet's backend, an owner's laptop), never on the box that records them. Each is a text
 /// file of one line: `ocl-journal-public-x25519 BASE64` or `ocl-journal-private-x25519 BASE64`.

@@ -1,0 +1,238 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Foundation
+import GNSS
+import GNSSSources
+
+struct Journal: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make the keys of a track journal, check one, and read one back.",
+        discussion: """
+            `gpsloc record` writes a journal sealed to a public key; only the private key reads it, \
+            and it belongs off the box that records (a fleet's backend, an owner's laptop).
+            """,
+        subcommands: [Keygen.self, Verify.self, Decrypt.self]
+    )
+
+    struct Keygen: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a key pair: the public key for the recorder, the private key for whoever reads.")
+
+        @Option(help: "Where the private key goes (made with mode 0600; an existing file is not replaced).")
+        var privateKey: String
+
+        @Option(help: "Where the public key goes (the recorder's --key).")
+        var publicKey: String
+
+        func run() throws {
+            let (privateText, publicText) = JournalKeys.generate()
+            try Self.create(privateKey, privateText, mode: 0o600, option: "--private-key")
+            try Self.create(publicKey, publicText, mode: 0o644, option: "--public-key")
+            print("private key: \(privateKey) (keep it off the recording box)\npublic key:  \(publicKey)")
+        }
+
+        static func create(_ path: String, _ text: String, mode: mode_t, option: String) throws {
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+            guard descriptor >= 0 else {
+                let reason = String(cString: strerror(errno))
+                printError(
+                    "gpsloc journal keygen: error: \(option) \(path): \(reason)"
+                        + (errno == EEXIST
+                            ? "; a key is never overwritten: move it away or choose another path" : ""))
+                throw ExitCode.failure
+            }
+            defer { close(descriptor) }
+            try writeAll(Array(text.utf8), to: descriptor)
+        }
+    }
+
+    struct KeyOption: ParsableArguments {
+        @Option(name: .customLong("key"), help: "The private key (`gpsloc journal keygen`).")
+        var path: String?
+
+        func load(required: Bool, command: String) throws -> JournalPrivateKey? {
+            guard let path else {
+                if required {
+                    printError("gpsloc journal \(command): error: give the private key with --key FILE")
+                    throw ExitCode.validationFailure
+                }
+                return nil
+            }
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                printError("gpsloc journal \(command): error: --key \(path) cannot be read")
+                throw ExitCode.failure
+            }
+            do {
+                return try JournalKeys.privateKey(text, path: path)
+            } catch {
+                printError("gpsloc journal \(command): error: --key \(error)")
+                throw ExitCode.failure
+            }
+        }
+    }
+
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Say what of a journal is intact, what was cut and where, and what is damaged.",
+            discussion: """
+                With --key, every record is opened: a record altered, a segment moved, renamed or \
+                removed is damage. Without it, only what the box can see: headers, whole records and \
+                torn ends. Exit status 0 when nothing is damaged (a power cut's torn end and segments \
+                the size cap removed are the journal's own, and said), 2 when something is.
+                """)
+
+        @Argument(help: "The journal's directory, or one segment.")
+        var journal: String
+
+        @OptionGroup var key: KeyOption
+
+        func run() throws {
+            let privateKey = try key.load(required: false, command: "verify")
+            let report: JournalReader.Report
+            do {
+                report = try JournalReader(path: journal, privateKey: privateKey).read()
+            } catch {
+                printError("gpsloc journal verify: error: \(error)")
+                throw ExitCode.failure
+            }
+            for segment in report.segments {
+                var line = "\(segment.path): \(segment.frames) records"
+                if privateKey != nil { line += ", \(segment.authentic) authentic" }
+                if let final = segment.final { line += ", closed (\(final))" }
+                if segment.trailing > 0 { line += ", \(segment.trailing) bytes torn at its end" }
+                print(line)
+            }
+            for note in report.notes { print("note: \(note)") }
+            for damage in report.damage { print("damage: \(damage)") }
+            let verdict =
+                report.isIntact
+                ? (privateKey == nil ? "whole (without --key, records are not opened)" : "intact")
+                : "DAMAGED"
+            print("\(journal): \(verdict); \(report.records) records")
+            if !report.isIntact { throw ExitCode(2) }
+        }
+    }
+
+    struct Decrypt: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Read a journal back with its private key: locations, or the receiver's NMEA.",
+            discussion: """
+                Only authentic records are written; what is damaged is said on standard error, and \
+                makes the exit status 2.
+                """)
+
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case jsonl, gpx, nmea
+        }
+
+        @Argument(help: "The journal's directory, or one segment.")
+        var journal: String
+
+        @OptionGroup var key: KeyOption
+
+        @Option(
+            help:
+                "jsonl (a location a line), gpx (a track of the locations) or nmea (the recorded sentences).")
+        var format: Format = .jsonl
+
+        func run() throws {
+            let privateKey = try key.load(required: true, command: "decrypt")
+            var output = OutputBuffer()
+            var track = JournalTextWriter(format: format)
+            let report: JournalReader.Report
+            do {
+                report = try JournalReader(path: journal, privateKey: privateKey).read { record, _ in
+                    output.append { track.write(record, to: &$0) }
+                }
+            } catch {
+                printError("gpsloc journal decrypt: error: \(error)")
+                throw ExitCode.failure
+            }
+            output.append { track.finish(to: &$0) }
+            output.flush()
+            for note in report.notes { printError("gpsloc journal decrypt: \(note)") }
+            for damage in report.damage { printError("gpsloc journal decrypt: damage: \(damage)") }
+            if !report.isIntact { throw ExitCode(2) }
+        }
+    }
+}
+
+/// A journal's records in one of `decrypt`'s formats.
+struct JournalTextWriter {
+    let format: Journal.Decrypt.Format
+    private var started = false
+
+    init(format: Journal.Decrypt.Format) { self.format = format }
+
+    mutating func write(_ record: JournalRecord, to out: inout [UInt8]) {
+        switch (format, record) {
+        case (.nmea, .nmea(let bytes)):
+            out += bytes
+        case (.jsonl, .location(let location)):
+            out += Array(Self.json(location).utf8) + [10]
+        case (.jsonl, .gap(let lost, let from, let to)):
+            let line = JSONObjectWriter.object { json in
+                json.add("gap", integer: Int(lost))
+                json.add("from", time: UTCTimestamp(nanosecondsSinceEpoch: from))
+                json.add("to", time: UTCTimestamp(nanosecondsSinceEpoch: to))
+            }
+            out += Array(line.utf8) + [10]
+        case (.gpx, .location(let location)):
+            if !started {
+                out += Array(
+                    """
+                    <?xml version="1.0" encoding="UTF-8"?>
+                    <gpx version="1.1" creator="gpsloc journal decrypt" xmlns="http://www.topografix.com/GPX/1/1">
+                    <trk><trkseg>
+
+                    """.utf8)
+                started = true
+            }
+            var point = String(
+                format: "<trkpt lat=\"%.9f\" lon=\"%.9f\">", location.latitude, location.longitude)
+            if location.verticalAccuracy > 0 { point += String(format: "<ele>%.2f</ele>", location.altitude) }
+            point += "<time>\(Self.time(location.time).iso8601)</time></trkpt>\n"
+            out += Array(point.utf8)
+        default:
+            break
+        }
+    }
+
+    mutating func finish(to out: inout [UInt8]) {
+        guard format == .gpx else { return }
+        if !started {
+            out += Array(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <gpx version="1.1" creator="gpsloc journal decrypt" xmlns="http://www.topografix.com/GPX/1/1">
+                <trk><trkseg>
+
+                """.utf8)
+        }
+        out += Array("</trkseg></trk>\n</gpx>\n".utf8)
+    }
+
+    static func time(_ seconds: Double) -> UTCTimestamp {
+        UTCTimestamp(nanosecondsSinceEpoch: Int64((seconds * 1e9).rounded()))
+    }
+
+    /// A location as `gpsloc watch --format jsonl` writes one; values not known are left out.
+    static func json(_ location: JournalLocation) -> String {
+        JSONObjectWriter.object { json in
+            json.add("time", time: time(location.time))
+            json.add("latitude", location.latitude, decimals: 9)
+            json.add("longitude", location.longitude, decimals: 9)
+            json.add("horizontalAccuracy", Double(location.horizontalAccuracy), decimals: 2)
+            if location.verticalAccuracy > 0 {
+                json.add("altitude", Double(location.altitude), decimals: 3)
+                json.add("verticalAccuracy", Double(location.verticalAccuracy), decimals: 2)
+            }
+            if location.speed >= 0 { json.add("speed", Double(location.speed), decimals: 3) }
+            if location.course >= 0 { json.add("course", Double(location.course), decimals: 2) }
+            json.add("accuracyLimited", bool: location.isReduced)
+            json.add("isSimulatedBySoftware", bool: location.flags & 2 != 0)
+        }
+    }
+}

@@ -1,0 +1,164 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import Dispatch
+import Foundation
+import GNSSSources
+import OpenCoreLocation
+
+struct Record: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record every location update into a journal sealed to a public key.",
+        discussion: """
+            An app like any other (a client of gpslocd under its own decision, or with --source the \
+            app named by --app), holding an Always service session: an approximate grant records \
+            reduced locations only. Each record is sealed on its own to --key's recipient, so the \
+            box cannot read what it recorded; `gpsloc journal decrypt --key PRIVATE` reads it back. \
+            Each record is on disk before the next is taken (fdatasync), so a power cut loses at \
+            most the one being written; the next run cuts a torn end and begins a new segment that \
+            says where. A full disk loses the records that do not fit, says so, and recording \
+            resumes when space returns, a gap record counting what was lost. SIGTERM or Ctrl-C \
+            closes the journal with a final record.
+            """
+    )
+
+    @OptionGroup var options: AppOptions
+
+    @Option(help: "The journal's directory (made when missing, mode 0700).")
+    var journal: String
+
+    @Option(help: "The recipient's public key (`gpsloc journal keygen --public-key`).")
+    var key: String
+
+    @Option(help: "Close a segment and begin the next once it is this many bytes (default 8 MiB).")
+    var segmentSize: Int = 8 << 20
+
+    @Option(help: "...or this many seconds old (default 3600).")
+    var segmentAge: Double = 3600
+
+    @Option(
+        help: "The journal's size cap in bytes: the oldest segments are removed past it (default 256 MiB).")
+    var maxSize: Int = 256 << 20
+
+    @Flag(help: "Do not fdatasync after each record (faster, kinder to flash; a power cut may lose more).")
+    var noSync = false
+
+    func validate() throws {
+        guard segmentSize >= 4096 else { throw ValidationError("--segment-size must be at least 4096 bytes") }
+        guard segmentAge >= 1 else { throw ValidationError("--segment-age must be at least 1 second") }
+        guard maxSize >= 2 * segmentSize else {
+            throw ValidationError(
+                "--max-size must be at least twice --segment-size, e.g. --max-size \(2 * segmentSize)")
+        }
+    }
+
+    func run() async throws {
+        guard let text = try? String(contentsOfFile: key, encoding: .utf8) else {
+            printError("gpsloc record: error: --key \(key) cannot be read; `gpsloc journal keygen` makes one")
+            throw ExitCode.failure
+        }
+        let recipient: JournalPublicKey
+        do {
+            recipient = try JournalKeys.publicKey(text, path: key)
+        } catch {
+            printError("gpsloc record: error: --key \(error)")
+            throw ExitCode.failure
+        }
+        let limits = JournalWriter.Limits(
+            segmentBytes: segmentSize, segmentSeconds: segmentAge, totalBytes: maxSize,
+            syncEachRecord: !noSync)
+        let context = try options.makeContext(command: "record")
+        let journal = journal
+        let recording = Task { () throws -> Int32 in
+            let writer: JournalWriter
+            do {
+                writer = try JournalWriter(directory: journal, recipient: recipient, limits: limits)
+            } catch {
+                printError("gpsloc record: error: \(error)")
+                return 1
+            }
+            Self.sayRecovery(writer.recovery, journal: journal)
+            var failure: (any Error)?
+            do {
+                try await Self.record(into: writer, context: context)
+            } catch is CancellationError {
+            } catch {
+                failure = error
+            }
+            do {
+                try writer.close()
+            } catch {
+                printError("gpsloc record: error: closing the journal: \(error)")
+            }
+            printError("gpsloc record: \(writer.recordsWritten) records written to \(journal)")
+            if let failure {
+                printError("gpsloc record: error: \(failure)")
+                return 1
+            }
+            return 0
+        }
+        // SIGTERM (systemctl stop) and Ctrl-C end the recording; the journal is closed, not cut.
+        let signals = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number)
+            source.setEventHandler { recording.cancel() }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+        let status = try await recording.value
+        if status != 0 { throw ExitCode(status) }
+        try AppOptions.checkSource(of: context)
+    }
+
+    private static func sayRecovery(_ recovery: JournalWriter.Recovery, journal: String) {
+        guard recovery.previous > 0 else { return }
+        var said =
+            "gpsloc record: \(journal): continuing after segment \(recovery.previous) (\(recovery.previousFrames) records)"
+        if recovery.cutBytes > 0 {
+            said +=
+                "; its last \(recovery.cutBytes) bytes were a torn write (the recorder stopped mid-record) and were cut at byte \(recovery.cutAt)"
+        }
+        printError(said)
+    }
+
+    /// Appends every location update until the updates end or the task is cancelled.
+    private static func record(into writer: JournalWriter, context: LocationContext) async throws {
+        try await LocationContext.withContext(context) {
+            let session = CLServiceSession(authorization: .always)
+            defer { session.invalidate() }
+            var full = false
+            for try await update in CLLocationUpdate.liveUpdates() {
+                try Task.checkCancellation()
+                guard let location = update.location else { continue }
+                do {
+                    try writer.append(.location(Self.record(location, reduced: update.accuracyLimited)))
+                    if full {
+                        full = false
+                        printError("gpsloc record: recording again; a gap record counts what was lost")
+                    }
+                } catch {
+                    if !full {
+                        full = true
+                        printError(
+                            "gpsloc record: \(error); records are lost until it can write again, the journal is kept"
+                        )
+                    }
+                }
+            }
+        }
+    }
+
+    static func record(_ location: CLLocation, reduced: Bool) -> JournalLocation {
+        var flags: UInt16 = reduced ? 1 : 0
+        if location.sourceInformation?.isSimulatedBySoftware == true { flags |= 2 }
+        if location.sourceInformation?.isProducedByAccessory == true { flags |= 4 }
+        return JournalLocation(
+            time: location.timestamp.timeIntervalSince1970, latitude: location.coordinate.latitude,
+            longitude: location.coordinate.longitude, horizontalAccuracy: Float(location.horizontalAccuracy),
+            altitude: Float(location.altitude), verticalAccuracy: Float(location.verticalAccuracy),
+            speed: Float(location.speed), speedAccuracy: Float(location.speedAccuracy),
+            course: Float(location.course), courseAccuracy: Float(location.courseAccuracy), flags: flags)
+    }
+}
