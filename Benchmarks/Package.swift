@@ -29,6 +29,11 @@ let package = Package(
             dependencies: [.product(name: "NMEA", package: "OpenCoreLocation")],
             path: "Sources/nmea-parse"
         ),
+        .executableTarget(
+            name: "journal-bench",
+            dependencies: [.product(name: "GNSSSources", package: "OpenCoreLocation")],
+            path: "Sources/journal-bench"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

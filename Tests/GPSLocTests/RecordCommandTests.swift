@@ -1,0 +1,199 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import TestSupport
+import Testing
+
+/// `gpsloc record` and `gpsloc journal`, the built binary: what is recorded comes back with the
+/// private key only; killed at any moment, the recorder loses at most the record it was writing
+/// and carries on; a full disk loses what does not fit and nothing else.
+@Suite("gpsloc record and gpsloc journal, the built binary")
+struct RecordCommandTests {
+    static let app = "org.example.recorder"
+
+    /// A directory with a key pair, an app's manifest and decisions granting it Always.
+    struct Workspace {
+        let directory: String
+        var journal: String { directory + "/journal" }
+
+        init() async throws {
+            directory = NSTemporaryDirectory() + "gpsloc-record-\(UUID().uuidString.prefix(8))"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let keys = try await Runner.run([
+                "journal", "keygen", "--private-key", directory + "/key", "--public-key",
+                directory + "/key.pub",
+            ])
+            #expect(keys.status == 0, "\(keys.standardError)")
+            try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>NSLocationWhenInUseUsageDescription</key><string>Records the vehicle's track.</string>
+            <key>NSLocationAlwaysAndWhenInUseUsageDescription</key><string>Records the vehicle's track.</string>
+            </dict></plist>
+            """.write(toFile: directory + "/Info.plist", atomically: true, encoding: .utf8)
+            let grant = try await Runner.run([
+                "auth", "grant", RecordCommandTests.app, "always", "--store", store,
+            ])
+            #expect(grant.status == 0, "\(grant.standardError)")
+        }
+
+        var store: String { directory + "/store" }
+
+        /// `gpsloc record` on `source` into the journal.
+        func record(_ source: String, extra: [String] = []) -> [String] {
+            [
+                "record", "--source", source, "--app", RecordCommandTests.app, "--store", store, "--manifest",
+                directory + "/Info.plist", "--journal", journal, "--key", directory + "/key.pub",
+            ] + extra
+        }
+
+        func decrypt(_ format: String = "jsonl") async throws -> ProcessResult {
+            try await Runner.run([
+                "journal", "decrypt", journal, "--key", directory + "/key", "--format", format,
+            ])
+        }
+
+        func remove() { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    static func lines(_ text: String) -> [[String: Any]] {
+        text.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }
+    }
+
+    @Test("a drive recorded comes back with the private key, as watch printed it; without it, nothing")
+    func recordsAndReadsBack() async throws {
+        let workspace = try await Workspace()
+        defer { workspace.remove() }
+        let log = Fixtures.url("drive-1hz.nmea").path
+        let recorded = try await Runner.run(workspace.record("file:\(log)?speed=max"))
+        #expect(recorded.status == 0, "\(recorded.standardError)")
+        let watched = try await Runner.run([
+            "watch", "--source", "file:\(log)?speed=max", "--app", Self.app, "--store", workspace.store,
+            "--manifest", workspace.directory + "/Info.plist", "--format", "jsonl", "--session", "always",
+        ])
+        let expected = Self.lines(watched.standardOutput).filter { $0["latitude"] != nil }
+        let decrypted = try await workspace.decrypt()
+        #expect(decrypted.status == 0, "\(decrypted.standardError)")
+        let got = Self.lines(decrypted.standardOutput)
+        #expect(
+            got.count == expected.count && !got.isEmpty, "\(got.count) recorded, \(expected.count) watched")
+        for (a, b) in zip(got, expected) {
+            #expect(a["time"] as? String == b["time"] as? String)
+            #expect(abs((a["latitude"] as? Double ?? 0) - (b["latitude"] as? Double ?? 1)) < 1e-9)
+        }
+        let verify = try await Runner.run([
+            "journal", "verify", workspace.journal, "--key", workspace.directory + "/key",
+        ])
+        #expect(
+            verify.status == 0 && verify.standardOutput.contains("intact; \(got.count) records"),
+            "\(verify.standardOutput)")
+        // The files hold no coordinate in the clear.
+        let segment = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: workspace.journal).first {
+                $0.hasSuffix(".ocj")
+            })
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: workspace.journal + "/" + segment))
+        #expect(bytes.range(of: Data("52.37".utf8)) == nil)
+        // GPX for a map; the public key reads nothing; a key that is not one is named.
+        let gpx = try await workspace.decrypt("gpx")
+        #expect(gpx.standardOutput.components(separatedBy: "<trkpt").count - 1 == got.count)
+        let wrong = try await Runner.run([
+            "journal", "decrypt", workspace.journal, "--key", workspace.directory + "/key.pub",
+        ])
+        #expect(wrong.status != 0 && wrong.standardError.contains("is a public key; give the private one"))
+    }
+
+    @Test(
+        "killed with SIGKILL at random moments (60 times; OPENCORELOCATION_POWER_CUTS for more): every run's records are whole, nothing else is lost"
+    )
+    func powerCuts() async throws {
+        let kills = Int(ProcessInfo.processInfo.environment["OPENCORELOCATION_POWER_CUTS"] ?? "") ?? 60
+        let workspace = try await Workspace()
+        defer { workspace.remove() }
+        let log = Fixtures.url("drive-10hz.nmea").path
+        var cuts = 0
+        for _ in 0..<kills {
+            let run = try RunningProcess(
+                workspace.record("file:\(log)?speed=20", extra: ["--segment-size", "4096"]))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 30...400)))
+            run.signal(SIGKILL)
+            _ = await run.wait(within: 10)
+            // What the next run says of a torn end: never more than one frame's bytes.
+            let torn = run.errors.range(
+                of: #"its last (\d+) bytes were a torn write"#, options: .regularExpression)
+            if let torn {
+                cuts += 1
+                let number = Int(run.errors[torn].split(separator: " ")[2]) ?? .max
+                #expect(number < 90, "more than one record's bytes torn: \(run.errors)")
+            }
+        }
+        let closing = try await Runner.run(workspace.record("file:\(log)?speed=max"))
+        #expect(closing.status == 0, "\(closing.standardError)")
+        let verify = try await Runner.run([
+            "journal", "verify", workspace.journal, "--key", workspace.directory + "/key",
+        ])
+        #expect(verify.status == 0, "\(verify.standardOutput)")
+        #expect(!verify.standardOutput.contains("damage:"))
+        // Every run replays the drive from its start: each run's records are the drive's first N,
+        // none missing, none altered, none repeated.
+        let decrypted = try await workspace.decrypt()
+        let times = Self.lines(decrypted.standardOutput).compactMap { $0["time"] as? String }
+        var runs: [[String]] = []
+        for time in times {
+            if runs.isEmpty || time <= (runs[runs.count - 1].last ?? "") { runs.append([]) }
+            runs[runs.count - 1].append(time)
+        }
+        let whole = try #require(runs.last)
+        for run in runs { #expect(Array(whole.prefix(run.count)) == run) }
+        print(
+            "power cuts: 60 runs killed, \(cuts) torn ends cut, \(runs.count) runs in the journal, \(times.count) records"
+        )
+    }
+
+    @Test(
+        "a full disk: the recorder says so, keeps the journal, and resumes with a gap record when space returns",
+        .enabled(if: getuid() == 0, "mounts a small tmpfs"))
+    func fullDisk() async throws {
+        let workspace = try await Workspace()
+        defer { workspace.remove() }
+        let mount = workspace.directory + "/small"
+        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+        let mounted = try await Runner.run(
+            ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mount], executable: URL(fileURLWithPath: "/bin/mount")
+        )
+        try #require(mounted.status == 0, "\(mounted.standardError)")
+        defer {
+            _ = try? Process.run(URL(fileURLWithPath: "/bin/umount"), arguments: ["-l", mount])
+                .waitUntilExit()
+        }
+        let log = Fixtures.url("drive-10hz.nmea").path
+        var arguments = workspace.record(
+            "file:\(log)?speed=2", extra: ["--segment-size", "8192", "--max-size", "1048576"])
+        arguments[arguments.firstIndex(of: workspace.journal)!] = mount + "/journal"
+        let recorder = try RunningProcess(arguments)
+        try await Task.sleep(for: .seconds(2))
+        // Everything the disk has left goes to a filler.
+        _ = try await Runner.run(
+            ["if=/dev/zero", "of=\(mount)/filler", "bs=4096"], executable: URL(fileURLWithPath: "/bin/dd"))
+        #expect(
+            await waitUntil(within: 15) { recorder.errors.contains("No space left on device") },
+            "\(recorder.errors)")
+        try FileManager.default.removeItem(atPath: mount + "/filler")
+        #expect(
+            await waitUntil(within: 15) { recorder.errors.contains("recording again") }, "\(recorder.errors)")
+        try await Task.sleep(for: .seconds(1))
+        recorder.signal(SIGTERM)
+        #expect(await recorder.wait(within: 10) == 0, "\(recorder.errors)")
+        let decrypted = try await Runner.run([
+            "journal", "decrypt", mount + "/journal", "--key", workspace.directory + "/key",
+        ])
+        #expect(decrypted.status == 0, "\(decrypted.standardError)")
+        let gaps = Self.lines(decrypted.standardOutput).filter { $0["gap"] != nil }
+        #expect(
+            gaps.count == 1 && (gaps.first?["gap"] as? Int ?? 0) > 0,
+            "\(decrypted.standardOutput.suffix(600))")
+    }
+}
