@@ -149,7 +149,7 @@ struct RecordCommandTests {
         let whole = try #require(runs.last)
         for run in runs { #expect(Array(whole.prefix(run.count)) == run) }
         print(
-            "power cuts: 60 runs killed, \(cuts) torn ends cut, \(runs.count) runs in the journal, \(times.count) records"
+            "power cuts: \(kills) runs killed, \(cuts) torn ends cut, \(runs.count) runs in the journal, \(times.count) records"
         )
     }
 

@@ -41,7 +41,7 @@ struct DaemonSystemdTests {
         deinit { close(descriptor) }
     }
 
-    @Test("the units in dist/ verify, with ExecStart pointing at the built daemon")
+    @Test("the units in dist/ verify, with ExecStart pointing at the built daemon and gpsloc")
     func unitsVerify() async throws {
         let analyze = try #require(Daemons.path(of: "systemd-analyze"), "install Debian's systemd package")
         let directory = NSTemporaryDirectory() + "gpslocd-units-\(UUID().uuidString.prefix(8))"
@@ -51,6 +51,12 @@ struct DaemonSystemdTests {
         let service = try String(contentsOf: dist.appendingPathComponent("gpslocd.service"), encoding: .utf8)
             .replacingOccurrences(of: "/usr/local/bin/gpslocd", with: gpslocdBinary.path)
         try service.write(toFile: directory + "/gpslocd.service", atomically: true, encoding: .utf8)
+        // The track recorder's unit, pointing at the built gpsloc.
+        let recorder = try String(
+            contentsOf: dist.appendingPathComponent("gpsloc-record.service"), encoding: .utf8
+        )
+        .replacingOccurrences(of: "/usr/local/bin/gpsloc ", with: Runner.gpsloc.path + " ")
+        try recorder.write(toFile: directory + "/gpsloc-record.service", atomically: true, encoding: .utf8)
         for socket in ["gpslocd.socket", "gpslocd-gpsd.socket"] {
             try FileManager.default.copyItem(
                 atPath: dist.appendingPathComponent(socket).path, toPath: directory + "/" + socket)
@@ -58,7 +64,7 @@ struct DaemonSystemdTests {
         let result = try await Runner.run(
             [
                 "verify", directory + "/gpslocd.socket", directory + "/gpslocd-gpsd.socket",
-                directory + "/gpslocd.service",
+                directory + "/gpslocd.service", directory + "/gpsloc-record.service",
             ],
             executable: URL(fileURLWithPath: analyze))
         #expect(result.status == 0)
