@@ -19,7 +19,11 @@ let package = Package(
     traits: [
         .trait(
             name: "LibGPS",
-            description: "Read gpsd through libgps as well (gpsd+libgps:// and gpsd+shm:); needs libgps-dev.")
+            description: "Read gpsd through libgps as well (gpsd+libgps:// and gpsd+shm:); needs libgps-dev."),
+        .trait(
+            name: "MQTT",
+            description: "gpsloc uplink: locations to an MQTT broker through libmosquitto; needs libmosquitto-dev."),
+        .default(enabledTraits: ["MQTT"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -54,6 +58,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLzma", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
@@ -103,7 +108,7 @@ let package = Package(
             name: "gpsloc",
             dependencies: [
                 "BuildInfo", "GNSS", "GNSSSimulation", "GNSSSources", "LocationEngine", "LocationWire",
-                "OpenCoreLocation",
+                "OpenCoreLocation", "Locking", .target(name: "CMosquitto", condition: .when(traits: ["MQTT"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -20,12 +20,23 @@ struct GPSLoc: AsyncParsableCommand {
             dies of it: a shell shows 130 or 143.
             """,
         version: BuildInfo.version,
-        subcommands: [
+        subcommands: GPSLoc.commands
+    )
+}
+
+extension GPSLoc {
+    /// The subcommands; `uplink` in a build with the MQTT trait (the default).
+    static var commands: [any ParsableCommand.Type] {
+        var commands: [any ParsableCommand.Type] = [
             Decode.self, Simulate.self, Watch.self, Monitor.self, Auth.self, Agent.self, Devices.self,
             Record.self,
             Journal.self,
         ]
-    )
+        #if MQTT
+            commands.append(Uplink.self)
+        #endif
+        return commands
+    }
 }
 
 extension ChecksumPolicy: ExpressibleByArgument {}

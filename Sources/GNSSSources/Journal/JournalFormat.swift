@@ -66,6 +66,21 @@ public enum JournalFormat {
     }
 }
 
+/// Where a record is: its segment and its counter there.
+public struct JournalPosition: Sendable, Hashable, Comparable {
+    public var segment: UInt64
+    public var counter: UInt64
+
+    public init(segment: UInt64, counter: UInt64) {
+        self.segment = segment
+        self.counter = counter
+    }
+
+    public static func < (a: Self, b: Self) -> Bool {
+        (a.segment, a.counter) < (b.segment, b.counter)
+    }
+}
+
 /// A segment's header.
 public struct JournalHeader: Sendable, Hashable {
     public var segment: UInt64
@@ -126,6 +141,8 @@ public enum JournalRecord: Sendable, Hashable {
     /// A segment's last record, when it was closed on purpose: its number of records, this one
     /// included.
     case final(records: UInt64, reason: FinalReason)
+    /// A message kept to be sent (an uplink's outbox).
+    case message([UInt8])
 
     public enum FinalReason: UInt8, Sendable, Hashable {
         case size = 1, age = 2, stopped = 3
@@ -175,6 +192,9 @@ public enum JournalRecord: Sendable, Hashable {
             out.append(5)
             out.appendLittleEndian(records)
             out.append(reason.rawValue)
+        case .message(let bytes):
+            out.append(6)
+            out += bytes
         }
         return out
     }
@@ -204,6 +224,8 @@ public enum JournalRecord: Sendable, Hashable {
         case 5 where body.count == 9:
             guard let reason = FinalReason(rawValue: body[8]) else { return nil }
             self = .final(records: body.littleEndian(UInt64.self, at: 0), reason: reason)
+        case 6:
+            self = .message(body)
         default:
             return nil
         }

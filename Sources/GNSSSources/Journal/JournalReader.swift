@@ -56,7 +56,7 @@ public struct JournalReader {
 
     /// Reads every segment, oldest first, handing each authentic record to `visit` (with the key);
     /// returns the report.
-    public func read(_ visit: (JournalRecord, _ segment: UInt64) throws -> Void = { _, _ in }) throws
+    public func read(_ visit: (JournalRecord, JournalPosition) throws -> Void = { _, _ in }) throws
         -> Report
     {
         var report = Report()
@@ -97,7 +97,7 @@ public struct JournalReader {
                         report.damage.append("\(file.path): record \(counter) is out of place")
                     default:
                         report.records += 1
-                        try visit(record, file.number)
+                        try visit(record, JournalPosition(segment: file.number, counter: UInt64(counter)))
                     }
                 }
                 if let bad = segment.firstInauthentic {

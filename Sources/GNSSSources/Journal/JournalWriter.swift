@@ -126,7 +126,8 @@ public final class JournalWriter {
 
     /// Appends a record (a location or NMEA). A full disk loses this record only, and is said
     /// in the error; the journal is left as it was.
-    public func append(_ record: JournalRecord) throws(JournalError) {
+    @discardableResult
+    public func append(_ record: JournalRecord) throws(JournalError) -> JournalPosition {
         guard !closed else { throw JournalError("the journal in \(directory) was closed") }
         let time = now()
         if Double(segment.bytes) >= Double(limits.segmentBytes) {
@@ -143,6 +144,7 @@ public final class JournalWriter {
             }
             lost = nil
         }
+        let position = JournalPosition(segment: segment.number, counter: segment.counter)
         do {
             try write(record)
             recordsWritten += 1
@@ -150,6 +152,7 @@ public final class JournalWriter {
             lose(at: time)
             throw error
         }
+        return position
     }
 
     /// Closes the journal with a final record.
