@@ -51,12 +51,16 @@ struct DaemonSystemdTests {
         let service = try String(contentsOf: dist.appendingPathComponent("gpslocd.service"), encoding: .utf8)
             .replacingOccurrences(of: "/usr/local/bin/gpslocd", with: gpslocdBinary.path)
         try service.write(toFile: directory + "/gpslocd.service", atomically: true, encoding: .utf8)
-        // The track recorder's unit, pointing at the built gpsloc.
-        let recorder = try String(
-            contentsOf: dist.appendingPathComponent("gpsloc-record.service"), encoding: .utf8
-        )
-        .replacingOccurrences(of: "/usr/local/bin/gpsloc ", with: Runner.gpsloc.path + " ")
-        try recorder.write(toFile: directory + "/gpsloc-record.service", atomically: true, encoding: .utf8)
+        // The track recorder's and the uplink's units, pointing at the built gpsloc (the uplink's
+        // environment file, which the administrator writes, made here).
+        for unit in ["gpsloc-record.service", "gpsloc-uplink.service"] {
+            let text = try String(contentsOf: dist.appendingPathComponent(unit), encoding: .utf8)
+                .replacingOccurrences(of: "/usr/local/bin/gpsloc ", with: Runner.gpsloc.path + " ")
+                .replacingOccurrences(of: "/etc/opencorelocation/uplink.env", with: directory + "/uplink.env")
+            try text.write(toFile: directory + "/" + unit, atomically: true, encoding: .utf8)
+        }
+        try "UPLINK_BROKER=mqtt://127.0.0.1\n".write(
+            toFile: directory + "/uplink.env", atomically: true, encoding: .utf8)
         for socket in ["gpslocd.socket", "gpslocd-gpsd.socket"] {
             try FileManager.default.copyItem(
                 atPath: dist.appendingPathComponent(socket).path, toPath: directory + "/" + socket)
@@ -65,6 +69,7 @@ struct DaemonSystemdTests {
             [
                 "verify", directory + "/gpslocd.socket", directory + "/gpslocd-gpsd.socket",
                 directory + "/gpslocd.service", directory + "/gpsloc-record.service",
+                directory + "/gpsloc-uplink.service",
             ],
             executable: URL(fileURLWithPath: analyze))
         #expect(result.status == 0)
