@@ -108,7 +108,7 @@ let package = Package(
             name: "gpsloc",
             dependencies: [
                 "BuildInfo", "GNSS", "GNSSSimulation", "GNSSSources", "LocationEngine", "LocationWire",
-                "OpenCoreLocation", "Locking", .target(name: "CMosquitto", condition: .when(traits: ["MQTT"])),
+                "OpenCoreLocation", "Locking", "CLinux", .target(name: "CMosquitto", condition: .when(traits: ["MQTT"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

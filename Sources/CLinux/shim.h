@@ -5,3 +5,7 @@
 // file carries an access control list) and pidfd_open (pinning a process found by its pid).
 #include <sys/xattr.h>
 #include <sys/pidfd.h>
+
+// memfd_create (decrypted sentences held in memory, never on disk), which needs _GNU_SOURCE.
+int memfd_create(const char *name, unsigned int flags);
+#define CLINUX_MFD_CLOEXEC 1U

@@ -64,6 +64,13 @@ struct Decode: ParsableCommand {
     @Flag(help: "Read the logs in the subdirectories of a directory too.")
     var recursive = false
 
+    @Option(
+        name: .customLong("key"),
+        help:
+            "The private key of a track journal (`gpsloc record --nmea`) named among the logs: its NMEA is decoded."
+    )
+    var journalKey: String?
+
     @OptionGroup var progress: ProgressOptions
 
     @OptionGroup var selection: DecodeSelection
@@ -85,7 +92,29 @@ struct Decode: ParsableCommand {
             TrackWriter(format: $0, creator: "OpenCoreLocation gpsloc \(ProductVersion.current)")
         }
         if let track { output.append { track.begin(into: &$0) } }
-        let logs = LogFiles(files, recursive: recursive)
+        // Journals are opened into memory first; the logs' walk sees their sentences as a log.
+        var arguments = files
+        var opened: [Int32] = []
+        defer { opened.forEach { close($0) } }
+        if let journalKey {
+            let key = try Journal.KeyOption(path: journalKey).load(required: true, command: "decode")!
+            for (index, file) in files.enumerated() where DecodeJournal.isJournal(file) {
+                do {
+                    let (path, descriptor) = try DecodeJournal.open(file, key: key)
+                    arguments[index] = path
+                    opened.append(descriptor)
+                } catch {
+                    printError("gpsloc decode: error: \(file): \(error)")
+                    throw ExitCode.failure
+                }
+            }
+        } else if let journal = files.first(where: DecodeJournal.isJournal) {
+            printError(
+                "gpsloc decode: error: \(journal) is a sealed track journal; give its private key with --key FILE"
+            )
+            throw ExitCode.failure
+        }
+        let logs = LogFiles(arguments, recursive: recursive)
         // A directory that cannot be read stops nothing either: the other logs are decoded.
         for problem in logs.problems { printError("gpsloc decode: error: \(problem)") }
         if !quiet { for entry in logs.skipped { printError("gpsloc decode: skipped \(entry)") } }

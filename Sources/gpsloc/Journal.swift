@@ -52,22 +52,25 @@ struct Journal: ParsableCommand {
         @Option(name: .customLong("key"), help: "The private key (`gpsloc journal keygen`).")
         var path: String?
 
+        init() {}
+        init(path: String) { self.path = path }
+
         func load(required: Bool, command: String) throws -> JournalPrivateKey? {
             guard let path else {
                 if required {
-                    printError("gpsloc journal \(command): error: give the private key with --key FILE")
+                    printError("gpsloc \(command): error: give the private key with --key FILE")
                     throw ExitCode.validationFailure
                 }
                 return nil
             }
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                printError("gpsloc journal \(command): error: --key \(path) cannot be read")
+                printError("gpsloc \(command): error: --key \(path) cannot be read")
                 throw ExitCode.failure
             }
             do {
                 return try JournalKeys.privateKey(text, path: path)
             } catch {
-                printError("gpsloc journal \(command): error: --key \(error)")
+                printError("gpsloc \(command): error: --key \(error)")
                 throw ExitCode.failure
             }
         }
@@ -89,7 +92,7 @@ struct Journal: ParsableCommand {
         @OptionGroup var key: KeyOption
 
         func run() throws {
-            let privateKey = try key.load(required: false, command: "verify")
+            let privateKey = try key.load(required: false, command: "journal verify")
             let report: JournalReader.Report
             do {
                 report = try JournalReader(path: journal, privateKey: privateKey).read()
@@ -138,7 +141,7 @@ struct Journal: ParsableCommand {
         var format: Format = .jsonl
 
         func run() throws {
-            let privateKey = try key.load(required: true, command: "decrypt")
+            let privateKey = try key.load(required: true, command: "journal decrypt")
             var output = OutputBuffer()
             var track = JournalTextWriter(format: format)
             let report: JournalReader.Report

@@ -44,6 +44,14 @@ struct Record: AsyncParsableCommand {
     @Flag(help: "Do not fdatasync after each record (faster, kinder to flash; a power cut may lose more).")
     var noSync = false
 
+    @Flag(
+        help: """
+            Record the receiver's NMEA too (as gpslocd's gpsd protocol writes it from each fix: RMC, GGA, \
+            GSA, GSV, GST, HDT), while the app may have precise locations; `gpsloc journal decrypt \
+            --format nmea` gives it back, and `gpsloc decode --key` decodes it.
+            """)
+    var nmea = false
+
     func validate() throws {
         guard segmentSize >= 4096 else { throw ValidationError("--segment-size must be at least 4096 bytes") }
         guard segmentAge >= 1 else { throw ValidationError("--segment-age must be at least 1 second") }
@@ -79,19 +87,25 @@ struct Record: AsyncParsableCommand {
                 return 1
             }
             Self.sayRecovery(writer.recovery, journal: journal)
+            let shared = SharedJournal(writer)
+            let fixes = nmea ? context.subscribePreciseFixes() : nil
+            let sentences = nmea ? Task { await RecordNMEA.record(into: shared, fixes: fixes) } : nil
             var failure: (any Error)?
             do {
-                try await Self.record(into: writer, context: context)
+                try await Self.record(into: shared, context: context)
             } catch is CancellationError {
             } catch {
                 failure = error
             }
+            // This engine's fixes still waiting are recorded; gpslocd's feed is let go.
+            if let fixes { fixes.finish() } else { sentences?.cancel() }
+            await sentences?.value
             do {
-                try writer.close()
+                try shared.close()
             } catch {
                 printError("gpsloc record: error: closing the journal: \(error)")
             }
-            printError("gpsloc record: \(writer.recordsWritten) records written to \(journal)")
+            printError("gpsloc record: \(shared.recordsWritten) records written to \(journal)")
             if let failure {
                 printError("gpsloc record: error: \(failure)")
                 return 1
@@ -124,28 +138,14 @@ struct Record: AsyncParsableCommand {
     }
 
     /// Appends every location update until the updates end or the task is cancelled.
-    private static func record(into writer: JournalWriter, context: LocationContext) async throws {
+    private static func record(into journal: SharedJournal, context: LocationContext) async throws {
         try await LocationContext.withContext(context) {
             let session = CLServiceSession(authorization: .always)
             defer { session.invalidate() }
-            var full = false
             for try await update in CLLocationUpdate.liveUpdates() {
                 try Task.checkCancellation()
                 guard let location = update.location else { continue }
-                do {
-                    try writer.append(.location(Self.record(location, reduced: update.accuracyLimited)))
-                    if full {
-                        full = false
-                        printError("gpsloc record: recording again; a gap record counts what was lost")
-                    }
-                } catch {
-                    if !full {
-                        full = true
-                        printError(
-                            "gpsloc record: \(error); records are lost until it can write again, the journal is kept"
-                        )
-                    }
-                }
+                journal.append(.location(Self.record(location, reduced: update.accuracyLimited)))
             }
         }
     }

@@ -107,6 +107,34 @@ struct RecordCommandTests {
     }
 
     @Test(
+        "with --nmea, the sentences come back, and decode --key decodes the journal as the log it was recorded from"
+    )
+    func nmeaDecodesAsTheLog() async throws {
+        let workspace = try await Workspace()
+        defer { workspace.remove() }
+        let log = Fixtures.url("drive-10hz.nmea").path
+        let recorded = try await Runner.run(workspace.record("file:\(log)?speed=max", extra: ["--nmea"]))
+        #expect(recorded.status == 0, "\(recorded.standardError)")
+        let nmea = try await workspace.decrypt("nmea")
+        #expect(
+            nmea.standardOutput.hasPrefix("$GPRMC,") || nmea.standardOutput.hasPrefix("$GNRMC,"),
+            "\(nmea.standardOutput.prefix(200))")
+        let fromJournal = try await Runner.run([
+            "decode", "--key", workspace.directory + "/key", workspace.journal, "--format", "jsonl", "-q",
+        ])
+        let fromLog = try await Runner.run(["decode", log, "--format", "jsonl", "-q"])
+        let journalFixes = Self.lines(fromJournal.standardOutput)
+        let logFixes = Self.lines(fromLog.standardOutput)
+        #expect(journalFixes.count == logFixes.count && !logFixes.isEmpty, "\(fromJournal.standardError)")
+        for (a, b) in zip(journalFixes, logFixes) {
+            #expect(a["time"] as? String == b["time"] as? String)
+            #expect(abs((a["latitude"] as? Double ?? 0) - (b["latitude"] as? Double ?? 1)) < 1e-6)
+        }
+        let sealed = try await Runner.run(["decode", workspace.journal])
+        #expect(sealed.status != 0 && sealed.standardError.contains("give its private key with --key"))
+    }
+
+    @Test(
         "killed with SIGKILL at random moments (60 times; OPENCORELOCATION_POWER_CUTS for more): every run's records are whole, nothing else is lost"
     )
     func powerCuts() async throws {

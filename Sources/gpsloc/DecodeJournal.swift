@@ -1,0 +1,48 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import CLinux
+import Foundation
+import GNSSSources
+
+/// `gpsloc decode --key FILE JOURNAL`: a track journal recorded with `--nmea` is decoded as the log
+/// its NMEA makes. The sentences are opened into memory (a memfd), never onto the disk, and
+/// decoded from there; what of the journal is damaged is said, and only authentic records count.
+enum DecodeJournal {
+    /// Whether `path` is a journal: a directory holding segments, or a segment.
+    static func isJournal(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        if info.st_mode & S_IFMT == S_IFDIR {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            return names.contains { JournalFormat.segmentNumber(fileName: $0) != nil }
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 4)).map(Array.init) == JournalFormat.magic
+    }
+
+    /// The journal's NMEA in an in-memory file; its path (`/proc/self/fd/N`) and descriptor.
+    static func open(_ path: String, key: JournalPrivateKey) throws -> (path: String, descriptor: Int32) {
+        let descriptor = memfd_create("gpsloc-journal", CLINUX_MFD_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw JournalError(
+                "cannot hold the journal's sentences in memory: \(String(cString: strerror(errno)))")
+        }
+        var sentences = 0
+        let report = try JournalReader(path: path, privateKey: key).read { record, _ in
+            guard case .nmea(let bytes) = record else { return }
+            sentences += 1
+            try writeAll(bytes, to: descriptor)
+        }
+        for note in report.notes { printError("gpsloc decode: \(note)") }
+        for damage in report.damage { printError("gpsloc decode: damage: \(damage)") }
+        if sentences == 0 {
+            printError(
+                "gpsloc decode: \(path) holds no NMEA (recorded without --nmea): `gpsloc journal decrypt` gives its locations"
+            )
+        }
+        lseek(descriptor, 0, SEEK_SET)
+        return ("/proc/self/fd/\(descriptor)", descriptor)
+    }
+}
