@@ -127,7 +127,7 @@ struct Journal: ParsableCommand {
                 """)
 
         enum Format: String, ExpressibleByArgument, CaseIterable {
-            case jsonl, gpx, nmea
+            case jsonl, gpsd, gpx, nmea
         }
 
         @Argument(help: "The journal's directory, or one segment.")
@@ -175,6 +175,8 @@ struct JournalTextWriter {
             out += bytes
         case (.jsonl, .location(let location)):
             out += Array(Self.json(location).utf8) + [10]
+        case (.gpsd, .location(let location)):
+            out += Array(Self.tpv(location).utf8) + [10]
         case (.jsonl, .gap(let lost, let from, let to)):
             let line = JSONObjectWriter.object { json in
                 json.add("gap", integer: Int(lost))
@@ -219,6 +221,26 @@ struct JournalTextWriter {
 
     static func time(_ seconds: Double) -> UTCTimestamp {
         UTCTimestamp(nanosecondsSinceEpoch: Int64((seconds * 1e9).rounded()))
+    }
+
+    /// A location as gpsd's TPV: what the journal kept of the fix (a reduced location: its
+    /// position and radius, mode 2, as gpslocd reports reduced locations to gpsd's clients).
+    static func tpv(_ location: JournalLocation) -> String {
+        JSONObjectWriter.object { json in
+            json.add("class", string: "TPV")
+            json.add("device", string: "journal")
+            json.add("mode", integer: location.isReduced || location.verticalAccuracy <= 0 ? 2 : 3)
+            json.add("time", time: time(location.time))
+            json.add("lat", location.latitude, decimals: 9)
+            json.add("lon", location.longitude, decimals: 9)
+            if !location.isReduced && location.verticalAccuracy > 0 {
+                json.add("altMSL", Double(location.altitude), decimals: 3)
+                json.add("epv", Double(location.verticalAccuracy), decimals: 3)
+            }
+            json.add("eph", Double(location.horizontalAccuracy), decimals: 3)
+            if location.course >= 0 { json.add("track", Double(location.course), decimals: 4) }
+            if location.speed >= 0 { json.add("speed", Double(location.speed), decimals: 3) }
+        }
     }
 
     /// A location as `gpsloc watch --format jsonl` writes one; values not known are left out.

@@ -97,6 +97,11 @@ struct RecordCommandTests {
             })
         let bytes = try Data(contentsOf: URL(fileURLWithPath: workspace.journal + "/" + segment))
         #expect(bytes.range(of: Data("52.37".utf8)) == nil)
+        // gpsd's TPVs, for gpsd's tools.
+        let tpvs = Self.lines(try await workspace.decrypt("gpsd").standardOutput)
+        #expect(
+            tpvs.count == got.count
+                && tpvs.allSatisfy { $0["class"] as? String == "TPV" && $0["mode"] as? Int == 3 })
         // GPX for a map; the public key reads nothing; a key that is not one is named.
         let gpx = try await workspace.decrypt("gpx")
         #expect(gpx.standardOutput.components(separatedBy: "<trkpt").count - 1 == got.count)
