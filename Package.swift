@@ -51,7 +51,7 @@ let package = Package(
         .target(
             name: "GNSSSources",
             dependencies: [
-                "GNSS", "DescriptorIO", "Locking", .product(name: "Logging", package: "swift-log"),
+                "GNSS", "DescriptorIO", "Locking", "CLinux", .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .target(name: "CGPS", condition: .when(traits: ["LibGPS"])), "CZlib", "CLzma", "CZstd",
                 // The track journal's HPKE and ChaCha20-Poly1305.

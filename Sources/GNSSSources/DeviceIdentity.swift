@@ -15,6 +15,7 @@ extension SourceAddress {
     public var deviceIdentity: String {
         switch self {
         case .file(let path, _): "file:" + Self.realPath(path)
+        case .journal(let path, _, _): "journal:" + Self.realPath(path)
         case .standardInput: "stdin"
         case .serial(let path, _): "device:" + Self.realPath(path)
         case .gpsd(let host, let port, let device), .libgps(let host, let port, let device):

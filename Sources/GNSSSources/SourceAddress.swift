@@ -17,6 +17,9 @@ import GNSS
 /// IPv4 interface, `udp://[::]:10110` for every interface).
 public enum SourceAddress: Sendable, Hashable {
     case file(path: String, speed: ReplaySpeed)
+    /// A track journal recorded with `--nmea`, replayed from its sentences, opened with the
+    /// private key in the file `key` (`file:JOURNAL?key=FILE`).
+    case journal(path: String, key: String, speed: ReplaySpeed)
     case standardInput(speed: ReplaySpeed)
     case serial(path: String, baud: Int?)
     case gpsd(host: String, port: Int, device: String?)
@@ -102,11 +105,15 @@ public enum SourceAddress: Sendable, Hashable {
             try only(["speed"], for: "standard input")
             self = .standardInput(speed: try speed())
         } else if body.hasPrefix("file:") {
-            try only(["speed"], for: "file:")
+            try only(["speed", "key"], for: "file:")
             var path = body.dropFirst(5)
             if path.hasPrefix("//") { path = path.dropFirst(2) }
             guard !path.isEmpty else { throw fail("the file's path is missing") }
-            self = .file(path: String(path), speed: try speed())
+            if let key = query["key"] {
+                self = .journal(path: String(path), key: key, speed: try speed())
+            } else {
+                self = .file(path: String(path), speed: try speed())
+            }
         } else if body.hasPrefix("serial:") {
             try only(["baud"], for: "serial:")
             var path = body.dropFirst(7)
@@ -165,6 +172,8 @@ public enum SourceAddress: Sendable, Hashable {
                 throw SourceError("\(path): \(errnoDescription(errno)); check the path given after file:")
             }
             return ReplaySource(path: path, speed: speed)
+        case .journal(let path, let keyPath, let speed):
+            return try Self.openJournal(path, keyPath: keyPath, speed: speed)
         case .standardInput(let speed):
             return ReplaySource(path: "-", speed: speed)
         case .serial(let path, let baud):
@@ -197,6 +206,32 @@ public enum SourceAddress: Sendable, Hashable {
                     "gpsd+shm: this build has no libgps; use gpsd://localhost:2947 or build with --traits LibGPS "
                         + "(needs libgps-dev)")
             #endif
+        }
+    }
+}
+
+extension SourceAddress {
+    /// A journal's sentences, opened into memory and replayed from there.
+    fileprivate static func openJournal(_ path: String, keyPath: String, speed: ReplaySpeed)
+        throws(SourceError)
+        -> ReplaySource
+    {
+        do {
+            let text = try JournalWriter.read(keyPath)
+            let key = try JournalKeys.privateKey(String(decoding: text, as: UTF8.self), path: keyPath)
+            let opened = try JournalReader(path: path, privateKey: key).sentencesInMemory()
+            guard opened.report.isIntact else {
+                close(opened.descriptor)
+                throw JournalError("\(path) is damaged: " + opened.report.damage.joined(separator: "; "))
+            }
+            guard opened.records > 0 else {
+                close(opened.descriptor)
+                throw JournalError("\(path) holds no NMEA (recorded without --nmea)")
+            }
+            // The replay reads it by its /proc path; the descriptor lives as long as the process.
+            return ReplaySource(path: opened.path, speed: speed)
+        } catch {
+            throw SourceError("file:\(path)?key=\(keyPath): \(error)")
         }
     }
 }

@@ -1,7 +1,6 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import CLinux
 import Foundation
 import GNSSSources
 
@@ -24,25 +23,14 @@ enum DecodeJournal {
 
     /// The journal's NMEA in an in-memory file; its path (`/proc/self/fd/N`) and descriptor.
     static func open(_ path: String, key: JournalPrivateKey) throws -> (path: String, descriptor: Int32) {
-        let descriptor = memfd_create("gpsloc-journal", CLINUX_MFD_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw JournalError(
-                "cannot hold the journal's sentences in memory: \(String(cString: strerror(errno)))")
-        }
-        var sentences = 0
-        let report = try JournalReader(path: path, privateKey: key).read { record, _ in
-            guard case .nmea(let bytes) = record else { return }
-            sentences += 1
-            try writeAll(bytes, to: descriptor)
-        }
-        for note in report.notes { printError("gpsloc decode: \(note)") }
-        for damage in report.damage { printError("gpsloc decode: damage: \(damage)") }
-        if sentences == 0 {
+        let opened = try JournalReader(path: path, privateKey: key).sentencesInMemory()
+        for note in opened.report.notes { printError("gpsloc decode: \(note)") }
+        for damage in opened.report.damage { printError("gpsloc decode: damage: \(damage)") }
+        if opened.records == 0 {
             printError(
                 "gpsloc decode: \(path) holds no NMEA (recorded without --nmea): `gpsloc journal decrypt` gives its locations"
             )
         }
-        lseek(descriptor, 0, SEEK_SET)
-        return ("/proc/self/fd/\(descriptor)", descriptor)
+        return (opened.path, opened.descriptor)
     }
 }

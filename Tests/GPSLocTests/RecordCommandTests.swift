@@ -112,7 +112,7 @@ struct RecordCommandTests {
     }
 
     @Test(
-        "with --nmea, the sentences come back, and decode --key decodes the journal as the log it was recorded from"
+        "with --nmea, the sentences come back, decode --key decodes the journal as the log it was recorded from, file:?key= replays it"
     )
     func nmeaDecodesAsTheLog() async throws {
         let workspace = try await Workspace()
@@ -135,6 +135,16 @@ struct RecordCommandTests {
             #expect(a["time"] as? String == b["time"] as? String)
             #expect(abs((a["latitude"] as? Double ?? 0) - (b["latitude"] as? Double ?? 1)) < 1e-6)
         }
+        // Replayed as a receiver: file:JOURNAL?key=FILE.
+        let replayed = try await Runner.run([
+            "watch", "--source", "file:\(workspace.journal)?key=\(workspace.directory)/key&speed=max",
+            "--app",
+            Self.app, "--store", workspace.store, "--manifest", workspace.directory + "/Info.plist",
+            "--format", "jsonl",
+            "--session", "always",
+        ])
+        #expect(replayed.status == 0, "\(replayed.standardError)")
+        #expect(Self.lines(replayed.standardOutput).filter { $0["latitude"] != nil }.count == logFixes.count)
         let sealed = try await Runner.run(["decode", workspace.journal])
         #expect(sealed.status != 0 && sealed.standardError.contains("give its private key with --key"))
     }

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import CLinux
 import Crypto
 import FoundationEssentials
 
@@ -185,6 +186,41 @@ public struct JournalReader {
             report.damage.append(
                 "the journal kept segments from \(oldestKept), but segments \(oldestKept)–\(first.number - 1) are missing"
             )
+        }
+    }
+
+    /// The NMEA the journal recorded (`gpsloc record --nmea`), opened into memory (a memfd),
+    /// never onto the disk: a path to read it at (`/proc/self/fd/N`), its descriptor (the
+    /// caller's to close), how many records held sentences, and the report.
+    public func sentencesInMemory() throws -> (path: String, descriptor: Int32, records: Int, report: Report)
+    {
+        let descriptor = memfd_create("opencorelocation-journal", CLINUX_MFD_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw JournalError("cannot hold the journal's sentences in memory: \(errnoDescription(errno))")
+        }
+        var records = 0
+        do {
+            let report = try read { record, _ in
+                guard case .nmea(let bytes) = record else { return }
+                records += 1
+                var offset = 0
+                while offset < bytes.count {
+                    let written = bytes[offset...].withUnsafeBytes {
+                        write(descriptor, $0.baseAddress, $0.count)
+                    }
+                    if written < 0 && errno == EINTR { continue }
+                    guard written > 0 else {
+                        throw JournalError(
+                            "cannot hold the journal's sentences in memory: \(errnoDescription(errno))")
+                    }
+                    offset += written
+                }
+            }
+            lseek(descriptor, 0, SEEK_SET)
+            return ("/proc/self/fd/\(descriptor)", descriptor, records, report)
+        } catch {
+            close(descriptor)
+            throw error
         }
     }
 
