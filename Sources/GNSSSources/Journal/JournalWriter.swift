@@ -194,17 +194,28 @@ public final class JournalWriter {
         segment.bytes += frame.count
     }
 
+    /// Closes the segment with a final record and begins the next. The next is made first, and
+    /// the final record written only once it exists: a full disk at either step leaves the
+    /// segment open as it was (it grows past its size until there is room), never a final record
+    /// with nothing after it, nor a new segment that counts a final record its predecessor lacks.
     private func rotate(_ reason: JournalRecord.FinalReason, at time: Double) throws(JournalError) {
         let closing = segment
-        try write(.final(records: closing.counter + 1, reason: reason))
-        _ = fdatasync(closing.descriptor.rawValue)
         let oldest = try capped()
-        segment = try Self.open(
+        let next = try Self.open(
             directory: directory, number: closing.number + 1, recipient: recipient, now: time,
             opening: .init(
-                previous: closing.number, previousFrames: segment.counter, previousCutAt: 0,
+                previous: closing.number, previousFrames: closing.counter + 1, previousCutAt: 0,
                 oldestKept: oldest),
             sync: limits.syncEachRecord)
+        do {
+            try write(.final(records: closing.counter + 1, reason: reason))
+        } catch {
+            try? next.descriptor.close()
+            unlink(Self.path(directory, next.number))
+            throw error
+        }
+        _ = fdatasync(closing.descriptor.rawValue)
+        segment = next
         try? closing.descriptor.close()
     }
 
