@@ -8,7 +8,9 @@
     /// An MQTT client for one broker through libmosquitto, in a thread of libmosquitto's own:
     /// a persistent session (clean session off, a fixed client id), QoS 1, TLS and a username
     /// and password or a client certificate when given, and reconnection by itself (1 s, doubling
-    /// to 30 s). What happens on the connection reaches `events` on libmosquitto's thread.
+    /// to 10 s: a broker back after a long outage is reached within 10 s, for a connection
+    /// attempt every 10 s while it is away). What happens on the connection reaches `events` on
+    /// libmosquitto's thread.
     final class MQTTPublisher: @unchecked Sendable {
         struct Settings {
             var host: String
@@ -46,7 +48,7 @@
             self.handle = handle
             mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
             mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
-            mosquitto_reconnect_delay_set(handle, 1, 30, true)
+            mosquitto_reconnect_delay_set(handle, 1, 10, true)
             mosquitto_max_inflight_messages_set(handle, 100)
             if let username = settings.username {
                 try Self.check(
