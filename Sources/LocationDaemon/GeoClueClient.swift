@@ -62,7 +62,8 @@ struct GeoClueClient {
     }
 
     /// How long a replaced `Location` stays readable: a client reads the one a `LocationUpdated`
-    /// names after the signal, and at 10 Hz, on a loaded machine, two more may come first.
+    /// names after the signal, and at 10 Hz, on a loaded machine, two more may come first. (A
+    /// client behind is sent the newest location only, so a burst cannot outrun the limit.)
     static let replacedLifetime = 2.0
     static let replacedLimit = 64
 

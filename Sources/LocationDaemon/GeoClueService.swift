@@ -37,6 +37,9 @@ public final class GeoClueService: Sendable {
         var questions: [UInt64: (prompt: Int, uid: UInt32)] = [:]
         var nextQuestion: UInt64 = 0
         var inUse = false
+        /// Each running client's newest update not yet delivered on the bus thread: a client
+        /// behind (a busy bus) gets the newest, not a backlog of locations already old.
+        var latest: [String: LocationUpdate] = [:]
     }
 
     private let daemon: Daemon
@@ -422,8 +425,18 @@ public final class GeoClueService: Sendable {
         let updates = hosted.app.engineUpdates(reduced: GeoClueAccuracy.asksReduced(client.requestedLevel))
         let task = Task { [weak self] in
             while let update = await updates.next() {
-                guard let self, let bus = self.state.withLock({ $0.bus }) else { return }
-                bus.perform { self.deliver(update, to: path) }
+                guard let self else { return }
+                let bus = self.state.withLock { state -> GeoClueBus? in
+                    let scheduled = state.latest[path] != nil
+                    state.latest[path] = update
+                    return scheduled ? nil : state.bus
+                }
+                bus?.perform {
+                    guard let latest = self.state.withLock({ $0.latest.removeValue(forKey: path) }) else {
+                        return
+                    }
+                    self.deliver(latest, to: path)
+                }
             }
         }
         let running = GeoClueClient.Running(
@@ -450,7 +463,10 @@ public final class GeoClueService: Sendable {
     /// period, as for a socket that closed).
     private func stop(_ path: String) {
         let running = state.withLock { state -> GeoClueClient.Running? in
-            defer { state.clients[path]?.running = nil }
+            defer {
+                state.clients[path]?.running = nil
+                state.latest[path] = nil
+            }
             return state.clients[path]?.running
         }
         guard let running else { return }
