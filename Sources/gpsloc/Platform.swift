@@ -1,6 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import Dispatch
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -28,4 +30,16 @@ func writeAll(_ bytes: [UInt8], to descriptor: Int32) throws(SystemError) {
 struct SystemError: Error, CustomStringConvertible {
     var code: Int32
     var description: String { String(cString: strerror(code)) }
+}
+
+/// SIGTERM and SIGINT call `cancel` instead of ending the program (a service stopped, Ctrl-C),
+/// until the returned sources are cancelled.
+func onTermination(_ cancel: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+    [SIGTERM, SIGINT].map { number in
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number)
+        source.setEventHandler(handler: cancel)
+        source.resume()
+        return source
+    }
 }

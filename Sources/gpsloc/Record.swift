@@ -113,13 +113,7 @@ struct Record: AsyncParsableCommand {
             return 0
         }
         // SIGTERM (systemctl stop) and Ctrl-C end the recording; the journal is closed, not cut.
-        let signals = [SIGTERM, SIGINT].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number)
-            source.setEventHandler { recording.cancel() }
-            source.resume()
-            return source
-        }
+        let signals = onTermination { recording.cancel() }
         defer { signals.forEach { $0.cancel() } }
         let status = try await recording.value
         if status != 0 { throw ExitCode(status) }

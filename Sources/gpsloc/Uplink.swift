@@ -132,13 +132,7 @@
                     }
                 }
             }
-            let signals = [SIGTERM, SIGINT].map { number in
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number)
-                source.setEventHandler { publishing.cancel() }
-                source.resume()
-                return source
-            }
+            let signals = onTermination { publishing.cancel() }
             defer { signals.forEach { $0.cancel() } }
             let ended = await publishing.result
             // A replayed log that ended: what is queued goes out before the uplink does (a while).
