@@ -46,7 +46,8 @@ final class GPSDSession: Sendable {
         /// Whether a watcher of more than TPV was told that approximate access brings TPV alone.
         var toldApproximate = false
         /// When each watched receiver (by path) was last reached, for DEVICE and DEVICES.
-        var activated: [String: UTCTimestamp] = [:]
+        /// `nil` for one seen gone (an absent key: not seen since the session began).
+        var activated: [String: UTCTimestamp?] = [:]
         /// Whether the last thing served was a precise fix: only then does a pulse go out.
         var precise = false
         var closed = false
@@ -224,7 +225,7 @@ final class GPSDSession: Sendable {
     /// session began) when the daemon started; `nil` while it is closed.
     private func activation(of receiver: Receiver) -> UTCTimestamp? {
         let path = Self.path(of: receiver) ?? receiver.name
-        if let seen = state.withLock({ $0.activated[path] }) { return seen }
+        if let seen = state.withLock({ $0.activated[path] }) { return seen }  // reached, or gone
         return receiver.service.isRunning ? Self.timestamp(started) : nil
     }
 
@@ -242,7 +243,8 @@ final class GPSDSession: Sendable {
             return
         }
         let watching = state.withLock { state -> Bool in
-            state.activated[path] = activated
+            // `.some(nil)` keeps the key: the receiver was seen gone, not never seen.
+            state.activated[path] = .some(activated)
             return state.policy.enable
         }
         guard watching else { return }
