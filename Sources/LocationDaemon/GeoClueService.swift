@@ -31,11 +31,6 @@ public final class GeoClueService: Sendable {
         var bus: GeoClueBus?
         var clients: [String: GeoClueClient] = [:]
         var nextClient = 0
-        /// Each connection registered as an agent: its user and its number with the router.
-        var agents: [String: (uid: UInt32, id: Int)] = [:]
-        /// Questions put to agents, by token: the router's prompt and the user asked.
-        var questions: [UInt64: (prompt: Int, uid: UInt32)] = [:]
-        var nextQuestion: UInt64 = 0
         var inUse = false
         /// Each running client's newest update not yet delivered on the bus thread: a client
         /// behind (a busy bus) gets the newest, not a backlog of locations already old.
@@ -44,6 +39,7 @@ public final class GeoClueService: Sendable {
 
     private let daemon: Daemon
     private let peers: GeoCluePeers
+    private let agents: GeoClueAgents
     private let state = Mutex(State())
     private let clock = ContinuousClock()
     private let started = ContinuousClock.now
@@ -51,6 +47,7 @@ public final class GeoClueService: Sendable {
     public init(daemon: Daemon) {
         self.daemon = daemon
         peers = GeoCluePeers(daemon: daemon)
+        agents = GeoClueAgents(daemon: daemon)
     }
 
     /// Connects to the system bus and owns `org.freedesktop.GeoClue2`; throws, saying why,
@@ -100,11 +97,11 @@ public final class GeoClueService: Sendable {
 
     /// The bus was lost: every client stops, every agent and identity is forgotten.
     private func forgetEverything() {
-        let (clients, agents, bus) = state.withLock { state in
+        let (clients, bus) = state.withLock { state in
             defer {
                 state = State()
             }
-            return (Array(state.clients.values), Array(state.agents.values), state.bus)
+            return (Array(state.clients.values), state.bus)
         }
         withExtendedLifetime(bus) {
             for client in clients {
@@ -115,7 +112,7 @@ public final class GeoClueService: Sendable {
                 }
             }
         }
-        for agent in agents { daemon.router.unregister(uid: agent.uid, agent: agent.id) }
+        agents.forgetAll()
         peers.forgetAll()
     }
 
@@ -230,12 +227,9 @@ public final class GeoClueService: Sendable {
 
     /// A connection left the bus: its clients are deleted, its agent is no more.
     func gone(_ name: String) {
-        let (paths, agent) = state.withLock { state in
-            let paths = state.clients.values.filter { $0.owner == name }.map(\.path)
-            return (paths, state.agents.removeValue(forKey: name))
-        }
+        let paths = state.withLock { state in state.clients.values.filter { $0.owner == name }.map(\.path) }
         for path in paths { remove(path) }
-        if let agent { daemon.router.unregister(uid: agent.uid, agent: agent.id) }
+        agents.gone(name)
         if let identity = peers.forget(name), !paths.isEmpty {
             daemon.log("GeoClue2: \(identity.summary) left the bus; its \(paths.count) clients are deleted")
         }
@@ -309,55 +303,16 @@ public final class GeoClueService: Sendable {
             return reply(call, error: "org.freedesktop.DBus.Error.AccessDenied", refusal.text)
         }
         do {
-            try daemon.requireUnsandboxed(identity, to: "register as its user's agent")
+            try agents.add(sender, identity: identity) { [weak self] in self?.state.withLock { $0.bus } }
         } catch {
             return reply(call, error: "org.freedesktop.DBus.Error.AccessDenied", error.description)
         }
-        if state.withLock({ $0.agents[sender] != nil }) { return ocl_reply_empty(call) }
-        let uid = identity.uid
-        let id = daemon.router.register(uid: uid) { [weak self] prompt, question in
-            self?.ask(agent: sender, uid: uid, prompt: prompt, question) ?? false
-        }
-        state.withLock { $0.agents[sender] = (uid, id) }
-        daemon.log("GeoClue2: \(identity.summary) answers uid \(uid)'s questions as a GeoClue agent")
         return ocl_reply_empty(call)
     }
 
-    /// Puts the first question to a GeoClue agent, which can show an app by its desktop id only:
-    /// so only for an app whose desktop id is known for certain (a Flatpak's id from its sandbox,
-    /// a registered app's identifier), never for a program that names itself.
-    private func ask(agent: String, uid: UInt32, prompt: Int, _ question: WirePrompt) -> Bool {
-        guard question.kind == PromptRequest.Kind.whenInUse.rawValue else { return false }
-        let desktopId: String
-        if let flatpak = question.identity.flatpak {
-            desktopId = flatpak
-        } else if question.identity.registered {
-            desktopId = question.identity.app
-        } else {
-            return false
-        }
-        let level = question.defaultsToApproximate ? GeoClueAccuracy.city : GeoClueAccuracy.exact
-        guard let bus = state.withLock({ $0.bus }) else { return false }
-        bus.perform { [self] in
-            let token = state.withLock { state -> UInt64 in
-                state.nextQuestion += 1
-                state.questions[state.nextQuestion] = (prompt, uid)
-                return state.nextQuestion
-            }
-            // The user may take their time; the question is withdrawn with the prompt.
-            let sent = ocl_agent_authorize(bus.bus, agent, desktopId, level, token, 600_000_000)
-            if sent < 0 { _ = state.withLock { $0.questions.removeValue(forKey: token) } }
-        }
-        return true
-    }
-
+    /// An agent's `AuthorizeApp` answer, from the C side.
     func authorized(token: UInt64, failed: Bool, authorized: Bool, level: UInt32) {
-        guard let question = state.withLock({ $0.questions.removeValue(forKey: token) }) else { return }
-        // An agent that did not answer leaves the question to the user's other agents.
-        guard !failed else { return }
-        try? daemon.router.answer(
-            prompt: question.prompt, uid: question.uid,
-            GeoClueAccuracy.answer(authorized: authorized, level: level))
+        agents.authorized(token: token, failed: failed, authorized: authorized, level: level)
     }
 
     // MARK: Client
