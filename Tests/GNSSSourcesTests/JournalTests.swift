@@ -101,6 +101,23 @@ struct JournalTests {
         #expect(
             report.notes.contains { $0.contains("ended without its final record after 21 records") },
             "\(report.notes)")
+
+        // Stopped while a segment was being begun: a header alone, or part of one. It held
+        // nothing; the next run removes it and takes its number.
+        for torn in [72, 30] {
+            let before = journal.segments
+            let newest = try #require(before.last?.split(separator: "/").last.map(String.init))
+            let next = try #require(JournalFormat.segmentNumber(fileName: newest)) + 1
+            let header = try Data(contentsOf: URL(fileURLWithPath: before[0])).prefix(torn)
+            try header.write(
+                to: URL(fileURLWithPath: journal.directory + "/" + JournalFormat.fileName(segment: next)))
+            let again = try journal.writer()
+            try again.append(Self.location(99))
+            try again.close()
+            #expect(journal.segments.count == before.count + 1)
+            let (after, _) = try journal.read()
+            #expect(after.isIntact, "\(after.damage)")
+        }
     }
 
     @Test(

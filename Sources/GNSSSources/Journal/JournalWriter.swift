@@ -88,7 +88,19 @@ public final class JournalWriter {
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw JournalError("cannot make the journal directory \(directory): \(errnoDescription(errno))")
         }
-        let numbers = try Self.segments(in: directory)
+        var numbers = try Self.segments(in: directory)
+        // A segment stopped while it was being begun (no whole record, not even its opening)
+        // holds nothing: it goes, and its number is used again.
+        while let newest = numbers.last,
+            JournalSegmentScan(try Self.read(Self.path(directory, newest))).frames.isEmpty
+        {
+            guard unlink(Self.path(directory, newest)) == 0 else {
+                throw JournalError(
+                    "cannot remove \(Self.path(directory, newest)), begun and never written: \(errnoDescription(errno))"
+                )
+            }
+            numbers.removeLast()
+        }
         var recovery = Recovery(
             previous: 0, previousFrames: 0, cutAt: 0, cutBytes: 0, oldestKept: numbers.first ?? 1)
         if let newest = numbers.last {
@@ -251,12 +263,11 @@ public final class JournalWriter {
         var segment = OpenSegment(
             number: number, descriptor: descriptor, sealer: sealer, bytes: 0, opened: now)
         do {
-            let header = sealer.header.bytes
-            _ = try descriptor.writeAll(header)
-            segment.bytes = header.count
-            let frame = try sealer.frame(.opening(opening), counter: 0)
-            _ = try descriptor.writeAll(frame)
-            segment.bytes += frame.count
+            // The header and the opening record in one write: a process killed between two
+            // writes cannot leave a segment without its opening.
+            let first = sealer.header.bytes + (try sealer.frame(.opening(opening), counter: 0))
+            _ = try descriptor.writeAll(first)
+            segment.bytes = first.count
             segment.counter = 1
             _ = fdatasync(descriptor.rawValue)
         } catch {
