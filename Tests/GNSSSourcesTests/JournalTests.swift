@@ -154,6 +154,31 @@ struct JournalTests {
         print("journal damage: \(trials) random changes, \(told) told, \(undetected) undetected")
     }
 
+    @Test(
+        "stopped mid-rotation, after the next segment began and before the final record: noted, nothing lost")
+    func stoppedMidRotation() throws {
+        let journal = Fixture()
+        let writer = try journal.writer(.init(segmentBytes: 1024, syncEachRecord: false))
+        for index in 0..<40 { try writer.append(Self.location(index)) }
+        try writer.close()
+        // The last segment's final record cut off, as a kill between the two steps leaves it,
+        // in a segment that is not the last.
+        let segments = journal.segments
+        let victim = segments[segments.count - 2]
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: victim))
+        let scanned = JournalSegmentScan(Array(bytes))
+        try bytes.prefix(scanned.frames[scanned.frames.count - 2].upperBound).write(
+            to: URL(fileURLWithPath: victim))
+        let (report, records) = try journal.read()
+        #expect(report.isIntact, "\(report.damage)")
+        #expect(report.notes.contains { $0.contains("its final record was not written") }, "\(report.notes)")
+        #expect(records == (0..<40).map(Self.location))
+        // One data record more cut off is damage.
+        try bytes.prefix(scanned.frames[scanned.frames.count - 3].upperBound).write(
+            to: URL(fileURLWithPath: victim))
+        #expect(try !journal.read().0.isIntact)
+    }
+
     @Test("segments reordered or removed are told; removed by the cap, they are noted as such")
     func segmentsMovedOrRemoved() throws {
         let journal = Fixture()

@@ -153,6 +153,13 @@ public struct JournalReader {
                         "\(previous.path): ended without its final record after \(previous.frames) records: the "
                             + "recorder stopped without closing it (a power cut), as segment \(segment.number) records"
                     )
+                } else if UInt64(previous.frames) + 1 == opening.previousFrames && previous.trailing == 0 {
+                    // A rotation begins the next segment, counting the final record it is about
+                    // to write, then writes it: stopped between the two, only that marker is lost.
+                    report.notes.append(
+                        "\(previous.path): its final record was not written: the recorder stopped between "
+                            + "beginning segment \(segment.number) and closing this one; its \(previous.frames) records are whole"
+                    )
                 } else {
                     report.damage.append(
                         "\(previous.path): has \(previous.frames) records, but segment \(segment.number) found "
