@@ -217,8 +217,7 @@ extension SourceAddress {
         -> ReplaySource
     {
         do {
-            let text = try JournalWriter.read(keyPath)
-            let key = try JournalKeys.privateKey(String(decoding: text, as: UTF8.self), path: keyPath)
+            let key = try JournalKeys.privateKey(contentsOf: keyPath)
             let opened = try JournalReader(path: path, privateKey: key).sentencesInMemory()
             guard opened.report.isIntact else {
                 close(opened.descriptor)

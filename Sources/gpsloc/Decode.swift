@@ -98,7 +98,7 @@ struct Decode: ParsableCommand {
         defer { opened.forEach { close($0) } }
         if let journalKey {
             let key = try Journal.KeyOption(path: journalKey).load(required: true, command: "decode")!
-            for (index, file) in files.enumerated() where DecodeJournal.isJournal(file) {
+            for (index, file) in files.enumerated() where JournalReader.isJournal(file) {
                 do {
                     let (path, descriptor) = try DecodeJournal.open(file, key: key)
                     arguments[index] = path
@@ -108,7 +108,7 @@ struct Decode: ParsableCommand {
                     throw ExitCode.failure
                 }
             }
-        } else if let journal = files.first(where: DecodeJournal.isJournal) {
+        } else if let journal = files.first(where: JournalReader.isJournal) {
             printError(
                 "gpsloc decode: error: \(journal) is a sealed track journal; give its private key with --key FILE"
             )

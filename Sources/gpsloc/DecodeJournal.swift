@@ -8,19 +8,6 @@ import GNSSSources
 /// its NMEA makes. The sentences are opened into memory (a memfd), never onto the disk, and
 /// decoded from there; what of the journal is damaged is said, and only authentic records count.
 enum DecodeJournal {
-    /// Whether `path` is a journal: a directory holding segments, or a segment.
-    static func isJournal(_ path: String) -> Bool {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return false }
-        if info.st_mode & S_IFMT == S_IFDIR {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-            return names.contains { JournalFormat.segmentNumber(fileName: $0) != nil }
-        }
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        return (try? handle.read(upToCount: 4)).map(Array.init) == JournalFormat.magic
-    }
-
     /// The journal's NMEA in an in-memory file; its path (`/proc/self/fd/N`) and descriptor.
     static func open(_ path: String, key: JournalPrivateKey) throws -> (path: String, descriptor: Int32) {
         let opened = try JournalReader(path: path, privateKey: key).sentencesInMemory()

@@ -34,17 +34,15 @@ struct Journal: ParsableCommand {
         }
 
         static func create(_ path: String, _ text: String, mode: mode_t, option: String) throws {
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-            guard descriptor >= 0 else {
-                let reason = String(cString: strerror(errno))
+            do {
+                try createExclusively(path, Array(text.utf8), mode: mode)
+            } catch {
                 printError(
-                    "gpsloc journal keygen: error: \(option) \(path): \(reason)"
-                        + (errno == EEXIST
+                    "gpsloc journal keygen: error: \(option) \(path): \(error)"
+                        + (error.code == EEXIST
                             ? "; a key is never overwritten: move it away or choose another path" : ""))
                 throw ExitCode.failure
             }
-            defer { close(descriptor) }
-            try writeAll(Array(text.utf8), to: descriptor)
         }
     }
 
@@ -63,12 +61,8 @@ struct Journal: ParsableCommand {
                 }
                 return nil
             }
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                printError("gpsloc \(command): error: --key \(path) cannot be read")
-                throw ExitCode.failure
-            }
             do {
-                return try JournalKeys.privateKey(text, path: path)
+                return try JournalKeys.privateKey(contentsOf: path)
             } catch {
                 printError("gpsloc \(command): error: --key \(error)")
                 throw ExitCode.failure

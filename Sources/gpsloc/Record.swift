@@ -62,13 +62,9 @@ struct Record: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let text = try? String(contentsOfFile: key, encoding: .utf8) else {
-            printError("gpsloc record: error: --key \(key) cannot be read; `gpsloc journal keygen` makes one")
-            throw ExitCode.failure
-        }
         let recipient: JournalPublicKey
         do {
-            recipient = try JournalKeys.publicKey(text, path: key)
+            recipient = try JournalKeys.publicKey(contentsOf: key)
         } catch {
             printError("gpsloc record: error: --key \(error)")
             throw ExitCode.failure

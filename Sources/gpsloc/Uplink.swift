@@ -171,7 +171,7 @@
     /// those back at the front, to be sent again once connected.
     final class UplinkQueue: Sendable {
         private struct State {
-            var pending: [(JournalPosition, [UInt8])] = []
+            var pending = Backlog()
             /// Sent and not yet acknowledged, in the order sent, by message id.
             var inflight: [(mid: Int32, position: JournalPosition, payload: [UInt8])] = []
             var connected = false
@@ -182,10 +182,12 @@
             /// Acknowledgements that came before their message's id was noted.
             var early: Set<Int32> = []
 
-            /// The newest acknowledged position with nothing older still to send.
+            /// The newest acknowledged position with nothing older still to send. Both queues
+            /// are in the outbox's order, so the oldest outstanding is at one of their fronts.
             mutating func mark() -> JournalPosition? {
-                let outstanding = (inflight.map(\.position) + pending.map(\.0)).filter { $0.segment > 0 }
-                    .min()
+                let outstanding = [
+                    inflight.first(where: { $0.position.segment > 0 })?.position, pending.firstKept,
+                ].compactMap { $0 }.min()
                 let done = acknowledged.filter { position in outstanding.map { position < $0 } ?? true }
                 acknowledged.removeAll { position in outstanding.map { position < $0 } ?? true }
                 return done.max()
@@ -202,7 +204,7 @@
             self.outbox = outbox
             self.topic = topic
             let unsent = try outbox.unsent()
-            state.withLock { $0.pending = unsent }
+            state.withLock { $0.pending.append(contentsOf: unsent) }
             let made = try MQTTPublisher(settings) { [weak self] event in self?.handle(event) }
             publisher.withLock { $0 = made }
         }
@@ -233,7 +235,7 @@
                 let stopping = state.withLock { state in
                     state.connected = false
                     // Sent again once connected: the broker may not have them.
-                    state.pending.insert(contentsOf: state.inflight.map { ($0.position, $0.payload) }, at: 0)
+                    state.pending.prepend(contentsOf: state.inflight.map { ($0.position, $0.payload) })
                     state.inflight = []
                     return state.stopping
                 }
@@ -265,11 +267,11 @@
                     guard state.connected, state.inflight.count < Self.window, !state.pending.isEmpty else {
                         return nil
                     }
-                    return state.pending.removeFirst()
+                    return state.pending.popFirst()
                 }
                 guard let (position, payload) = next else { return }
                 guard let mid = publisher.publish(topic: topic, payload: payload) else {
-                    state.withLock { $0.pending.insert((position, payload), at: 0) }
+                    state.withLock { $0.pending.prepend(contentsOf: [(position, payload)]) }
                     return
                 }
                 // Its acknowledgement, on libmosquitto's thread, may have come already.
@@ -313,6 +315,45 @@
                 return state.lastSaid != text
             }
             if new { printError(text) }
+        }
+    }
+
+    /// The messages waiting to be sent, oldest first: taken from the front in constant time (a
+    /// long outage leaves hundreds of thousands), put back at the front after a disconnection.
+    struct Backlog {
+        private var items: [(JournalPosition, [UInt8])] = []
+        private var head = 0
+
+        var count: Int { items.count - head }
+        var isEmpty: Bool { head == items.count }
+
+        /// The oldest waiting message that the outbox kept (one it could not keep has segment 0).
+        var firstKept: JournalPosition? { items[head...].first { $0.0.segment > 0 }?.0 }
+
+        mutating func append(_ item: (JournalPosition, [UInt8])) { items.append(item) }
+        mutating func append(contentsOf more: [(JournalPosition, [UInt8])]) { items += more }
+
+        mutating func popFirst() -> (JournalPosition, [UInt8])? {
+            guard head < items.count else { return nil }
+            let item = items[head]
+            items[head].1 = []
+            head += 1
+            // The taken ones are let go once they are half of the array.
+            if head >= 1024 && head * 2 >= items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+            return item
+        }
+
+        mutating func prepend(contentsOf front: [(JournalPosition, [UInt8])]) {
+            if front.count <= head {
+                head -= front.count
+                items.replaceSubrange(head..<(head + front.count), with: front)
+            } else {
+                items = front + items[head...]
+                head = 0
+            }
         }
     }
 #endif

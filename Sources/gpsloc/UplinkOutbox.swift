@@ -3,6 +3,7 @@
 
 import Foundation
 import GNSSSources
+import Locking
 
 /// The uplink's store-and-forward: each message goes into a journal before it is sent, and is
 /// taken out of the count of unsent ones when the broker acknowledges it, so that nothing is
@@ -12,14 +13,22 @@ import GNSSSources
 /// outbox's own: the uplink must read its messages back, so that key's private half is on the
 /// box, in `outbox.key` (mode 0600, readable by the uplink's user alone); the messages are not in
 /// the clear on disk. `acknowledged` records the last message the broker has, written whole
-/// (a new file renamed over the old). Its writer is used under the uplink queue's calls, one at
-/// a time (new messages from the updates' task, marks from libmosquitto's thread touch only the
-/// mark's file).
+/// (a new file renamed over the old). New messages come from one task; marks, from libmosquitto's
+/// thread and the sender's, go through a lock.
 final class UplinkOutbox: @unchecked Sendable {
     let directory: String
     private let writer: JournalWriter
     private let key: JournalPrivateKey
-    private(set) var acknowledged: JournalPosition?
+    /// The broker's acknowledgements (from libmosquitto's thread and the sender's): the newest,
+    /// the one last written to `acknowledged`, and when.
+    private struct Mark {
+        var position: JournalPosition?
+        var written: JournalPosition?
+        var writtenAt: ContinuousClock.Instant?
+    }
+    private let mark = Mutex(Mark())
+    /// The mark read at the start: what the broker had then.
+    private let acknowledgedAtStart: JournalPosition?
 
     init(directory: String, capBytes: Int) throws {
         self.directory = directory
@@ -27,35 +36,41 @@ final class UplinkOutbox: @unchecked Sendable {
             throw JournalError("cannot make the outbox \(directory): \(String(cString: strerror(errno)))")
         }
         let keyPath = directory + "/outbox.key"
-        if let text = try? String(contentsOfFile: keyPath, encoding: .utf8) {
-            key = try JournalKeys.privateKey(text, path: keyPath)
+        if access(keyPath, F_OK) == 0 {
+            key = try JournalKeys.privateKey(contentsOf: keyPath)
         } else {
             let (privateText, _) = JournalKeys.generate()
-            let descriptor = open(keyPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else {
-                throw JournalError("cannot make \(keyPath): \(String(cString: strerror(errno)))")
+            do {
+                try createExclusively(keyPath, Array(privateText.utf8), mode: 0o600)
+            } catch {
+                throw JournalError("cannot make \(keyPath): \(error)")
             }
-            defer { Glibc.close(descriptor) }
-            try writeAll(Array(privateText.utf8), to: descriptor)
-            _ = fsync(descriptor)
             key = try JournalKeys.privateKey(privateText, path: keyPath)
         }
         if let text = try? String(contentsOfFile: directory + "/acknowledged", encoding: .utf8) {
             let fields = text.split(separator: " ").compactMap {
                 UInt64($0.trimmingCharacters(in: .whitespacesAndNewlines))
             }
-            if fields.count == 2 { acknowledged = JournalPosition(segment: fields[0], counter: fields[1]) }
+            acknowledgedAtStart =
+                fields.count == 2 ? JournalPosition(segment: fields[0], counter: fields[1]) : nil
+        } else {
+            acknowledgedAtStart = nil
         }
         writer = try JournalWriter(
             directory: directory + "/messages", recipient: key.publicKey,
             limits: .init(
                 segmentBytes: 1 << 20, segmentSeconds: 3600, totalBytes: capBytes, syncEachRecord: true))
+        let start = acknowledgedAtStart
+        mark.withLock {
+            $0.position = start
+            $0.written = start
+        }
     }
 
     /// The messages kept and not yet acknowledged, oldest first.
     func unsent() throws -> [(JournalPosition, [UInt8])] {
         var messages: [(JournalPosition, [UInt8])] = []
-        let acknowledged = acknowledged
+        let acknowledged = acknowledgedAtStart
         _ = try JournalReader(path: directory + "/messages", privateKey: key).read { record, position in
             guard case .message(let bytes) = record, acknowledged.map({ position > $0 }) ?? true else {
                 return
@@ -70,20 +85,39 @@ final class UplinkOutbox: @unchecked Sendable {
         try writer.append(.message(payload))
     }
 
-    /// The broker has every message up to `position`.
+    /// The broker has every message up to `position`. The mark is written at most once a
+    /// second (and at `close()`): after a crash, what the last second acknowledged is sent again,
+    /// which QoS 1 allows (a subscriber drops duplicates by `tst`).
     func acknowledge(through position: JournalPosition) {
-        guard acknowledged.map({ position > $0 }) ?? true else { return }
-        acknowledged = position
+        let now = ContinuousClock.now
+        let due = mark.withLock { mark -> Bool in
+            guard mark.position.map({ position > $0 }) ?? true else { return false }
+            mark.position = position
+            guard mark.writtenAt.map({ $0.duration(to: now) >= .seconds(1) }) ?? true else { return false }
+            mark.writtenAt = now
+            return true
+        }
+        if due { writeMark() }
+    }
+
+    /// Writes the newest mark, whole (a new file renamed over the old), unless written already.
+    private func writeMark() {
+        guard let position = mark.withLock({ $0.position }), mark.withLock({ $0.written }) != position else {
+            return
+        }
         let path = directory + "/acknowledged"
-        let text = "\(position.segment) \(position.counter)\n"
         do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path + ".new"))
+            try Data("\(position.segment) \(position.counter)\n".utf8).write(
+                to: URL(fileURLWithPath: path + ".new"))
             if rename(path + ".new", path) != 0 { unlink(path + ".new") }
+            mark.withLock { $0.written = position }
         } catch {
-            // Not written: after a restart, messages since the last mark are sent again (QoS 1
-            // allows duplicates; a subscriber drops them by `tst`).
+            // Not written: after a restart, messages since the last mark are sent again.
         }
     }
 
-    func close() { try? writer.close() }
+    func close() {
+        writeMark()
+        try? writer.close()
+    }
 }

@@ -51,11 +51,12 @@ public enum JournalFormat {
         Array(SHA256.hash(data: key.rawRepresentation).prefix(8))
     }
 
+    /// zlib's CRC-32 of `bytes`, read in place (an array or a slice of one: no copy per record).
     static func crc32(_ bytes: some Collection<UInt8>) -> UInt32 {
-        let array = Array(bytes)
-        return array.withUnsafeBufferPointer { buffer in
+        let direct = bytes.withContiguousStorageIfAvailable { buffer in
             UInt32(CZlib.crc32(0, buffer.baseAddress, uInt(buffer.count)))
         }
+        return direct ?? crc32(Array(bytes))
     }
 
     /// The nonce of record `counter`: 4 zero bytes, then the counter, little-endian.

@@ -24,6 +24,24 @@ public enum JournalKeys {
         )
     }
 
+    /// The private key in the file at `path`; the error says why it is not one.
+    public static func privateKey(contentsOf path: String) throws(JournalError) -> JournalPrivateKey {
+        try privateKey(text(of: path), path: path)
+    }
+
+    /// The public key in the file at `path`; the error says why it is not one.
+    public static func publicKey(contentsOf path: String) throws(JournalError) -> JournalPublicKey {
+        try publicKey(text(of: path), path: path)
+    }
+
+    private static func text(of path: String) throws(JournalError) -> String {
+        do {
+            return String(decoding: try JournalWriter.read(path), as: UTF8.self)
+        } catch {
+            throw JournalError("\(path) cannot be read (\(error)); `gpsloc journal keygen` makes a key pair")
+        }
+    }
+
     /// A public key from its file's text; the error says what the file holds instead.
     public static func publicKey(_ text: String, path: String) throws(JournalError)
         -> Curve25519.KeyAgreement.PublicKey
@@ -96,12 +114,17 @@ public struct JournalSealer {
         } catch {
             throw JournalError("cannot seal a record: \(error)")
         }
-        let body = Array(sealed.ciphertext) + Array(sealed.tag)
+        // One array: the frame's 8 bytes, then the sealed bytes, checksummed where they lie.
+        let length = sealed.ciphertext.count + JournalFormat.tagSize
         var out: [UInt8] = []
-        out.reserveCapacity(JournalFormat.frameSize + body.count)
-        out.appendLittleEndian(UInt32(body.count))
-        out.appendLittleEndian(JournalFormat.crc32(body))
-        return out + body
+        out.reserveCapacity(JournalFormat.frameSize + length)
+        out.appendLittleEndian(UInt32(length))
+        out.appendLittleEndian(UInt32(0))
+        sealed.ciphertext.withUnsafeBytes { out.append(contentsOf: $0) }
+        sealed.tag.withUnsafeBytes { out.append(contentsOf: $0) }
+        let crc = JournalFormat.crc32(out[JournalFormat.frameSize...])
+        for index in 0..<4 { out[4 + index] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(index))) }
+        return out
     }
 }
 

@@ -231,6 +231,16 @@ public struct JournalReader {
         }
     }
 
+    /// Whether `path` is a journal: a directory holding segments, or a segment (by its magic).
+    public static func isJournal(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            return (try? JournalWriter.segments(in: path).isEmpty == false) ?? false
+        }
+        return firstBytes(of: path, count: 4) == JournalFormat.magic
+    }
+
     /// The segment files at `path` (a directory or one segment), oldest first.
     static func files(_ path: String) throws(JournalError) -> [(number: UInt64, path: String)] {
         var info = stat()
@@ -250,4 +260,14 @@ public struct JournalReader {
         }
         return [(number, path)]
     }
+}
+
+/// The first `count` bytes of the file at `path` (fewer when it is shorter; none when unreadable).
+private func firstBytes(of path: String, count: Int) -> [UInt8] {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return [] }
+    defer { close(descriptor) }
+    var bytes = [UInt8](repeating: 0, count: count)
+    let got = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, count) }
+    return Array(bytes.prefix(max(0, got)))
 }
