@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "GNSSSources", targets: ["GNSSSources"]),
         .library(name: "LocationEngine", targets: ["LocationEngine"]),
         .library(name: "OpenCoreLocation", targets: ["OpenCoreLocation"]),
+        .library(name: "LocationHosting", targets: ["LocationHosting"]),
         .library(name: "LocationWire", targets: ["LocationWire"]),
         .executable(name: "gpsloc", targets: ["gpsloc"]),
         .executable(name: "gpslocd", targets: ["gpslocd"]),
@@ -22,7 +23,8 @@ let package = Package(
             description: "Read gpsd through libgps as well (gpsd+libgps:// and gpsd+shm:); needs libgps-dev."),
         .trait(
             name: "MQTT",
-            description: "gpsloc uplink: locations to an MQTT broker through libmosquitto; needs libmosquitto-dev."),
+            description:
+                "gpsloc uplink: locations to an MQTT broker through libmosquitto; needs libmosquitto-dev."),
         .default(enabledTraits: ["MQTT"]),
     ],
     dependencies: [
@@ -31,7 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         // `swift package generate-documentation` for the DocC catalogs (tools/docs).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -47,7 +49,7 @@ let package = Package(
         .target(name: "Locking", dependencies: ["CThreadSanitizer"]),
         .target(
             name: "DescriptorIO",
-            dependencies: ["Locking", .product(name: "SystemPackage", package: "swift-system")]),
+            dependencies: ["CLinux", "Locking", .product(name: "SystemPackage", package: "swift-system")]),
         .target(
             name: "GNSSSources",
             dependencies: [
@@ -58,7 +60,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
-        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(
+            name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLzma", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
@@ -78,18 +81,29 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(name: "LocationWire", dependencies: ["GNSS", "LocationEngine"]),
-        // The Apple-API façade over the engine: in process, or as a client of gpslocd.
+        // Where an app's engine runs: in its own process, or in gpslocd reached over its socket;
+        // in the engine's types, without Foundation, so that gpsloc needs no more than this.
+        .target(
+            name: "LocationHosting",
+            dependencies: [
+                "GNSS", "DescriptorIO", "LocationEngine", "LocationWire", "Locking",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The Apple-API façade over the engine: in process, or as a client of gpslocd. The only
+        // module with full Foundation (NSObject, NSSecureCoding), which brings ICU with it.
         .target(
             name: "OpenCoreLocation",
             dependencies: [
-                "GNSS", "DescriptorIO", "LocationEngine", "LocationWire", "Locking",
+                "GNSS", "DescriptorIO", "LocationEngine", "LocationHosting", "LocationWire", "Locking",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
             name: "LocationDaemon",
             dependencies: [
-                "GNSS", "GNSSSources", "LocationEngine", "LocationWire", "Locking", "CLinux", "CSDBus",
+                "DescriptorIO", "GNSS", "GNSSSources", "LocationEngine", "LocationWire", "Locking", "CLinux",
+                "CSDBus",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -99,16 +113,18 @@ let package = Package(
         .executableTarget(
             name: "gpslocd",
             dependencies: [
-                "BuildInfo", "GNSS", "LocationDaemon", "LocationEngine", "GNSSSources",
+                "BuildInfo", "DescriptorIO", "GNSS", "LocationDaemon", "LocationEngine", "GNSSSources",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .executableTarget(
             name: "gpsloc",
             dependencies: [
                 "BuildInfo", "GNSS", "GNSSSimulation", "GNSSSources", "LocationEngine", "LocationWire",
-                "OpenCoreLocation", "Locking", "CLinux", .target(name: "CMosquitto", condition: .when(traits: ["MQTT"])),
+                "LocationHosting", "DescriptorIO", "Locking", "CLinux",
+                .target(name: "CMosquitto", condition: .when(traits: ["MQTT"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

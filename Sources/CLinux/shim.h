@@ -9,3 +9,9 @@
 // memfd_create (decrypted sentences held in memory, never on disk), which needs _GNU_SOURCE.
 int memfd_create(const char *name, unsigned int flags);
 #define CLINUX_MFD_CLOEXEC 1U
+
+// prctl(PR_SET_NAME): a thread's name in top -H and /proc, without Foundation's Thread.
+#include <sys/prctl.h>
+static inline int clinux_set_thread_name(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
+}

@@ -1,8 +1,14 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import CLinux
 import Locking
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Runs `body` on a thread of its own and awaits its result, so that a blocking call (a `poll`, a
 /// `read`, a name lookup, a C library's wait) never holds one of the few threads Swift's
@@ -17,7 +23,7 @@ public func onThread<Value: Sendable, Failure: Error>(
 ) async throws(Failure) -> Value {
     typealias Outcome = Result<Value, Failure>
     let state = Mutex<(outcome: Outcome?, waiter: CheckedContinuation<Outcome, Never>?)>((nil, nil))
-    let thread = Thread {
+    detachThread(named: name) {
         let outcome: Outcome
         do throws(Failure) {
             outcome = .success(try body())
@@ -31,8 +37,6 @@ public func onThread<Value: Sendable, Failure: Error>(
         }
         waiter?.resume(returning: outcome)
     }
-    thread.name = name
-    thread.start()
     let outcome = await withTaskCancellationHandler {
         await withCheckedContinuation { continuation in
             let done = state.withLock { state in
@@ -49,8 +53,34 @@ public func onThread<Value: Sendable, Failure: Error>(
 
 /// Runs `body` on a thread of its own, named `name`, and returns at once: for a loop that lives as
 /// long as its owner (a watcher reading a descriptor until its ``PollLoop`` is stopped).
+///
+/// A POSIX thread, detached, with the C library's default stack; its name (what `top -H` and
+/// `/proc/PID/task/*/comm` show) is `name`'s first 15 bytes, the kernel's limit. A thread that
+/// cannot be made (the process's or the user's limit reached) stops the program with the reason:
+/// nothing could go on without it.
 public func detachThread(named name: String, _ body: @escaping @Sendable () -> Void) {
-    let thread = Thread(block: body)
-    thread.name = name
-    thread.start()
+    final class Start {
+        let name: String
+        let body: @Sendable () -> Void
+        init(name: String, body: @escaping @Sendable () -> Void) {
+            self.name = name
+            self.body = body
+        }
+    }
+    let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
+    var thread = pthread_t()
+    let status = pthread_create(
+        &thread, nil,
+        { argument in
+            let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
+            // prctl(PR_SET_NAME) names the calling thread (Glibc leaves pthread_setname_np out).
+            _ = clinux_set_thread_name(String(decoding: start.name.utf8.prefix(15), as: UTF8.self))
+            start.body()
+            return nil
+        }, start)
+    guard status == 0 else {
+        Unmanaged<Start>.fromOpaque(start).release()
+        fatalError("cannot start the thread \(name): \(String(cString: strerror(status)))")
+    }
+    pthread_detach(thread)
 }

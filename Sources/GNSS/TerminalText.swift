@@ -18,3 +18,14 @@ package func terminalSafe(_ text: String, keepingLineBreaks: Bool = false) -> St
     }
     return result
 }
+
+extension StringProtocol {
+    /// The text without the spaces, tabs and line breaks at either end (an answer typed at a
+    /// prompt, a number read from a file).
+    package func trimmingWhitespace() -> String {
+        var slice = self[...]
+        while let first = slice.first, first.isWhitespace { slice = slice.dropFirst() }
+        while let last = slice.last, last.isWhitespace { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

@@ -2,12 +2,18 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import DescriptorIO
-import Foundation
+import FoundationEssentials
 import GNSS
 import Locking
 import Logging
 import NMEA
 import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Why a live source stopped: the device or peer went away, or could not be reached.
 ///
@@ -163,7 +169,7 @@ func deliverFromThread(
     let (stream, continuation) = AsyncThrowingStream<Fix, any Error>.makeStream(
         bufferingPolicy: .bufferingNewest(readerBacklog))
     let finished = Finished()
-    let thread = Thread {
+    detachThread(named: name) {
         var dropped = 0
         defer {
             if dropped > 0 {
@@ -187,8 +193,6 @@ func deliverFromThread(
         }
         finished.signal()
     }
-    thread.name = name
-    thread.start()
     do {
         try await withTaskCancellationHandler {
             for try await fix in stream { await deliver(fix) }

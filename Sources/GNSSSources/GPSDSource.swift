@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import FoundationEssentials
 import GNSS
 import Logging
 import NMEA
@@ -88,14 +88,14 @@ public struct GPSDDecoder: IncrementalDecoder, Sendable {
 
     private mutating func report(_ bytes: [UInt8], notice: (String) -> Void, _ emit: (Fix) -> Void) {
         guard
-            let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-            let kind = object["class"] as? String
+            let object = JSONValue.parse(bytes),
+            let kind = object["class"]?.string
         else {
             statistics.unparsable += 1
             return
         }
         statistics.reports += 1
-        if let device, let from = object["device"] as? String, from != device { return }
+        if let device, let from = object["device"]?.string, from != device { return }
         switch kind {
         case "TPV":
             var fix = Self.fix(object)
@@ -107,84 +107,84 @@ public struct GPSDDecoder: IncrementalDecoder, Sendable {
             emit(fix)
         case "SKY":
             // gpsd sends a SKY without satellites to update only the dilutions.
-            if let list = object["satellites"] as? [[String: Any]] {
+            if let list = object["satellites"]?.array {
                 sky.satellites = list.compactMap(Self.satellite)
-                sky.used = object["uSat"] as? Int ?? sky.satellites.count { $0.used }
+                sky.used = object["uSat"]?.int ?? sky.satellites.count { $0.used }
             }
             sky.dop = DOP(
-                pdop: object["pdop"] as? Double, hdop: object["hdop"] as? Double,
-                vdop: object["vdop"] as? Double, tdop: object["tdop"] as? Double,
-                gdop: object["gdop"] as? Double, xdop: object["xdop"] as? Double,
-                ydop: object["ydop"] as? Double)
+                pdop: object["pdop"]?.double, hdop: object["hdop"]?.double,
+                vdop: object["vdop"]?.double, tdop: object["tdop"]?.double,
+                gdop: object["gdop"]?.double, xdop: object["xdop"]?.double,
+                ydop: object["ydop"]?.double)
         case "GST":
             var value = NoiseStatistics()
-            value.rms = object["rms"] as? Double
-            value.semiMajor = object["major"] as? Double
-            value.semiMinor = object["minor"] as? Double
-            value.orientation = object["orient"] as? Double
-            value.latitude = object["lat"] as? Double
-            value.longitude = object["lon"] as? Double
-            value.altitude = object["alt"] as? Double
-            noise = ((object["time"] as? String).flatMap { UTCTimestamp(iso8601: $0) }, value)
+            value.rms = object["rms"]?.double
+            value.semiMajor = object["major"]?.double
+            value.semiMinor = object["minor"]?.double
+            value.orientation = object["orient"]?.double
+            value.latitude = object["lat"]?.double
+            value.longitude = object["lon"]?.double
+            value.altitude = object["alt"]?.double
+            noise = ((object["time"]?.string).flatMap { UTCTimestamp(iso8601: $0) }, value)
         case "VERSION":
             notice(
-                "gpsd \(object["release"] as? String ?? "?") (protocol \(object["proto_major"] ?? "?").\(object["proto_minor"] ?? "?"))"
+                "gpsd \(object["release"]?.string ?? "?") (protocol \(object["proto_major"]?.text ?? "?").\(object["proto_minor"]?.text ?? "?"))"
             )
         case "DEVICES":
-            let paths = (object["devices"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+            let paths = (object["devices"]?.array ?? []).compactMap { $0["path"]?.string }
             notice(paths.isEmpty ? "gpsd has no receiver yet" : "gpsd reads " + paths.joined(separator: ", "))
         case "ERROR":
             statistics.errors += 1
-            notice("gpsd says: \(object["message"] as? String ?? "an unspecified error")")
+            notice("gpsd says: \(object["message"]?.string ?? "an unspecified error")")
         default:
             break
         }
     }
 
     /// A fix from a TPV report: gpsd's units are already degrees, metres and metres per second.
-    static func fix(_ tpv: [String: Any]) -> Fix {
+    static func fix(_ tpv: JSONValue) -> Fix {
         var fix = Fix()
-        fix.time = (tpv["time"] as? String).flatMap { UTCTimestamp(iso8601: $0) }
+        fix.time = (tpv["time"]?.string).flatMap { UTCTimestamp(iso8601: $0) }
         fix.timeOfDay = fix.time.map(NMEATime.init(millisecondsOf:))
-        fix.mode = FixMode(rawValue: tpv["mode"] as? Int ?? 0) ?? .notSeen
-        if let status = tpv["status"] as? Int {
+        fix.mode = FixMode(rawValue: tpv["mode"]?.int ?? 0) ?? .notSeen
+        if let status = tpv["status"]?.int {
             fix.status = FixStatus(rawValue: status) ?? .unknown
         } else if fix.mode >= .twoDimensional {
             // gpsd leaves out the status of a plain GPS fix.
             fix.status = .gps
         }
-        fix.latitude = tpv["lat"] as? Double
-        fix.longitude = tpv["lon"] as? Double
-        fix.altitudeMSL = tpv["altMSL"] as? Double ?? tpv["alt"] as? Double
-        fix.altitudeHAE = tpv["altHAE"] as? Double
-        fix.geoidSeparation = tpv["geoidSep"] as? Double
-        fix.speed = tpv["speed"] as? Double
-        fix.course = tpv["track"] as? Double
-        fix.magneticVariation = tpv["magvar"] as? Double
-        fix.climb = tpv["climb"] as? Double
-        fix.errors.horizontal = tpv["eph"] as? Double
-        fix.errors.vertical = tpv["epv"] as? Double
-        fix.errors.longitude = tpv["epx"] as? Double
-        fix.errors.latitude = tpv["epy"] as? Double
-        fix.errors.spherical = tpv["sep"] as? Double
-        fix.errors.speed = tpv["eps"] as? Double
-        fix.errors.climb = tpv["epc"] as? Double
-        fix.errors.time = tpv["ept"] as? Double
-        fix.dgpsAge = tpv["dgpsAge"] as? Double
-        fix.dgpsStation = tpv["dgpsSta"] as? Int
+        fix.latitude = tpv["lat"]?.double
+        fix.longitude = tpv["lon"]?.double
+        fix.altitudeMSL = tpv["altMSL"]?.double ?? tpv["alt"]?.double
+        fix.altitudeHAE = tpv["altHAE"]?.double
+        fix.geoidSeparation = tpv["geoidSep"]?.double
+        fix.speed = tpv["speed"]?.double
+        fix.course = tpv["track"]?.double
+        fix.magneticVariation = tpv["magvar"]?.double
+        fix.climb = tpv["climb"]?.double
+        fix.errors.horizontal = tpv["eph"]?.double
+        fix.errors.vertical = tpv["epv"]?.double
+        fix.errors.longitude = tpv["epx"]?.double
+        fix.errors.latitude = tpv["epy"]?.double
+        fix.errors.spherical = tpv["sep"]?.double
+        fix.errors.speed = tpv["eps"]?.double
+        fix.errors.climb = tpv["epc"]?.double
+        fix.errors.time = tpv["ept"]?.double
+        fix.dgpsAge = tpv["dgpsAge"]?.double
+        fix.dgpsStation = tpv["dgpsSta"]?.int
         fix.sentenceCount = 1
         return fix
     }
 
     /// A satellite from a SKY report; gpsd's `gnssid` numbers are u-blox's.
-    static func satellite(_ entry: [String: Any]) -> Satellite? {
-        guard let prn = entry["PRN"] as? Int else { return nil }
-        let constellation = (entry["gnssid"] as? Int).flatMap(Constellation.init(gnssID:))
+    static func satellite(_ entry: JSONValue) -> Satellite? {
+        guard let prn = entry["PRN"]?.int else { return nil }
+        let constellation = entry["gnssid"]?.int.flatMap(Constellation.init(gnssID:))
         return Satellite(
-            constellation: constellation, svid: entry["svid"] as? Int ?? prn, nmeaID: prn,
-            signal: entry["sigid"] as? Int, elevation: entry["el"] as? Double,
-            azimuth: entry["az"] as? Double,
-            snr: entry["ss"] as? Double, used: entry["used"] as? Bool ?? false)
+            constellation: constellation, svid: entry["svid"]?.int ?? prn, nmeaID: prn,
+            signal: entry["sigid"]?.int, elevation: entry["el"]?.double,
+            azimuth: entry["az"]?.double,
+            snr: entry["ss"]?.double, used: entry["used"]?.bool ?? false)
     }
 }
 

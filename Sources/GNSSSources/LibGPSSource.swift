@@ -4,12 +4,18 @@
 #if LibGPS
     import CGPS
     import DescriptorIO
-    import Foundation
+    import FoundationEssentials
     import GNSS
     import Logging
     import NMEA
     import Synchronization
     import SystemPackage
+
+    #if canImport(Glibc)
+        import Glibc
+    #elseif canImport(Musl)
+        import Musl
+    #endif
 
     /// Fixes from gpsd through its own client library, libgps (package trait `LibGPS`):
     /// `gpsd+libgps://host:port[/device]` over gpsd's socket, or `gpsd+shm:` from the

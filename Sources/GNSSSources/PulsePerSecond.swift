@@ -1,9 +1,16 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import DescriptorIO
+import FoundationEssentials
 import GNSS
 import Locking
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// A receiver's pulse per second, wired to its serial port's DCD line (as most GNSS timing
 /// receivers and USB adapters with a PPS pin do): the system clock at each rising edge, taken by a
@@ -80,7 +87,7 @@ public enum PulsePerSecond {
             descriptor = fcntl(port, F_DUPFD_CLOEXEC, 0)
             guard descriptor >= 0 else { return nil }
             self.device = device
-            Thread { [self] in
+            detachThread(named: "pps \(device)") { [self] in
                 thread.withLock { $0 = pthread_self() }
                 var blocked = sigset_t()
                 sigemptyset(&blocked)
@@ -89,7 +96,7 @@ public enum PulsePerSecond {
                 self.run(log: log)
                 thread.withLock { $0 = nil }
                 close(descriptor)
-            }.start()
+            }
         }
 
         /// Whether the thread still watches.
@@ -101,7 +108,7 @@ public enum PulsePerSecond {
         /// cannot end, so never to a thread that is gone.
         func stop() {
             stopped.store(true, ordering: .relaxed)
-            Thread { [self] in
+            detachThread(named: "pps stop") { [self] in
                 for _ in 0..<500 {
                     let running = thread.withLock { thread -> Bool in
                         guard let thread else { return false }
@@ -111,7 +118,7 @@ public enum PulsePerSecond {
                     if !running { return }
                     usleep(20_000)
                 }
-            }.start()
+            }
         }
 
         private func run(log: @Sendable (String) -> Void) {

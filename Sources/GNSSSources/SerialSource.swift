@@ -2,12 +2,18 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import DescriptorIO
-import Foundation
+import FoundationEssentials
 import GNSS
 import Locking
 import Logging
 import NMEA
 import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// A serial port opened for a GPS receiver: raw mode, 8N1, no flow control unless asked, and
 /// exclusive (`TIOCEXCL` and an advisory lock), so two programs never share one receiver.
@@ -301,6 +307,12 @@ public final class SerialSource: ConnectingFixSource {
         )
     }
 
+    /// A device's name as it sorts among its kind: `ttyUSB2` before `ttyUSB10`.
+    private static func numberedOrder(_ name: String) -> (String, Int, String) {
+        let digits = name.reversed().prefix { $0.isASCII && $0.isNumber }.count
+        return (String(name.dropLast(digits)), Int(name.suffix(digits)) ?? -1, name)
+    }
+
     /// The devices a GPS receiver is usually found on: `/dev/ttyUSB*`, `/dev/ttyACM*` and the
     /// stable `/dev/serial/by-id/*` links to them, links first and each device once.
     public static func candidateDevices(in root: String = "/dev") -> [String] {
@@ -310,13 +322,17 @@ public final class SerialSource: ConnectingFixSource {
         let byID = root + "/serial/by-id"
         for name in ((try? files.contentsOfDirectory(atPath: byID)) ?? []).sorted() {
             let link = byID + "/" + name
-            let target = (link as NSString).resolvingSymlinksInPath
+            let target =
+                realpath(link, nil).map { resolved in
+                    defer { free(resolved) }
+                    return String(cString: resolved)
+                } ?? link
             if seen.insert(target).inserted { result.append(link) }
         }
         let names = ((try? files.contentsOfDirectory(atPath: root)) ?? []).filter {
             $0.hasPrefix("ttyUSB") || $0.hasPrefix("ttyACM")
         }
-        for name in names.sorted(by: { $0.localizedStandardCompare($1) == .orderedAscending }) {
+        for name in names.sorted(by: { numberedOrder($0) < numberedOrder($1) }) {
             let path = root + "/" + name
             if seen.insert(path).inserted { result.append(path) }
         }

@@ -1,9 +1,15 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import FoundationEssentials
 import LocationEngine
 import Locking
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// An app an administrator registered: its manifest and what it covers.
 public struct AppRegistration: Sendable, Hashable {

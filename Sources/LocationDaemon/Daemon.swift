@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import FoundationEssentials
 import GNSS
 import LocationEngine
 import LocationWire

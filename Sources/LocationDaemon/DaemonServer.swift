@@ -1,9 +1,11 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import DescriptorIO
+import FoundationEssentials
 import NIOCore
 import NIOPosix
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -63,7 +65,7 @@ public final class DaemonServer: Sendable {
     /// connection). A stale socket file left by a daemon that died is replaced; a live one is
     /// an error, never taken over.
     public func listen(at path: String) async throws -> any Channel {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = FilePath(path).removingLastComponent().string
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
             do {
                 try FileManager.default.createDirectory(
@@ -71,7 +73,7 @@ public final class DaemonServer: Sendable {
                     attributes: [.posixPermissions: 0o755])
             } catch {
                 throw ServerError(
-                    description: "cannot create \(directory) for the socket (\(error.localizedDescription)); "
+                    description: "cannot create \(directory) for the socket (\(errorWords(error))); "
                         + "pass --socket with a writable place")
             }
         }

@@ -204,9 +204,13 @@ final class GPSDSession: Sendable {
     private func device(_ argument: Substring) {
         if !argument.isEmpty {
             // Anything but naming a receiver would change it: gpslocd never lets a client do that.
-            let object =
-                (try? JSONDecoder().decode([String: JSONValue].self, from: Data(argument.utf8))) ?? [:]
-            if object.keys.contains(where: { $0 != "path" && $0 != "class" }) {
+            let members: [String: JSONValue]
+            if case .object(let object)? = JSONValue.parse(argument.utf8) {
+                members = object
+            } else {
+                members = [:]
+            }
+            if members.keys.contains(where: { $0 != "path" && $0 != "class" }) {
                 error("gpslocd does not change a receiver's settings for a client; ?DEVICE only reports them")
                 return
             }
@@ -453,14 +457,5 @@ final class GPSDSession: Sendable {
             text.unicodeScalars.prefix(64).map {
                 $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?"
             })
-    }
-}
-
-/// Any JSON value, to look at the keys of an object a client sent.
-private enum JSONValue: Decodable {
-    case value
-
-    init(from decoder: any Decoder) throws {
-        self = .value
     }
 }

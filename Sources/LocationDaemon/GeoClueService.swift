@@ -167,7 +167,7 @@ public final class GeoClueService: Sendable {
             }
         }
         if interface == "org.freedesktop.GeoClue2.Location" {
-            let clientPath = String(path[..<(path.range(of: "/Location/")?.lowerBound ?? path.endIndex)])
+            let clientPath = String(path[..<(path.firstRange(of: "/Location/")?.lowerBound ?? path.endIndex)])
             let found = state.withLock { state -> GeoClueClient.Place?? in
                 guard let client = state.clients[clientPath], client.owner == sender else { return nil }
                 return .some(

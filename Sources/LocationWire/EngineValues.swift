@@ -94,6 +94,12 @@ extension AccuracyRequestRefusal {
     /// `code:reason`, the form an accuracy answer carries: the code is Core Location's
     /// (`CLError.Code`: 1 denied, 18 prompt declined).
     package var wireText: String { "\(reason == .promptDeclined ? 18 : 1):\(message)" }
+
+    /// The refusal an accuracy answer's `code:reason` carries; any code but 18 is a denial.
+    package init(wireText text: String) {
+        let parts = text.split(separator: ":", maxSplits: 1)
+        self.init(parts.first == "18" ? .promptDeclined : .denied, parts.count > 1 ? String(parts[1]) : text)
+    }
 }
 
 extension WireLevel {

@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import FoundationEssentials
 
 /// Every member a line of the protocol may carry, each optional: a request, a reply and an event
 /// all read through this one shape, and the typed views (``WireRequest``, ``WireEvent``) check

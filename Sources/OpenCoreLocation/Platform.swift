@@ -4,3 +4,5 @@
 // Core Location re-exports Foundation; so does this module, so that `import OpenCoreLocation`
 // alone gives an app `Date`, `NSObject` and the rest, as `import CoreLocation` does.
 @_exported import Foundation
+// The context an app binds (`LocationContext`) is the hosting module's, part of this API.
+@_exported import LocationHosting

@@ -2,11 +2,18 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
-import Foundation
+import DescriptorIO
+import FoundationEssentials
 import LocationEngine
+import LocationHosting
 import LocationWire
-import OpenCoreLocation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// `gpsloc agent`: answers, on this terminal, the questions gpslocd has for the apps of the user
 /// who runs it. Each question shows what the daemon verified about the app (its identifier,
@@ -107,7 +114,7 @@ struct Agent: AsyncParsableCommand {
     /// The daemon's events, read on a thread of their own until it closes the connection.
     static func events(_ connection: DaemonConnection) -> AsyncStream<WireEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: WireEvent.self)
-        let thread = Thread {
+        detachThread(named: "gpsloc agent") {
             var splitter = LineSplitter(maximumLength: WireProtocol.maximumEventLength)
             while true {
                 let line: [UInt8]?
@@ -117,8 +124,6 @@ struct Agent: AsyncParsableCommand {
             }
             continuation.finish()
         }
-        thread.name = "gpsloc agent"
-        thread.start()
         return stream
     }
 }

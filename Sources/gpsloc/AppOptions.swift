@@ -2,12 +2,12 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GNSS
 import GNSSSources
 import LocationEngine
+import LocationHosting
 import Logging
-import OpenCoreLocation
 
 /// The command's logging: to standard error, at the level named by `GPSLOC_LOG_LEVEL` (trace,
 /// debug, info, notice, warning, error or critical; info when unset).

@@ -4,8 +4,8 @@
 import ArgumentParser
 import GNSS
 import LocationEngine
+import LocationHosting
 import LocationWire
-import OpenCoreLocation
 
 /// Options shared by the `auth` subcommands: gpslocd's decisions when the daemon runs, else
 /// (or with `--store`) an in-process authorization store.

@@ -2,10 +2,16 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GNSS
 import GNSSSources
 import NMEA
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GNSSSources
 
 struct Devices: AsyncParsableCommand {

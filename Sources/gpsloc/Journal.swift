@@ -2,9 +2,15 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GNSS
 import GNSSSources
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 struct Journal: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -189,9 +195,11 @@ struct JournalTextWriter {
                     """.utf8)
                 started = true
             }
-            var point = String(
-                format: "<trkpt lat=\"%.9f\" lon=\"%.9f\">", location.latitude, location.longitude)
-            if location.verticalAccuracy > 0 { point += String(format: "<ele>%.2f</ele>", location.altitude) }
+            var point =
+                "<trkpt lat=\"\(formatFixed(location.latitude, 9))\" lon=\"\(formatFixed(location.longitude, 9))\">"
+            if location.verticalAccuracy > 0 {
+                point += "<ele>\(formatFixed(Double(location.altitude), 2))</ele>"
+            }
             point += "<time>\(Self.time(location.time).iso8601)</time></trkpt>\n"
             out += Array(point.utf8)
         default:

@@ -1,7 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import DescriptorIO
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -110,7 +111,6 @@ struct LogFiles {
     }
 
     private static func reason(_ error: any Error) -> String {
-        let code = (error as NSError).userInfo[NSUnderlyingErrorKey].flatMap { ($0 as? NSError)?.code }
-        return code.map { String(cString: strerror(Int32($0))) } ?? error.localizedDescription
+        errorWords(error)
     }
 }

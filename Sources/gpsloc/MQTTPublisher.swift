@@ -3,7 +3,7 @@
 
 #if MQTT
     import CMosquitto
-    import Foundation
+    import FoundationEssentials
 
     /// An MQTT client for one broker through libmosquitto, in a thread of libmosquitto's own:
     /// a persistent session (clean session off, a fixed client id), QoS 1, TLS and a username

@@ -3,7 +3,8 @@
 
 import ArgumentParser
 import GNSS
-import OpenCoreLocation
+import LocationEngine
+import LocationHosting
 
 struct Monitor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,7 +22,7 @@ struct Monitor: AsyncParsableCommand {
 
     /// A circle given as `LAT,LON,RADIUS[,ID]`.
     struct Circle {
-        var condition: CLMonitor.CircularGeographicCondition
+        var condition: GeographicCircle
         var identifier: String?
 
         static let usage =
@@ -31,9 +32,9 @@ struct Monitor: AsyncParsableCommand {
         static func parse(_ argument: String) throws -> Circle {
             let parts = argument.split(separator: ",", maxSplits: 3, omittingEmptySubsequences: false)
             guard parts.count >= 3,
-                let latitude = Double(parts[0].trimmingCharacters(in: .whitespaces)),
-                let longitude = Double(parts[1].trimmingCharacters(in: .whitespaces)),
-                let radius = Double(parts[2].trimmingCharacters(in: .whitespaces))
+                let latitude = Double(parts[0].trimmingWhitespace()),
+                let longitude = Double(parts[1].trimmingWhitespace()),
+                let radius = Double(parts[2].trimmingWhitespace())
             else { throw ValidationError(usage) }
             guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
                 throw ValidationError("the centre is off the globe; " + usage)
@@ -47,8 +48,8 @@ struct Monitor: AsyncParsableCommand {
                 guard !identifier!.isEmpty else { throw ValidationError("the name is empty; " + usage) }
             }
             return Circle(
-                condition: CLMonitor.CircularGeographicCondition(
-                    center: CLLocationCoordinate2D(latitude: latitude, longitude: longitude), radius: radius),
+                condition: GeographicCircle(
+                    center: Coordinate(latitude: latitude, longitude: longitude), radius: radius),
                 identifier: identifier)
         }
     }
@@ -73,14 +74,17 @@ struct Monitor: AsyncParsableCommand {
     func run() async throws {
         let context = try options.makeContext(command: "monitor")
         try await LocationContext.withContext(context) {
-            let monitor = await CLMonitor(name)
+            // The monitor `CLMonitor(name)` opens: the daemon's in client mode, else this process's.
+            let monitor = await context.monitor(named: name)
             if reset {
-                for identifier in await monitor.identifiers { await monitor.remove(identifier) }
+                for identifier in monitor.identifiers { monitor.remove(identifier) }
             }
             for (index, circle) in circles.enumerated() {
-                await monitor.add(circle.condition, identifier: circle.identifier ?? "circle\(index + 1)")
+                monitor.add(
+                    .circle(circle.condition), identifier: circle.identifier ?? "circle\(index + 1)",
+                    assuming: .unknown)
             }
-            let identifiers = await monitor.identifiers
+            let identifiers = monitor.identifiers
             guard !identifiers.isEmpty else {
                 printError(
                     "gpsloc monitor: error: monitor \"\(name)\" of \(options.appName(context)) has no conditions; "
@@ -88,7 +92,9 @@ struct Monitor: AsyncParsableCommand {
                 throw ExitCode(1)
             }
             var output = OutputBuffer()
-            for try await event in await monitor.events {
+            let events = MailboxLease(monitor.subscribe())
+            while let event = await events.next() {
+                monitor.consumed(event)
                 output.line(format == .text ? Self.text(event) : Self.json(event))
                 output.flush()
             }
@@ -96,29 +102,31 @@ struct Monitor: AsyncParsableCommand {
         try AppOptions.checkSource(of: context)
     }
 
-    static func flags(_ event: CLMonitor.Event) -> [(StaticString, Bool)] {
-        [
-            ("authorizationDenied", event.authorizationDenied),
-            ("authorizationDeniedGlobally", event.authorizationDeniedGlobally),
-            ("authorizationRestricted", event.authorizationRestricted),
-            ("authorizationRequestInProgress", event.authorizationRequestInProgress),
-            ("insufficientlyInUse", event.insufficientlyInUse),
-            ("serviceSessionRequired", event.serviceSessionRequired),
-            ("accuracyLimited", event.accuracyLimited),
-            ("conditionUnsupported", event.conditionUnsupported),
-            ("conditionLimitExceeded", event.conditionLimitExceeded),
-            ("persistenceUnavailable", event.persistenceUnavailable),
+    /// The flags of an event under the names `CLMonitor.Event` gives them.
+    static func flags(_ event: MonitorEvent) -> [(StaticString, Bool)] {
+        let authorization = event.flags.authorization
+        return [
+            ("authorizationDenied", authorization.authorizationDenied),
+            ("authorizationDeniedGlobally", authorization.authorizationDeniedGlobally),
+            ("authorizationRestricted", authorization.authorizationRestricted),
+            ("authorizationRequestInProgress", authorization.authorizationRequestInProgress),
+            ("insufficientlyInUse", authorization.insufficientlyInUse),
+            ("serviceSessionRequired", authorization.serviceSessionRequired),
+            ("accuracyLimited", authorization.accuracyLimited),
+            ("conditionUnsupported", event.flags.conditionUnsupported),
+            ("conditionLimitExceeded", event.flags.conditionLimitExceeded),
+            ("persistenceUnavailable", event.flags.persistenceUnavailable),
         ]
     }
 
-    static func text(_ event: CLMonitor.Event) -> String {
+    static func text(_ event: MonitorEvent) -> String {
         var line = "\(AppOptions.timestamp(event.date))  \(event.identifier)  \(event.state)"
         let set = flags(event).filter(\.1).map { "\($0.0)" }
         if !set.isEmpty { line += "  [" + set.joined(separator: " ") + "]" }
         return line
     }
 
-    static func json(_ event: CLMonitor.Event) -> String {
+    static func json(_ event: MonitorEvent) -> String {
         JSONObjectWriter.object { json in
             json.add("time", time: AppOptions.utcTimestamp(event.date))
             json.add("identifier", string: event.identifier)

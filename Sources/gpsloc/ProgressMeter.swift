@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import GNSS
 
 #if canImport(Glibc)
@@ -57,21 +57,21 @@ struct ProgressMeter {
         var line = "\(label): " + Self.amount(done, unit: unit)
         if let total, total > 0 {
             line +=
-                " of \(Self.amount(total, unit: unit)) (\(String(format: "%.1f", 100 * Double(min(done, total)) / Double(total))) %)"
+                " of \(Self.amount(total, unit: unit)) (\(formatFixed(100 * Double(min(done, total)) / Double(total), 1)) %)"
         }
         line += ", \(Self.amount(Int(rate), unit: unit))/s"
         if let total, total > done, rate > 0 {
             line += ", \(Self.duration(Double(total - done) / rate)) left"
         }
         // Carriage return, the line, erase to its end: drawn over the previous one.
-        FileHandle.standardError.write(Data(("\r" + terminalSafe(line) + "\u{1B}[K").utf8))
+        try? writeAll(Array(("\r" + terminalSafe(line) + "\u{1B}[K").utf8), to: 2)
         drawn = true
     }
 
     /// Erases the progress line.
     mutating func finish() {
         guard drawn else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        try? writeAll(Array("\r\u{1B}[K".utf8), to: 2)
         drawn = false
     }
 
@@ -84,7 +84,7 @@ struct ProgressMeter {
             scaled /= 1000
             index += 1
         }
-        let number = index == 0 ? "\(value)" : String(format: "%.1f", scaled)
+        let number = index == 0 ? "\(value)" : formatFixed(scaled, 1)
         return unit == "bytes"
             ? "\(number) \(units[index])"
             : "\(number)\(units[index].isEmpty ? "" : " " + units[index]) \(unit)"

@@ -3,9 +3,10 @@
 
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
 import GNSSSources
-import OpenCoreLocation
+import LocationEngine
+import LocationHosting
 
 struct Record: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -130,20 +131,20 @@ struct Record: AsyncParsableCommand {
     /// Appends every location update until the updates end or the task is cancelled.
     private static func record(into journal: SharedJournal, context: LocationContext) async throws {
         try await LocationContext.withContext(context) {
-            let session = CLServiceSession(authorization: .always)
+            let session = context.holdSession(.always)
             defer { session.invalidate() }
-            for try await update in CLLocationUpdate.liveUpdates() {
+            for await update in context.liveUpdates(for: .default) {
                 try Task.checkCancellation()
                 guard let location = update.location else { continue }
-                journal.append(.location(Self.record(location, reduced: update.accuracyLimited)))
+                journal.append(.location(Self.record(location, reduced: update.flags.accuracyLimited)))
             }
         }
     }
 
-    static func record(_ location: CLLocation, reduced: Bool) -> JournalLocation {
+    static func record(_ location: Location, reduced: Bool) -> JournalLocation {
         var flags: UInt16 = reduced ? 1 : 0
-        if location.sourceInformation?.isSimulatedBySoftware == true { flags |= 2 }
-        if location.sourceInformation?.isProducedByAccessory == true { flags |= 4 }
+        if location.source?.isSimulatedBySoftware == true { flags |= 2 }
+        if location.source?.isProducedByAccessory == true { flags |= 4 }
         return JournalLocation(
             time: location.timestamp.timeIntervalSince1970, latitude: location.coordinate.latitude,
             longitude: location.coordinate.longitude, horizontalAccuracy: Float(location.horizontalAccuracy),

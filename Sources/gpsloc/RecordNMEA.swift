@@ -1,24 +1,32 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import DescriptorIO
+import FoundationEssentials
 import GNSS
 import GNSSSources
 import LocationEngine
-import OpenCoreLocation
+import LocationHosting
+import Locking
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// A journal shared by the recorder's two feeds (locations, and NMEA with `--nmea`), one append
 /// at a time.
 final class SharedJournal: @unchecked Sendable {
     private let writer: JournalWriter
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var full = false
 
     init(_ writer: JournalWriter) { self.writer = writer }
 
     /// Appends a record; a full disk is said once, and again when recording resumes.
     func append(_ record: JournalRecord) {
-        lock.withLock {
+        lock.withLock { _ in
             do {
                 try writer.append(record)
                 if full {
@@ -37,12 +45,10 @@ final class SharedJournal: @unchecked Sendable {
     }
 
     func close() throws(JournalError) {
-        lock.lock()
-        defer { lock.unlock() }
-        try writer.close()
+        try lock.withLock { (_) throws(JournalError) in try writer.close() }
     }
 
-    var recordsWritten: Int { lock.withLock { writer.recordsWritten } }
+    var recordsWritten: Int { lock.withLock { _ in writer.recordsWritten } }
 }
 
 /// The receiver's NMEA for `gpsloc record --nmea`, while the app may have precise locations: as
@@ -75,7 +81,7 @@ enum RecordNMEA {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 // A thread of its own waits on the socket, so that no thread of Swift's few is held.
-                Thread {
+                detachThread(named: "gpsloc record") {
                     var pending: [UInt8] = []
                     var said = Set<String>()
                     var buffer = [UInt8](repeating: 0, count: 65536)
@@ -98,7 +104,7 @@ enum RecordNMEA {
                                 said.insert(text).inserted
                             {
                                 printError(
-                                    "gpsloc record: --nmea: gpslocd says: \(text.trimmingCharacters(in: .whitespacesAndNewlines))"
+                                    "gpsloc record: --nmea: gpslocd says: \(text.trimmingWhitespace())"
                                 )
                             }
                         }
@@ -106,7 +112,7 @@ enum RecordNMEA {
                         if !sentences.isEmpty { journal.append(.nmea(sentences)) }
                     }
                     continuation.resume()
-                }.start()
+                }
             }
         } onCancel: {
             shutdown(descriptor, Int32(SHUT_RDWR))

@@ -4,11 +4,18 @@
 #if MQTT
     import ArgumentParser
     import Dispatch
-    import Foundation
+    import FoundationEssentials
     import GNSS
     import GNSSSources
     import Locking
-    import OpenCoreLocation
+    import LocationEngine
+    import LocationHosting
+
+    #if canImport(Glibc)
+        import Glibc
+    #elseif canImport(Musl)
+        import Musl
+    #endif
 
     struct Uplink: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -123,30 +130,27 @@
             )
             let context = try options.makeContext(command: "uplink")
             let publishing = Task {
-                try await LocationContext.withContext(context) {
-                    let session = CLServiceSession(authorization: .always)
+                await LocationContext.withContext(context) {
+                    let session = context.holdSession(.always)
                     defer { session.invalidate() }
-                    for try await update in CLLocationUpdate.liveUpdates() {
+                    for await update in context.liveUpdates(for: .default) {
                         guard let location = update.location else { continue }
-                        queue.send(Self.ownTracks(location, reduced: update.accuracyLimited, tid: tid))
+                        queue.send(Self.ownTracks(location, reduced: update.flags.accuracyLimited, tid: tid))
                     }
                 }
             }
             let signals = onTermination { publishing.cancel() }
             defer { signals.forEach { $0.cancel() } }
-            let ended = await publishing.result
-            // A replayed log that ended: what is queued goes out before the uplink does (a while).
-            if case .success = ended { await queue.drain(within: .seconds(10)) }
+            await publishing.value
+            // The updates ended (a replayed log played out, or a signal): what is queued goes out
+            // before the uplink does (a while).
+            await queue.drain(within: .seconds(10))
             queue.stop()
-            if case .failure(let error) = ended, !(error is CancellationError) {
-                printError("gpsloc uplink: error: \(error)")
-                throw ExitCode.failure
-            }
             try AppOptions.checkSource(of: context)
         }
 
         /// An OwnTracks location message; a reduced location carries position, accuracy and time only.
-        static func ownTracks(_ location: CLLocation, reduced: Bool, tid: String) -> [UInt8] {
+        static func ownTracks(_ location: Location, reduced: Bool, tid: String) -> [UInt8] {
             let line = JSONObjectWriter.object { json in
                 json.add("_type", string: "location")
                 json.add("tid", string: tid)

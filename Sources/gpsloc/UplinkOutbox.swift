@@ -1,9 +1,15 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import FoundationEssentials
 import GNSSSources
 import Locking
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// The uplink's store-and-forward: each message goes into a journal before it is sent, and is
 /// taken out of the count of unsent ones when the broker acknowledges it, so that nothing is
@@ -49,7 +55,7 @@ final class UplinkOutbox: @unchecked Sendable {
         }
         if let text = try? String(contentsOfFile: directory + "/acknowledged", encoding: .utf8) {
             let fields = text.split(separator: " ").compactMap {
-                UInt64($0.trimmingCharacters(in: .whitespacesAndNewlines))
+                UInt64($0.trimmingWhitespace())
             }
             acknowledgedAtStart =
                 fields.count == 2 ? JournalPosition(segment: fields[0], counter: fields[1]) : nil

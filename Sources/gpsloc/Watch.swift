@@ -4,14 +4,15 @@
 import ArgumentParser
 import GNSS
 import GNSSSources
-import OpenCoreLocation
+import LocationEngine
+import LocationHosting
 
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print live location updates as an app receives them.",
         discussion: """
-            Subscribes to CLLocationUpdate.liveUpdates() and prints every update with all its \
-            flags. Without --source it is a client of gpslocd, which knows this program by the \
+            Subscribes to the live updates an app's CLLocationUpdate.liveUpdates() gives and prints \
+            every update with all its flags. Without --source it is a client of gpslocd, which knows this program by the \
             kernel's word and decides. With --source it is the app named by --app, with the \
             manifest given by --manifest (without one, every request is refused, as Apple refuses \
             an app without NSLocationWhenInUseUsageDescription) and the decisions in the \
@@ -25,7 +26,7 @@ struct Watch: AsyncParsableCommand {
     enum Activity: String, ExpressibleByArgument, CaseIterable {
         case `default`, automotive, navigation, fitness, airborne, maritime
 
-        var configuration: CLLocationUpdate.Activity {
+        var configuration: ActivityProfile {
             switch self {
             case .default: .default
             case .automotive: .automotiveNavigation
@@ -58,7 +59,7 @@ struct Watch: AsyncParsableCommand {
         case whenInUse = "when-in-use"
         case always
 
-        var requirement: CLServiceSession.AuthorizationRequirement { self == .always ? .always : .whenInUse }
+        var level: SessionLevel { self == .always ? .always : .whenInUse }
     }
 
     @Option(
@@ -83,7 +84,7 @@ struct Watch: AsyncParsableCommand {
         let context = try options.makeContext(command: "watch")
         if format == .gpsd, let source = options.source {
             try await LocationContext.withContext(context) {
-                let held = session.map { CLServiceSession(authorization: $0.requirement) }
+                let held = session.map { context.holdSession($0.level) }
                 defer { held?.invalidate() }
                 try await WatchGPSD.inProcess(
                     context: context, device: source, activity: activity.configuration)
@@ -91,11 +92,11 @@ struct Watch: AsyncParsableCommand {
             try AppOptions.checkSource(of: context)
             return
         }
-        try await LocationContext.withContext(context) {
-            let held = session.map { CLServiceSession(authorization: $0.requirement) }
+        await LocationContext.withContext(context) {
+            let held = session.map { context.holdSession($0.level) }
             defer { held?.invalidate() }
             var output = OutputBuffer()
-            for try await update in CLLocationUpdate.liveUpdates(for: activity.configuration) {
+            for await update in context.liveUpdates(for: activity.configuration) {
                 output.line(format == .text ? Self.text(update) : Self.json(update))
                 output.flush()
             }
@@ -114,33 +115,35 @@ struct Watch: AsyncParsableCommand {
     /// tells a stream that stopped from an error (1) and from a replay played to its end (0).
     static let streamEnded: Int32 = 3
 
-    static func flags(_ update: CLLocationUpdate) -> [(StaticString, Bool)] {
-        [
-            ("stationary", update.stationary), ("authorizationDenied", update.authorizationDenied),
-            ("authorizationDeniedGlobally", update.authorizationDeniedGlobally),
-            ("authorizationRestricted", update.authorizationRestricted),
-            ("authorizationRequestInProgress", update.authorizationRequestInProgress),
-            ("insufficientlyInUse", update.insufficientlyInUse),
-            ("locationUnavailable", update.locationUnavailable), ("accuracyLimited", update.accuracyLimited),
-            ("serviceSessionRequired", update.serviceSessionRequired),
+    /// The flags of an update under the names `CLLocationUpdate` gives them.
+    static func flags(_ update: LocationUpdate) -> [(StaticString, Bool)] {
+        let flags = update.flags
+        return [
+            ("stationary", update.isStationary), ("authorizationDenied", flags.authorizationDenied),
+            ("authorizationDeniedGlobally", flags.authorizationDeniedGlobally),
+            ("authorizationRestricted", flags.authorizationRestricted),
+            ("authorizationRequestInProgress", flags.authorizationRequestInProgress),
+            ("insufficientlyInUse", flags.insufficientlyInUse),
+            ("locationUnavailable", update.locationUnavailable), ("accuracyLimited", flags.accuracyLimited),
+            ("serviceSessionRequired", flags.serviceSessionRequired),
         ]
     }
 
-    static func text(_ update: CLLocationUpdate) -> String {
+    static func text(_ update: LocationUpdate) -> String {
         var parts: [String] = []
         if let location = update.location {
             parts.append(AppOptions.timestamp(location.timestamp))
             parts.append(
-                String(
-                    format: "%.8f,%.8f ±%.1f m", location.coordinate.latitude, location.coordinate.longitude,
-                    location.horizontalAccuracy))
+                "\(formatFixed(location.coordinate.latitude, 8)),\(formatFixed(location.coordinate.longitude, 8)) "
+                    + "±\(formatFixed(location.horizontalAccuracy, 1)) m")
             if location.verticalAccuracy > 0 {
                 parts.append(
-                    String(format: "alt %.1f m ±%.1f m", location.altitude, location.verticalAccuracy))
+                    "alt \(formatFixed(location.altitude, 1)) m ±\(formatFixed(location.verticalAccuracy, 1)) m"
+                )
             }
-            if location.speed >= 0 { parts.append(String(format: "%.2f m/s", location.speed)) }
-            if location.course >= 0 { parts.append(String(format: "course %.1f°", location.course)) }
-            if location.sourceInformation?.isSimulatedBySoftware == true { parts.append("simulated") }
+            if location.speed >= 0 { parts.append("\(formatFixed(location.speed, 2)) m/s") }
+            if location.course >= 0 { parts.append("course \(formatFixed(location.course, 1))°") }
+            if location.source?.isSimulatedBySoftware == true { parts.append("simulated") }
         } else {
             parts.append("no location")
         }
@@ -149,7 +152,7 @@ struct Watch: AsyncParsableCommand {
         return parts.joined(separator: "  ")
     }
 
-    static func json(_ update: CLLocationUpdate) -> String {
+    static func json(_ update: LocationUpdate) -> String {
         JSONObjectWriter.object { json in
             if let location = update.location {
                 json.add("time", time: AppOptions.utcTimestamp(location.timestamp))
@@ -163,7 +166,7 @@ struct Watch: AsyncParsableCommand {
                 json.add("speedAccuracy", location.speedAccuracy, decimals: 3)
                 json.add("course", location.course, decimals: 2)
                 json.add("courseAccuracy", location.courseAccuracy, decimals: 2)
-                let info = location.sourceInformation
+                let info = location.source
                 json.add("isSimulatedBySoftware", bool: info?.isSimulatedBySoftware ?? false)
                 json.add("isProducedByAccessory", bool: info?.isProducedByAccessory ?? false)
             } else {

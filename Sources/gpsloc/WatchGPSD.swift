@@ -2,9 +2,18 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
-import Foundation
+import DescriptorIO
+import FoundationEssentials
 import GNSS
-import OpenCoreLocation
+import LocationEngine
+import LocationHosting
+import Locking
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// `gpsloc watch --format gpsd`: what a gpsd client of this program would read, each report
 /// written as it comes. As gpslocd's client it is one: it speaks gpsd's protocol on the daemon's
@@ -23,7 +32,7 @@ enum WatchGPSD {
         let descriptor = connection.descriptor.rawValue
         // A thread of its own waits on the socket, so that no thread of Swift's few is held.
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            Thread {
+            detachThread(named: "gpsloc watch") {
                 var buffer = [UInt8](repeating: 0, count: 65536)
                 while true {
                     let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -32,18 +41,18 @@ enum WatchGPSD {
                     do { try writeAll(Array(buffer[..<count]), to: 1) } catch { break }
                 }
                 continuation.resume()
-            }.start()
+            }
         }
     }
 
     /// The program's own engine, on its own receiver, printed as gpsd's reports.
-    static func inProcess(context: LocationContext, device: String, activity: CLLocationUpdate.Activity)
+    static func inProcess(context: LocationContext, device: String, activity: ActivityProfile)
         async throws
     {
-        let lock = NSLock()
+        let lock = Mutex(())
         let quoted = QuotedText(device)
         let write: @Sendable ([UInt8]) -> Void = { bytes in
-            lock.withLock { try? writeAll(bytes, to: 1) }
+            lock.withLock { _ in try? writeAll(bytes, to: 1) }
         }
         var first: [UInt8] = []
         FixFormat.appendGPSDDevice(path: device, activated: .now, to: &first)
@@ -57,7 +66,7 @@ enum WatchGPSD {
             }
         }
         do {
-            try await printUpdates(activity: activity, device: quoted, write: write)
+            try await printUpdates(context: context, activity: activity, device: quoted, write: write)
         } catch {
             printer.cancel()
             fixes?.close()
@@ -71,13 +80,14 @@ enum WatchGPSD {
 
     /// Reduced locations as TPVs, and why there is no location as ERRORs (once per change).
     private static func printUpdates(
-        activity: CLLocationUpdate.Activity, device quoted: QuotedText, write: @Sendable ([UInt8]) -> Void
+        context: LocationContext, activity: ActivityProfile, device quoted: QuotedText,
+        write: @Sendable ([UInt8]) -> Void
     ) async throws {
         var lastRefusal: String?
-        for try await update in CLLocationUpdate.liveUpdates(for: activity) {
+        for await update in context.liveUpdates(for: activity) {
             if let location = update.location {
                 lastRefusal = nil
-                guard update.accuracyLimited else { continue }  // the fixes print precise ones
+                guard update.flags.accuracyLimited else { continue }  // the fixes print precise ones
                 var line: [UInt8] = []
                 FixFormat.appendGPSDReducedTPV(
                     latitude: location.coordinate.latitude, longitude: location.coordinate.longitude,

@@ -1,7 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import DescriptorIO
+import FoundationEssentials
 import GNSS
 import GNSSSources
 import LocationDaemon
@@ -90,7 +91,7 @@ struct DaemonService: Service {
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw .init(
-                description: "cannot create the state directory \(path) (\(error.localizedDescription)); "
+                description: "cannot create the state directory \(path) (\(errorWords(error))); "
                     + "pass --state-dir with a place the daemon's user owns")
         }
         var info = stat()

@@ -1,7 +1,9 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import DescriptorIO
+import FoundationEssentials
+import GNSSSources
 
 /// Everything the daemon is told: from its configuration file (one JSON object, read with
 /// Foundation's `JSONSerialization`), then the command line over it.
@@ -53,27 +55,21 @@ struct DaemonSettings: Sendable {
             }
             return DaemonSettings()
         }
-        // A FileHandle reads /dev/null too, which FileManager.contents does not.
-        let read: Data?
-        do {
-            guard let file = FileHandle(forReadingAtPath: path) else {
-                throw CocoaError(.fileReadNoPermission)
-            }
-            read = try file.readToEnd()
-        } catch {
-            throw SettingsError(description: "\(path) cannot be read; check its permissions")
+        // Read as a stream, so that /dev/null (whose size says nothing) reads as empty.
+        let data: [UInt8]
+        do { data = try fileContents(atPath: path) } catch {
+            throw SettingsError(description: "\(path) cannot be read (\(error)); check its permissions")
         }
         // An empty file says nothing: the defaults.
-        let data = read ?? Data()
         if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) { return DaemonSettings() }
-        let object: Any
-        do { object = try JSONSerialization.jsonObject(with: data) } catch {
+        let object: JSONValue
+        do { object = try JSONValue.parsing(data) } catch {
             throw SettingsError(
                 description:
-                    "\(path) is not JSON: \(Self.words(error, in: data)); the configuration is one JSON "
+                    "\(path) is not JSON: \(error); the configuration is one JSON "
                     + #"object such as {"sources": ["serial:/dev/ttyUSB0"]} (see README)"#)
         }
-        guard let keys = object as? [String: Any] else {
+        guard case .object(let keys) = object else {
             throw SettingsError(
                 description: "\(path) holds JSON but not an object; the configuration is one JSON object "
                     + #"such as {"sources": ["serial:/dev/ttyUSB0"]} (see README)"#)
@@ -90,24 +86,21 @@ struct DaemonSettings: Sendable {
         var settings = DaemonSettings()
         for (name, value) in keys {
             guard let key = Key(rawValue: name) else { continue }
-            // A number, not a string or true/false (JSON's booleans are NSNumbers of type "c").
-            let number = (value as? NSNumber).flatMap { String(cString: $0.objCType) == "c" ? nil : $0 }
-            switch (key, value, number) {
-            case (.sources, let list as [String], _): settings.sources = list
-            case (.socket, let text as String, _): settings.socket = text
-            case (.stateDirectory, let text as String, _): settings.stateDirectory = text
-            case (.appsDirectory, let text as String, _): settings.appsDirectory = text
-            case (.administratorGroup, let text as String, _): settings.administratorGroup = text
-            case (.grace, _, let number?): settings.grace = number.doubleValue
-            case (.clientBuffer, _, let number?) where number.doubleValue.rounded() == number.doubleValue:
-                settings.clientBuffer = number.intValue
-            case (.connectionsPerUser, _, let number?)
-            where number.doubleValue.rounded() == number.doubleValue:
-                settings.connectionsPerUser = number.intValue
-            case (.helloTimeout, _, let number?): settings.helloTimeout = number.doubleValue
-            case (.gpsdListen, let text as String, _): settings.gpsdListen = text
-            case (.chronySockets, let text as String, _): settings.chronySockets = text
-            case (.geoclue, let flag as NSNumber, nil): settings.geoclue = flag.boolValue
+            switch (key, value) {
+            case (.sources, .array(let list)) where list.allSatisfy({ $0.string != nil }):
+                settings.sources = list.compactMap(\.string)
+            case (.socket, .string(let text)): settings.socket = text
+            case (.stateDirectory, .string(let text)): settings.stateDirectory = text
+            case (.appsDirectory, .string(let text)): settings.appsDirectory = text
+            case (.administratorGroup, .string(let text)): settings.administratorGroup = text
+            case (.grace, .number(let number)): settings.grace = number
+            case (.clientBuffer, let number) where number.int != nil: settings.clientBuffer = number.int!
+            case (.connectionsPerUser, let number) where number.int != nil:
+                settings.connectionsPerUser = number.int!
+            case (.helloTimeout, .number(let number)): settings.helloTimeout = number
+            case (.gpsdListen, .string(let text)): settings.gpsdListen = text
+            case (.chronySockets, .string(let text)): settings.chronySockets = text
+            case (.geoclue, .bool(let flag)): settings.geoclue = flag
             default:
                 throw SettingsError(description: "\(path): '\(name)' must be \(Self.expected(key))")
             }
@@ -129,21 +122,6 @@ struct DaemonSettings: Sendable {
         case .chronySockets: #"a string: a directory, such as "/run", or "" for none"#
         case .geoclue: "true or false"
         }
-    }
-
-    /// What the JSON reader said, without Foundation's wrapping, its character offset as the line
-    /// and column an editor shows.
-    private static func words(_ error: any Error, in data: Data) -> String {
-        let info = (error as NSError).userInfo
-        var text = (info[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
-        if text.hasSuffix(".") { text.removeLast() }
-        guard let match = text.firstMatch(of: /around character (\d+)/), let offset = Int(match.1) else {
-            return text
-        }
-        let before = data.prefix(min(offset, data.count))
-        let line = before.count { $0 == 0x0A } + 1
-        let column = before.count - (before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
-        return text.replacing(match.0, with: "at line \(line), column \(column)")
     }
 
     /// The edit distance between two keys, for "did you mean".

@@ -3,13 +3,14 @@
 
 import ArgumentParser
 import BuildInfo
-import Foundation
+import FoundationEssentials
 import GNSS
 import GNSSSources
 import LocationDaemon
 import Logging
 import NIOPosix
 import ServiceLifecycle
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -137,7 +138,7 @@ struct GPSLocD: AsyncParsableCommand {
                 chronySockets: chronySockets, geoclue: geoclue)
         } catch {
             // A mistake in the file, not in the command: no usage text, the status of a usage error.
-            FileHandle.standardError.write(Data("gpslocd: error: \(error.description)\n".utf8))
+            _ = try? FileDescriptor.standardError.writeAll("gpslocd: error: \(error.description)\n".utf8)
             throw ExitCode(64)
         }
         for warning in warnings { logger.warning("\(warning)") }

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import FoundationEssentials
 import SystemPackage
 
@@ -245,7 +246,7 @@ public final class AuthorizationStore: Sendable {
         } catch {
             throw StoreError(
                 path: directory,
-                reason: "the directory cannot be created (\(error.localizedDescription)); "
+                reason: "the directory cannot be created (\(errorWords(error))); "
                     + "set OPENCORELOCATION_STATE_DIR to a writable directory")
         }
     }
@@ -299,9 +300,9 @@ package func writeAtomically(_ data: Data, to path: String) -> String? {
 /// between making one and renaming it (`.NAME.XXXXXX`), in `directory` and below; returns how
 /// many. Only for a directory no writer uses at the time (the daemon's, as it starts).
 package func removeStaleTemporaryFiles(under directory: String) -> Int {
-    guard let walker = FileManager.default.enumerator(atPath: directory) else { return 0 }
+    guard let paths = try? FileManager.default.subpathsOfDirectory(atPath: directory) else { return 0 }
     var removed = 0
-    while let relative = walker.nextObject() as? String {
+    for relative in paths {
         let name = relative.split(separator: "/").last.map(String.init) ?? relative
         guard isTemporaryName(name) else { continue }
         var info = stat()

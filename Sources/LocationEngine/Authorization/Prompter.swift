@@ -224,7 +224,7 @@ public struct TerminalPrompter: Prompter {
                     line.append(byte)
                     continue
                 }
-                let answer = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                let answer = String(decoding: line, as: UTF8.self).trimmingWhitespace()
                     .lowercased()
                 if keys.contains(answer) { return answer }
                 line.removeAll()

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import FoundationEssentials
 import Locking
 
@@ -350,7 +351,7 @@ package final class MonitorCore: MonitorBackend {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            return "monitor directory \(directory) cannot be created (\(error.localizedDescription)); "
+            return "monitor directory \(directory) cannot be created (\(errorWords(error))); "
                 + "conditions are kept in memory only: set OPENCORELOCATION_STATE_DIR to a writable directory"
         }
         if let failure = writeAtomically(data, to: path) {

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Crypto
+import DescriptorIO
 import FoundationEssentials
 
 #if canImport(Glibc)
@@ -55,7 +56,7 @@ enum ReducedStateFile {
             encoder.outputFormatting = [.sortedKeys]
             return writeAtomically(try encoder.encode(state), to: path)
         } catch {
-            return "\(path): \(error.localizedDescription)"
+            return "\(path): \(errorWords(error))"
         }
     }
 }

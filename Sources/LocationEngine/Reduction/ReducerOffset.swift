@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Crypto
+import DescriptorIO
 import FoundationEssentials
 
 #if canImport(Glibc)
@@ -46,7 +47,7 @@ public struct ReducerSecret: Sendable {
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw SecretError(
-                path: path, reason: "its directory cannot be created (\(error.localizedDescription))")
+                path: path, reason: "its directory cannot be created (\(errorWords(error)))")
         }
         if let failure = writeAtomically(Data(secret.bytes), to: path) {
             throw SecretError(path: path, reason: failure)

@@ -63,7 +63,7 @@ extension CLLocationManagerDelegate {
 }
 
 /// Core Location's delegate-based interface: authorization requests and status, and location
-/// updates delivered to a delegate. It works on the same ``LocationContext`` as
+/// updates delivered to a delegate. It works on the same `LocationContext` as
 /// `CLLocationUpdate.liveUpdates()` and `CLServiceSession`.
 open class CLLocationManager: NSObject, @unchecked Sendable {
     let context: LocationContext
@@ -206,14 +206,20 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
         withPurposeKey purposeKey: String,
         completion: @escaping @Sendable ((any Error)?) -> Void = { _ in }
     ) {
-        context.requestTemporaryFullAccuracy(purposeKey: purposeKey, completion: completion)
+        context.requestTemporaryFullAccuracy(purposeKey: purposeKey) { refusal in
+            completion(refusal.map(CLError.init))
+        }
     }
 
     /// The same, awaiting the answer.
     open func requestTemporaryFullAccuracyAuthorization(withPurposeKey purposeKey: String) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            context.requestTemporaryFullAccuracy(purposeKey: purposeKey) { error in
-                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            context.requestTemporaryFullAccuracy(purposeKey: purposeKey) { refusal in
+                if let refusal {
+                    continuation.resume(throwing: CLError(refusal))
+                } else {
+                    continuation.resume()
+                }
             }
         }
     }

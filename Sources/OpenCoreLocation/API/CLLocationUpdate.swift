@@ -61,7 +61,7 @@ public struct CLLocationUpdate: Sendable {
         Updates(context: LocationContext.current, configuration: activity)
     }
 
-    /// Updates from the current ``LocationContext``'s receiver. Iterating acts as a
+    /// Updates from the current `LocationContext`'s receiver. Iterating acts as a
     /// when-in-use service session (unless the manifest requires explicit sessions); breaking out
     /// of the loop or cancelling its task ends the updates.
     public static func liveUpdates(_ configuration: LiveConfiguration = .default) -> Updates {
@@ -89,32 +89,23 @@ public struct CLLocationUpdate: Sendable {
 
         public func makeAsyncIterator() -> Iterator {
             Iterator(
-                context: context,
-                lease: MailboxLease(
-                    context.subscribeUpdates(
-                        configuration: configuration, wantsReduced: reduced, continuous: continuous,
-                        implicitSession: implicitSession)))
+                updates: context.liveUpdates(
+                    for: configuration, reduced: reduced, continuous: continuous,
+                    implicitSession: implicitSession
+                ).makeAsyncIterator())
         }
 
         public struct Iterator: AsyncIteratorProtocol {
-            let context: LocationContext
-            let lease: MailboxLease<LocationUpdate>
+            var updates: LiveUpdates.Iterator
 
             public mutating func next() async throws -> CLLocationUpdate? {
-                noted(await lease.next())
+                await updates.next().map(CLLocationUpdate.init)
             }
 
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error)
                 -> CLLocationUpdate?
             {
-                noted(await lease.next())
-            }
-
-            /// A heading in an update makes `headingAvailable()` true for this context.
-            private func noted(_ update: LocationUpdate?) -> CLLocationUpdate? {
-                guard let update else { return nil }
-                if update.location?.heading != nil { context.headingSeen.store(true, ordering: .relaxed) }
-                return CLLocationUpdate(update)
+                await updates.next(isolation: actor).map(CLLocationUpdate.init)
             }
         }
     }

@@ -29,7 +29,7 @@ public actor CLMonitor {
     public nonisolated let name: String
     let core: any MonitorBackend
 
-    /// Opens the monitor called `name` for the current ``LocationContext``'s client: in client
+    /// Opens the monitor called `name` for the current `LocationContext`'s client: in client
     /// mode, the one gpslocd keeps for the app.
     public init(_ name: String) async {
         self.name = name

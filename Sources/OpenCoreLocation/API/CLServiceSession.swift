@@ -57,10 +57,7 @@ public final class CLServiceSession: Sendable {
     }
 
     init(authorization: AuthorizationRequirement, purposeKey: String?, context: LocationContext) {
-        handle = SessionHandle(
-            context: context,
-            id: context.addSession(
-                SessionRequirement(level: authorization.level, purposeKey: purposeKey, explicit: true)))
+        handle = context.holdSession(authorization.level, purposeKey: purposeKey)
     }
 
     public static func session(authorization: AuthorizationRequirement) -> CLServiceSession {
@@ -112,37 +109,5 @@ public struct SessionDiagnostics<Element: Sendable>: AsyncSequence, Sendable {
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
             await lease.next().map(convert)
         }
-    }
-}
-
-/// A session registered with a context, ended once by whichever comes first: `invalidate()` or
-/// the release of the object that holds it.
-final class SessionHandle: Sendable {
-    let context: LocationContext
-    private let id: Mutex<Int?>
-
-    init(context: LocationContext, id: Int) {
-        self.context = context
-        self.id = Mutex(id)
-    }
-
-    func invalidate() {
-        guard
-            let id = id.withLock({ value -> Int? in
-                defer { value = nil }
-                return value
-            })
-        else { return }
-        context.removeSession(id)
-    }
-
-    /// The session's diagnostic flags, or an empty stream once it has ended.
-    func diagnostics() -> MailboxLease<AuthorizationFlags> {
-        guard let id = id.withLock({ $0 }) else {
-            let channel = Mailbox<AuthorizationFlags>(capacity: 1)
-            channel.finish()
-            return MailboxLease(channel)
-        }
-        return MailboxLease(context.subscribeDiagnostics(session: id))
     }
 }

@@ -2,11 +2,17 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import DescriptorIO
-import Foundation
+import FoundationEssentials
 import LocationEngine
 import LocationWire
 import Locking
 import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// The library's side of gpslocd: what an app's ``LocationContext`` does instead of running the
 /// core itself when the daemon runs. Sessions and subscriptions become requests; the daemon's
@@ -40,7 +46,7 @@ final class DaemonClient: Sendable {
         var sessions: [Int: SessionRecord] = [:]
         var updates: [Int: UpdateRecord] = [:]
         var diagnostics: [Int: (mailbox: Mailbox<AuthorizationFlags>, session: Int)] = [:]
-        var accuracyRequests: [Int: @Sendable ((any Error)?) -> Void] = [:]
+        var accuracyRequests: [Int: @Sendable (AccuracyRequestRefusal?) -> Void] = [:]
         var monitors: [Int: (mailbox: Mailbox<MonitorEvent>, name: String)] = [:]
         /// Requests waiting for their reply, by id.
         var replies: [Int: CheckedContinuation<WireEvent?, Never>] = [:]
@@ -215,7 +221,7 @@ final class DaemonClient: Sendable {
     }
 
     func requestTemporaryFullAccuracy(
-        purposeKey: String, completion: @escaping @Sendable ((any Error)?) -> Void
+        purposeKey: String, completion: @escaping @Sendable (AccuracyRequestRefusal?) -> Void
     ) {
         let id = number()
         let connected = state.withLock { state -> Bool in
@@ -224,7 +230,7 @@ final class DaemonClient: Sendable {
             return true
         }
         guard connected else {
-            completion(CLError(.locationUnknown, "gpslocd cannot be reached at \(path)"))
+            completion(AccuracyRequestRefusal(.denied, "gpslocd cannot be reached at \(path)"))
             return
         }
         send(.requestTemporaryFullAccuracy(request: id, purposeKey: purposeKey))
@@ -301,7 +307,7 @@ final class DaemonClient: Sendable {
             authorizationChanged.withLock { $0 }()
         case .accuracyAnswer(let id, let error):
             let completion = state.withLock { $0.accuracyRequests.removeValue(forKey: id) }
-            completion?(error.map(CLError.init(wireText:)))
+            completion?(error.map(AccuracyRequestRefusal.init(wireText:)))
         case .ok(let id?), .records(let id?, _), .decisions(let id?, _):
             state.withLock { $0.replies.removeValue(forKey: id) }?.resume(returning: event)
         case .error(let id, let message):
@@ -331,7 +337,7 @@ final class DaemonClient: Sendable {
         for (mailbox, flags) in updates {
             mailbox.post(LocationUpdate(location: nil, flags: flags, unavailable: true))
         }
-        for completion in requests { completion(CLError(.locationUnknown, "gpslocd went away")) }
+        for completion in requests { completion(AccuracyRequestRefusal(.denied, "gpslocd went away")) }
         for reply in replies { reply.resume(returning: nil) }
     }
 

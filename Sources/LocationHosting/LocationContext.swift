@@ -53,13 +53,13 @@ public final class LocationContext: Sendable {
     public let configuration: Configuration
     /// Whether this context's receiver has sent a heading to anyone iterating its updates:
     /// what `CLLocationManager.headingAvailable()` says.
-    let headingSeen = Atomic<Bool>(false)
-    var client: String { configuration.client }
-    var log: @Sendable (String) -> Void { configuration.log }
+    package let headingSeen = Atomic<Bool>(false)
+    package var client: String { configuration.client }
+    package var log: @Sendable (String) -> Void { configuration.log }
 
     /// The engine: the app's own in process; in client mode a detached one, which decides nothing
     /// of the daemon's but keeps the observers and answers what the daemon does not.
-    let engine: AppEngine
+    package let engine: AppEngine
 
     /// The daemon this context is a client of; `nil` when the engine runs in this process.
     let remote: DaemonClient?
@@ -103,7 +103,7 @@ public final class LocationContext: Sendable {
 
     /// The monitor called `name`: the daemon's in client mode (its conditions fetched before it
     /// is returned), else one kept and evaluated by this process's engine.
-    func monitor(named name: String) async -> any MonitorBackend {
+    package func monitor(named name: String) async -> any MonitorBackend {
         guard let remote else { return engine.monitor(named: name) }
         let monitor = remoteMonitors.withLock { monitors -> RemoteMonitor in
             if let core = monitors[name]?.core { return core }
@@ -123,7 +123,7 @@ public final class LocationContext: Sendable {
 
     // MARK: Sessions
 
-    func addSession(_ requirement: SessionRequirement) -> Int {
+    package func addSession(_ requirement: SessionRequirement) -> Int {
         if let remote {
             return remote.openSession(
                 level: WireLevel(requirement.level), purposeKey: requirement.purposeKey, background: false)
@@ -132,18 +132,18 @@ public final class LocationContext: Sendable {
     }
 
     /// A background activity session: it keeps the app in use only if it starts in use.
-    func addBackgroundActivitySession() -> Int {
+    package func addBackgroundActivitySession() -> Int {
         if let remote { return remote.openSession(level: .none, purposeKey: nil, background: true) }
         return engine.addBackgroundActivitySession()
     }
 
-    func removeSession(_ id: Int) {
+    package func removeSession(_ id: Int) {
         if let remote { return remote.closeSession(id) }
         engine.removeSession(id)
     }
 
     /// The flags of a session's diagnostics: the current ones at once, then every change.
-    func subscribeDiagnostics(session: Int) -> Mailbox<AuthorizationFlags> {
+    package func subscribeDiagnostics(session: Int) -> Mailbox<AuthorizationFlags> {
         if let remote { return remote.subscribeDiagnostics(session: session) }
         return engine.subscribeDiagnostics(session: session)
     }
@@ -153,8 +153,8 @@ public final class LocationContext: Sendable {
     /// A subscription to updates; it holds an implicit when-in-use session while it lasts (unless
     /// `implicitSession` is false, for the delegate API). `wantsReduced`: reduced locations
     /// whatever the authorization allows.
-    func subscribeUpdates(
-        configuration live: CLLocationUpdate.Activity, monitoring: Bool = false,
+    package func subscribeUpdates(
+        configuration live: ActivityProfile, monitoring: Bool = false,
         wantsReduced: Bool = false, continuous: Bool = false, implicitSession: Bool = true
     ) -> Mailbox<LocationUpdate> {
         if let remote {
@@ -170,41 +170,44 @@ public final class LocationContext: Sendable {
 
     // MARK: Manager
 
-    var authorizationStatus: CLAuthorizationStatus {
+    package var authorizationStatus: AuthorizationStatus {
         if let remote { return AuthorizationStatus(name: remote.authorization.status) ?? .notDetermined }
         return engine.authorizationStatus
     }
 
-    var accuracyAuthorization: CLAccuracyAuthorization {
+    package var accuracyAuthorization: AccuracyAuthorization {
         if let remote {
             return AccuracyAuthorization(name: remote.authorization.accuracy) ?? .reducedAccuracy
         }
         return engine.accuracyAuthorization
     }
 
-    var servicesEnabled: Bool {
+    package var servicesEnabled: Bool {
         if let remote { return remote.authorization.servicesEnabled }
         return engine.servicesEnabled
     }
 
-    func requestAuthorization(_ level: SessionLevel) {
+    package func requestAuthorization(_ level: SessionLevel) {
         if let remote { return remote.requestAuthorization(level == .always ? .always : .whenInUse) }
         engine.requestAuthorization(level)
     }
 
-    func requestTemporaryFullAccuracy(
-        purposeKey: String, completion: @escaping @Sendable ((any Error)?) -> Void
+    /// Asks for temporary full accuracy under `purposeKey`: of gpslocd in client mode, which
+    /// holds the app's manifest and asks its user; `completion` gets `nil` when granted.
+    package func requestTemporaryFullAccuracy(
+        purposeKey: String, completion: @escaping @Sendable (AccuracyRequestRefusal?) -> Void
     ) {
-        engine.requestTemporaryFullAccuracy(purposeKey: purposeKey) { refusal in
-            completion(refusal.map(CLError.init))
+        if let remote {
+            return remote.requestTemporaryFullAccuracy(purposeKey: purposeKey, completion: completion)
         }
+        engine.requestTemporaryFullAccuracy(purposeKey: purposeKey, completion: completion)
     }
 
-    func observeAuthorization(_ observer: @escaping @Sendable () -> Void) -> Int {
+    package func observeAuthorization(_ observer: @escaping @Sendable () -> Void) -> Int {
         engine.observeAuthorization(observer)
     }
 
-    func removeAuthorizationObserver(_ id: Int) {
+    package func removeAuthorizationObserver(_ id: Int) {
         engine.removeAuthorizationObserver(id)
     }
 }

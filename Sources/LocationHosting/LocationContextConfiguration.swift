@@ -1,9 +1,16 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import FoundationEssentials
 import GNSS
 import LocationEngine
 import SystemPackage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 extension LocationContext {
     /// Everything the engine needs to know of the app: who it is, where its decisions are, who
