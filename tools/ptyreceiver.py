@@ -84,7 +84,7 @@ class Daemon:
     """A gpslocd of the tool's own on `device`, its socket, state and registrations in a temporary
     directory. The tool's user is made an administrator through its primary group, so that it
     can grant its own connections."""
-    def __init__(self, gpslocd, device, extra=()):
+    def __init__(self, gpslocd, device, extra=(), wait=True):
         self.work = tempfile.mkdtemp(prefix="gpslocd-bench-")
         self.socket = os.path.join(self.work, "gpslocd.sock")
         config = os.path.join(self.work, "gpslocd.conf")
@@ -98,6 +98,11 @@ class Daemon:
                         "--source", "serial:%s?baud=115200" % device] + list(extra)
         self.process = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE)
+        if wait:
+            self.wait_for_socket()
+
+    def wait_for_socket(self):
+        """Returns once the daemon's socket exists; exits saying why when it does not come."""
         deadline = time.monotonic() + 20
         while not os.path.exists(self.socket):
             if self.process.poll() is not None or time.monotonic() > deadline:

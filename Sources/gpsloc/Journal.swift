@@ -195,11 +195,8 @@ struct JournalTextWriter {
                     """.utf8)
                 started = true
             }
-            var point =
-                "<trkpt lat=\"\(formatFixed(location.latitude, 9))\" lon=\"\(formatFixed(location.longitude, 9))\">"
-            if location.verticalAccuracy > 0 {
-                point += "<ele>\(formatFixed(Double(location.altitude), 2))</ele>"
-            }
+            var point = printf("<trkpt lat=\"%.9f\" lon=\"%.9f\">", location.latitude, location.longitude)
+            if location.verticalAccuracy > 0 { point += printf("<ele>%.2f</ele>", Double(location.altitude)) }
             point += "<time>\(Self.time(location.time).iso8601)</time></trkpt>\n"
             out += Array(point.utf8)
         default:

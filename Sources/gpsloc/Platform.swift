@@ -53,3 +53,17 @@ func onTermination(_ cancel: @escaping @Sendable () -> Void) -> [any DispatchSou
         return source
     }
 }
+
+/// `format` filled in by the C library's `vsnprintf`: what `String(format:)` printed, for the
+/// few lines that used it (full Foundation is the Apple-API façade's alone).
+func printf(_ format: String, _ arguments: any CVarArg...) -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    let needed = Int(withVaList(arguments) { vsnprintf(&buffer, buffer.count, format, $0) })
+    if needed >= buffer.count {
+        buffer = [CChar](repeating: 0, count: needed + 1)
+        _ = withVaList(arguments) { vsnprintf(&buffer, buffer.count, format, $0) }
+    }
+    return String(
+        decoding: buffer.prefix(max(0, min(needed, buffer.count - 1))).map { UInt8(bitPattern: $0) },
+        as: UTF8.self)
+}

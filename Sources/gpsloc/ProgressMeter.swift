@@ -57,7 +57,7 @@ struct ProgressMeter {
         var line = "\(label): " + Self.amount(done, unit: unit)
         if let total, total > 0 {
             line +=
-                " of \(Self.amount(total, unit: unit)) (\(formatFixed(100 * Double(min(done, total)) / Double(total), 1)) %)"
+                " of \(Self.amount(total, unit: unit)) (\(printf("%.1f", 100 * Double(min(done, total)) / Double(total))) %)"
         }
         line += ", \(Self.amount(Int(rate), unit: unit))/s"
         if let total, total > done, rate > 0 {
@@ -84,7 +84,7 @@ struct ProgressMeter {
             scaled /= 1000
             index += 1
         }
-        let number = index == 0 ? "\(value)" : formatFixed(scaled, 1)
+        let number = index == 0 ? "\(value)" : printf("%.1f", scaled)
         return unit == "bytes"
             ? "\(number) \(units[index])"
             : "\(number)\(units[index].isEmpty ? "" : " " + units[index]) \(unit)"

@@ -134,15 +134,14 @@ struct Watch: AsyncParsableCommand {
         if let location = update.location {
             parts.append(AppOptions.timestamp(location.timestamp))
             parts.append(
-                "\(formatFixed(location.coordinate.latitude, 8)),\(formatFixed(location.coordinate.longitude, 8)) "
-                    + "±\(formatFixed(location.horizontalAccuracy, 1)) m")
+                printf(
+                    "%.8f,%.8f ±%.1f m", location.coordinate.latitude, location.coordinate.longitude,
+                    location.horizontalAccuracy))
             if location.verticalAccuracy > 0 {
-                parts.append(
-                    "alt \(formatFixed(location.altitude, 1)) m ±\(formatFixed(location.verticalAccuracy, 1)) m"
-                )
+                parts.append(printf("alt %.1f m ±%.1f m", location.altitude, location.verticalAccuracy))
             }
-            if location.speed >= 0 { parts.append("\(formatFixed(location.speed, 2)) m/s") }
-            if location.course >= 0 { parts.append("course \(formatFixed(location.course, 1))°") }
+            if location.speed >= 0 { parts.append(printf("%.2f m/s", location.speed)) }
+            if location.course >= 0 { parts.append(printf("course %.1f°", location.course)) }
             if location.source?.isSimulatedBySoftware == true { parts.append("simulated") }
         } else {
             parts.append("no location")
