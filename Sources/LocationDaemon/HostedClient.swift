@@ -146,7 +146,19 @@ final class HostedClient: Sendable {
     func refreshActivity() {
         let connections = state.withLock { $0.connections.values.filter(\.active) }
         guard !connections.isEmpty else { return }
-        let inUse = connections.contains { !$0.claimsBackground && $0.identity.isForeground }
+        // A program's connections share its terminal state: /proc is read once per process, not
+        // once per connection (a program may hold hundreds). A pid whose first connection is not
+        // in the foreground is not asked again this turn; if a new process took the number of a
+        // dead one, it is taken as not in use until the next turn: never more than it may have.
+        var notForeground = Set<Int32>()
+        let inUse = connections.contains { connection in
+            guard !connection.claimsBackground else { return false }
+            let pid = connection.identity.credentials.pid
+            guard !notForeground.contains(pid) else { return false }
+            if connection.identity.isForeground { return true }
+            notForeground.insert(pid)
+            return false
+        }
         activity.setInUse(inUse)
     }
 }

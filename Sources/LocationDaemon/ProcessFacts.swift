@@ -124,15 +124,50 @@ public enum ProcessFacts {
     /// Reads `/proc/<pid>/stat`'s text. The command name (field 2) is in parentheses and may hold
     /// spaces and parentheses itself, so the fields are counted after its last `)`.
     public static func terminalState(statFile text: String) -> TerminalState? {
-        guard let close = text.lastIndex(of: ")") else { return nil }
-        let rest = text[text.index(after: close)...].split(separator: " ")
-        // rest[0] is field 3 (state): ppid is field 4, pgrp 5, session 6, tty_nr 7, tpgid 8.
-        guard rest.count > 5, let parent = Int(rest[1]), let group = Int(rest[2]),
-            let session = Int(rest[3]), let terminal = Int(rest[4]), let foreground = Int(rest[5])
-        else { return nil }
+        terminalState(statBytes: Array(text.utf8))
+    }
+
+    /// The same, from the file's bytes: read for every client every second, so without a
+    /// `String` or an array of fields.
+    static func terminalState(statBytes bytes: [UInt8]) -> TerminalState? {
+        guard var index = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        index += 1
+        // Fields 3 (state) to 8 after the command: state, ppid, pgrp, session, tty_nr, tpgid.
+        var numbers: (Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0)
+        for field in 0..<6 {
+            while index < bytes.count, bytes[index] == UInt8(ascii: " ") { index += 1 }
+            let start = index
+            while index < bytes.count, bytes[index] != UInt8(ascii: " "), bytes[index] != UInt8(ascii: "\n") {
+                index += 1
+            }
+            guard index > start else { return nil }
+            if field == 0 { continue }  // the state letter
+            guard let value = decimal(bytes[start..<index]) else { return nil }
+            switch field {
+            case 1: numbers.0 = value
+            case 2: numbers.1 = value
+            case 3: numbers.2 = value
+            case 4: numbers.3 = value
+            default: numbers.4 = value
+            }
+        }
         return TerminalState(
-            parent: parent, processGroup: group, session: session, terminal: terminal,
-            foregroundGroup: foreground)
+            parent: numbers.0, processGroup: numbers.1, session: numbers.2, terminal: numbers.3,
+            foregroundGroup: numbers.4)
+    }
+
+    /// A signed decimal of at most 18 digits (what `/proc` prints of an `int`), or `nil`.
+    private static func decimal(_ digits: ArraySlice<UInt8>) -> Int? {
+        var rest = digits[...]
+        let negative = rest.first == UInt8(ascii: "-")
+        if negative { rest = rest.dropFirst() }
+        guard !rest.isEmpty, rest.count <= 18 else { return nil }
+        var value = 0
+        for byte in rest {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return negative ? -value : value
     }
 
     /// The supplementary groups of `/proc/<pid>/status`'s `Groups:` line.
@@ -149,6 +184,11 @@ public enum ProcessFacts {
     /// A small file of `/proc`, whole; `nil` when it cannot be read (the process is gone, or
     /// the daemon may not look).
     public static func read(_ path: String) -> String? {
+        readBytes(path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The same file's bytes.
+    static func readBytes(_ path: String) -> [UInt8]? {
         guard let fd = try? FileDescriptor.open(path, .readOnly, options: [.closeOnExec]) else { return nil }
         defer { try? fd.close() }
         var bytes: [UInt8] = []
@@ -161,7 +201,7 @@ public enum ProcessFacts {
             if count == 0 { break }
             bytes += chunk[..<count]
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     /// `/proc/<pid>/exe`'s target: the program's executable. A program replaced on disk since it
@@ -227,7 +267,7 @@ public enum ProcessFacts {
     }
 
     public static func terminalState(pid: Int32) -> TerminalState? {
-        read("/proc/\(pid)/stat").flatMap { terminalState(statFile: $0) }
+        readBytes("/proc/\(pid)/stat").flatMap { terminalState(statBytes: $0) }
     }
 
     public static func groups(pid: Int32) -> [UInt32] {

@@ -80,6 +80,10 @@ struct ProcessFactsTests {
         let daemon = try #require(ProcessFacts.terminalState(statFile: "9 (svc) S 1 9 9 0 -1 0"))
         #expect(!daemon.isForeground, "no controlling terminal: never in use")
         #expect(ProcessFacts.terminalState(statFile: "garbage") == nil)
+        #expect(ProcessFacts.terminalState(statFile: "9 (svc) S 1 9") == nil, "cut before tpgid")
+        #expect(ProcessFacts.terminalState(statFile: "9 (svc) S 1 9 9 x -1 0") == nil, "not a number")
+        let spaced = try #require(ProcessFacts.terminalState(statFile: "12 (sh)  S  1 12 12 34818 -1\n"))
+        #expect(spaced.terminal == 34818 && spaced.foregroundGroup == -1)
     }
 
     @Test("supplementary groups come from the status file's Groups line")
