@@ -210,7 +210,13 @@ final class ClientSession: Sendable {
     ) {
         let send = send
         let task = Task {
-            while let element = await feed.next() { send(event(element).encoded()) }
+            // One line's buffer for the whole feed: `send` copies it out before it returns.
+            var line: [UInt8] = []
+            while let element = await feed.next() {
+                line.removeAll(keepingCapacity: true)
+                event(element).append(to: &line)
+                send(line)
+            }
             let wanted = self.state.withLock { $0.feeds.removeValue(forKey: number) != nil }
             if wanted && !Task.isCancelled { send(WireEvent.finish(subscription: number).encoded()) }
         }

@@ -133,9 +133,11 @@ package struct AuthorizationState: Sendable {
     }
 
     /// The sessions that count: explicit ones, and implicit ones unless the manifest requires
-    /// explicit sessions.
-    package var effectiveSessions: [SessionRequirement] {
-        sessions.values.filter { $0.explicit || !manifest.requiresExplicitServiceSession }
+    /// explicit sessions. Filtered as it is read, without an array: every subscriber's gate asks
+    /// for every fix.
+    package var effectiveSessions: some Sequence<SessionRequirement> {
+        let explicitOnly = manifest.requiresExplicitServiceSession
+        return sessions.values.lazy.filter { $0.explicit || !explicitOnly }
     }
 
     package var requestedLevel: SessionLevel {
@@ -144,7 +146,7 @@ package struct AuthorizationState: Sendable {
 
     package var serviceSessionRequired: Bool {
         guard manifest.requiresExplicitServiceSession else { return false }
-        let explicit = sessions.values.filter(\.explicit)
+        let explicit = sessions.values.lazy.filter(\.explicit)
         if explicit.isEmpty { return true }
         // A `.none` session satisfies the requirement only once the app is authorized.
         return !isAuthorized && !explicit.contains { $0.level >= .whenInUse }

@@ -271,6 +271,8 @@ package struct LocationCore: Sendable {
         transact { core, actions in
             let gate = core.auth.updateGate
             let ids = core.updates.keys.sorted()
+            // An action for each subscriber, at most, and a few more: one allocation per fix.
+            actions.reserveCapacity(actions.count + ids.count + core.fixSubscribers.count + 4)
             switch event {
             case .ended:
                 for id in ids { actions.append(.finish(id)) }

@@ -23,7 +23,10 @@ package final class Mailbox<Element: Deliverable>: Sendable {
         var buffer: DeliveryBuffer<Element>
         var finished = false
         var closed = false
-        var consumer: CheckedContinuation<Element?, Never>?
+        /// The loop's suspension while it waits; resumed exactly once, by `post`, `finish` or
+        /// `close`, whichever takes it out of the state (unchecked: checking allocates for every
+        /// element, and every path that takes it resumes it).
+        var consumer: UnsafeContinuation<Element?, Never>?
         var senders: [CheckedContinuation<Void, Never>] = []
         var onTermination: (@Sendable () -> Void)?
     }
@@ -42,7 +45,7 @@ package final class Mailbox<Element: Deliverable>: Sendable {
     @discardableResult
     package func post(_ element: Element) -> Bool {
         var droppedOne = false
-        let consumer = state.withLock { state -> CheckedContinuation<Element?, Never>? in
+        let consumer = state.withLock { state -> UnsafeContinuation<Element?, Never>? in
             guard !state.finished, !state.closed else { return nil }
             if let consumer = state.consumer {
                 state.consumer = nil
@@ -101,19 +104,16 @@ package final class Mailbox<Element: Deliverable>: Sendable {
     }
 
     package func next() async -> Element? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
+        // An element already waiting is taken without suspending.
+        if let (value, senders) = takeWaiting() {
+            for sender in senders { sender.resume() }
+            return value
+        }
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Element?, Never>) in
                 let (value, ready, senders) = state.withLock {
                     state -> (Element?, Bool, [CheckedContinuation<Void, Never>]) in
-                    if state.closed { return (nil, true, []) }
-                    if let value = state.buffer.popFirst() {
-                        var released: [CheckedContinuation<Void, Never>] = []
-                        if state.buffer.hasRoom {
-                            released = state.senders
-                            state.senders = []
-                        }
-                        return (value, true, released)
-                    }
+                    if let (value, released) = Self.take(&state) { return (value, true, released) }
                     if state.finished || Task.isCancelled { return (nil, true, []) }
                     state.consumer = continuation
                     return (nil, false, [])
@@ -124,6 +124,23 @@ package final class Mailbox<Element: Deliverable>: Sendable {
         } onCancel: {
             close()
         }
+    }
+
+    /// What `next` returns at once, if anything: the oldest element (with the senders its room
+    /// releases), or the end of a closed mailbox.
+    private func takeWaiting() -> (Element?, [CheckedContinuation<Void, Never>])? {
+        state.withLock { state in Self.take(&state) }
+    }
+
+    private static func take(_ state: inout State) -> (Element?, [CheckedContinuation<Void, Never>])? {
+        if state.closed { return (nil, []) }
+        guard let value = state.buffer.popFirst() else { return nil }
+        var released: [CheckedContinuation<Void, Never>] = []
+        if state.buffer.hasRoom, !state.senders.isEmpty {
+            released = state.senders
+            state.senders = []
+        }
+        return (value, released)
     }
 }
 
