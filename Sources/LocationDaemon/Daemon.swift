@@ -53,6 +53,8 @@ public final class Daemon: Sendable {
     /// The secret behind the reduced-accuracy offset, one for the whole machine so that apps
     /// comparing notes, even across users and receivers, meet one offset.
     let reducerSecret: ReducerSecret
+    /// gpsd's reports of each receiver's latest fix, shared by the gpsd clients watching it.
+    let gpsdReports = GPSDReportCache()
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration

@@ -349,25 +349,16 @@ final class GPSDSession: Sendable {
         send(line + [13, 10])
     }
 
-    /// gpsd's TPV, SKY, GST and ATT of a fix, each a line; kept for `?POLL`.
+    /// gpsd's TPV, SKY, GST and ATT of a fix, each a line (written once for every watcher of the
+    /// receiver); TPV and SKY kept for `?POLL`.
     private func reports(of fix: Fix, device: QuotedText?) -> [UInt8] {
-        var tpv: [UInt8] = []
-        FixFormat.appendGPSDTPV(fix, device: device, to: &tpv)
-        var sky: [UInt8]?
-        if fix.dop.hdop != nil || fix.dop.pdop != nil || !fix.satellites.isEmpty {
-            var report: [UInt8] = []
-            FixFormat.appendGPSDSKY(fix, device: device, to: &report)
-            sky = report
-        }
+        let reports = daemon.gpsdReports.reports(of: fix, device: device)
         state.withLock { state in
-            state.lastTPV = tpv
-            if let sky { state.lastSKY = sky }
+            state.lastTPV = reports.tpv
+            if let sky = reports.sky { state.lastSKY = sky }
             state.lastRefusal = nil
         }
-        var lines = tpv + [13, 10] + (sky.map { $0 + [13, 10] } ?? [])
-        if FixFormat.appendGPSDGST(fix, device: device, to: &lines) { lines += [13, 10] }
-        if FixFormat.appendGPSDATT(fix, device: device, to: &lines) { lines += [13, 10] }
-        return lines
+        return reports.lines
     }
 
     /// An update: a reduced location becomes a TPV of it alone; a refusal, an ERROR saying why.

@@ -1,0 +1,51 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import GNSS
+import Locking
+
+/// gpsd's reports (TPV, SKY, GST, ATT) of each receiver's latest precise fix, written once for all
+/// the gpsd clients watching it: each precise watcher gets the same bytes, and writing them was
+/// most of what a watcher cost the daemon per fix.
+final class GPSDReportCache: Sendable {
+    /// A fix's reports, each a line without its CRLF; SKY when the fix has something for it.
+    struct Reports: Sendable {
+        var tpv: [UInt8]
+        var sky: [UInt8]?
+        /// TPV, SKY, GST and ATT as sent: CRLF lines.
+        var lines: [UInt8]
+    }
+
+    private struct Entry {
+        var fix: Fix
+        var reports: Reports
+    }
+
+    /// By the `device` the reports name (one entry per receiver).
+    private let entries = Mutex<[[UInt8]: Entry]>([:])
+
+    /// The reports of `fix` naming `device`: the ones already written when another watcher
+    /// asked for the same fix, else written now.
+    func reports(of fix: Fix, device: QuotedText?) -> Reports {
+        let key = device?.bytes ?? []
+        if let hit = entries.withLock({ $0[key] }), hit.fix == fix { return hit.reports }
+        let reports = Self.write(fix, device: device)
+        entries.withLock { $0[key] = Entry(fix: fix, reports: reports) }
+        return reports
+    }
+
+    private static func write(_ fix: Fix, device: QuotedText?) -> Reports {
+        var tpv: [UInt8] = []
+        FixFormat.appendGPSDTPV(fix, device: device, to: &tpv)
+        var sky: [UInt8]?
+        if fix.dop.hdop != nil || fix.dop.pdop != nil || !fix.satellites.isEmpty {
+            var report: [UInt8] = []
+            FixFormat.appendGPSDSKY(fix, device: device, to: &report)
+            sky = report
+        }
+        var lines = tpv + [13, 10] + (sky.map { $0 + [13, 10] } ?? [])
+        if FixFormat.appendGPSDGST(fix, device: device, to: &lines) { lines += [13, 10] }
+        if FixFormat.appendGPSDATT(fix, device: device, to: &lines) { lines += [13, 10] }
+        return Reports(tpv: tpv, sky: sky, lines: lines)
+    }
+}
