@@ -17,7 +17,8 @@ import Locking
 ///
 /// The rules live in the `LocationEngine` module: in process, the context hands the API's calls to
 /// an `AppEngine` of its own; in client mode, to gpslocd, which runs the same engine for the
-/// app. Either way it turns what comes back into the API's types.
+/// app. Either way it hands back the engine's values (`LiveUpdates`, sessions, monitors), which
+/// `OpenCoreLocation`'s types wrap and gpsloc prints as they are.
 public final class LocationContext: Sendable {
     // MARK: Finding the context
 
@@ -54,12 +55,12 @@ public final class LocationContext: Sendable {
     /// Whether this context's receiver has sent a heading to anyone iterating its updates:
     /// what `CLLocationManager.headingAvailable()` says.
     package let headingSeen = Atomic<Bool>(false)
-    package var client: String { configuration.client }
-    package var log: @Sendable (String) -> Void { configuration.log }
+    var client: String { configuration.client }
+    var log: @Sendable (String) -> Void { configuration.log }
 
     /// The engine: the app's own in process; in client mode a detached one, which decides nothing
     /// of the daemon's but keeps the observers and answers what the daemon does not.
-    package let engine: AppEngine
+    let engine: AppEngine
 
     /// The daemon this context is a client of; `nil` when the engine runs in this process.
     let remote: DaemonClient?

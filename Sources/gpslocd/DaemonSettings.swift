@@ -6,7 +6,7 @@ import FoundationEssentials
 import GNSSSources
 
 /// Everything the daemon is told: from its configuration file (one JSON object, read with
-/// Foundation's `JSONSerialization`), then the command line over it.
+/// `JSONValue`, which names a mistake's line and column), then the command line over it.
 struct DaemonSettings: Sendable {
     static let defaultConfigurationPath = "/etc/opencorelocation/gpslocd.conf"
     static let defaults = DaemonSettings()
