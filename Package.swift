@@ -88,17 +88,11 @@ let package = Package(
             dependencies: [
                 "GNSS", "DescriptorIO", "LocationEngine", "LocationWire", "Locking",
                 .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Logging", package: "swift-log"),
             ]),
         // The Apple-API façade over the engine: in process, or as a client of gpslocd. The only
         // module with full Foundation (NSObject, NSSecureCoding), which brings ICU with it.
         .target(
-            name: "OpenCoreLocation",
-            dependencies: [
-                "GNSS", "DescriptorIO", "LocationEngine", "LocationHosting", "LocationWire", "Locking",
-                .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Logging", package: "swift-log"),
-            ]),
+            name: "OpenCoreLocation", dependencies: ["GNSS", "LocationEngine", "LocationHosting", "Locking"]),
         .target(
             name: "LocationDaemon",
             dependencies: [

@@ -41,6 +41,18 @@ def epoch(index):
     stamp = "2026-03-14T%02d:%02d:%06.3fZ" % (hh, mm, ss)
     return (rmc + gga).encode(), stamp, round(FIRST_EPOCH + seconds, 3)
 
+def cpu_seconds(pid):
+    """User and system time process `pid` has used, from /proc/<pid>/stat."""
+    with open("/proc/%d/stat" % pid) as file:
+        fields = file.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+def free_port():
+    """A TCP port of the loopback nobody listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
 class Receiver:
     """A receiver's serial port: the slave side of a raw pty is the device, `write` feeds it."""
     def __init__(self):
@@ -84,7 +96,7 @@ class Daemon:
     """A gpslocd of the tool's own on `device`, its socket, state and registrations in a temporary
     directory. The tool's user is made an administrator through its primary group, so that it
     can grant its own connections."""
-    def __init__(self, gpslocd, device, extra=(), wait=True):
+    def __init__(self, gpslocd, device, extra=(), wait=True, environment=None):
         self.work = tempfile.mkdtemp(prefix="gpslocd-bench-")
         self.socket = os.path.join(self.work, "gpslocd.sock")
         config = os.path.join(self.work, "gpslocd.conf")
@@ -97,7 +109,8 @@ class Daemon:
                         "--apps-dir", os.path.join(self.work, "apps.d"), "--admin-group", group,
                         "--source", "serial:%s?baud=115200" % device] + list(extra)
         self.process = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE)
+                                        stderr=subprocess.PIPE,
+                                        env=dict(os.environ, **environment) if environment else None)
         if wait:
             self.wait_for_socket()
 
@@ -115,10 +128,8 @@ class Daemon:
         return self.process.pid
 
     def cpu_seconds(self):
-        """User and system time the daemon has used, from /proc/<pid>/stat."""
-        with open("/proc/%d/stat" % self.pid) as file:
-            fields = file.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """User and system time the daemon has used."""
+        return cpu_seconds(self.pid)
 
     def memory(self, key="VmRSS"):
         """Bytes of the daemon's resident memory (or another Vm… line of /proc/<pid>/status)."""

@@ -128,7 +128,7 @@ public struct GPSDDecoder: IncrementalDecoder, Sendable {
             noise = ((object["time"]?.string).flatMap { UTCTimestamp(iso8601: $0) }, value)
         case "VERSION":
             notice(
-                "gpsd \(object["release"]?.string ?? "?") (protocol \(object["proto_major"]?.text ?? "?").\(object["proto_minor"]?.text ?? "?"))"
+                "gpsd \(object["release"]?.string ?? "?") (protocol \(object["proto_major"]?.int.map(String.init) ?? "?").\(object["proto_minor"]?.int.map(String.init) ?? "?"))"
             )
         case "DEVICES":
             let paths = (object["devices"]?.array ?? []).compactMap { $0["path"]?.string }

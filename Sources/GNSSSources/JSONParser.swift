@@ -161,25 +161,27 @@ struct JSONParser {
         return value
     }
 
+    /// A string: its bytes as they are when it has no escape (gpsd's strings have none), else
+    /// the runs between escapes and what each escape stands for.
     private mutating func string() throws(JSONSyntaxError) -> String {
         position += 1
-        var scalars = String.UnicodeScalarView()
         var run = position
-        func flush(_ parser: JSONParser, upTo end: Int, into scalars: inout String.UnicodeScalarView) {
-            scalars.append(
-                contentsOf: String(decoding: parser.bytes[run..<end], as: UTF8.self).unicodeScalars)
-        }
+        var unescaped: [UInt8]?
         while true {
             guard let byte = next else { throw failure("the text ended inside a string") }
             switch byte {
             case UInt8(ascii: "\""):
-                flush(self, upTo: position, into: &scalars)
+                let tail = bytes[run..<position]
                 position += 1
-                return String(scalars)
+                guard var text = unescaped else { return String(decoding: tail, as: UTF8.self) }
+                text += tail
+                return String(decoding: text, as: UTF8.self)
             case UInt8(ascii: "\\"):
-                flush(self, upTo: position, into: &scalars)
+                var text = unescaped ?? []
+                text += bytes[run..<position]
                 position += 1
-                scalars.append(try escape())
+                UTF8.encode(try escape()) { text.append($0) }
+                unescaped = text
                 run = position
             case 0..<0x20:
                 throw failure("a control code (below 0x20) must be escaped inside a string")

@@ -60,23 +60,4 @@ package enum JSONValue: Sendable, Equatable {
         if case .array(let value) = self { return value }
         return nil
     }
-
-    /// Whether this is an object (gpsd's reports and a client's command arguments are).
-    package var isObject: Bool {
-        if case .object = self { return true }
-        return false
-    }
-
-    /// The value as JSON would print it, for a message that quotes what a peer sent.
-    package var text: String {
-        switch self {
-        case .null: "null"
-        case .bool(let value): value ? "true" : "false"
-        case .number(let value):
-            value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
-        case .string(let value): value
-        case .array(let values): "[" + values.map(\.text).joined(separator: ",") + "]"
-        case .object: "{…}"
-        }
-    }
 }

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import FoundationEssentials
 import SystemPackage
 
@@ -187,21 +188,9 @@ public enum ProcessFacts {
         readBytes(path).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// The same file's bytes.
+    /// The same file's bytes (at most 1 MiB: no file of `/proc` read here is near it).
     static func readBytes(_ path: String) -> [UInt8]? {
-        guard let fd = try? FileDescriptor.open(path, .readOnly, options: [.closeOnExec]) else { return nil }
-        defer { try? fd.close() }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 1 << 20 {
-            let count: Int
-            do {
-                count = try chunk.withUnsafeMutableBytes { try fd.read(into: $0, retryOnInterrupt: true) }
-            } catch { return nil }
-            if count == 0 { break }
-            bytes += chunk[..<count]
-        }
-        return bytes
+        try? fileContents(atPath: path, limit: 1 << 20)
     }
 
     /// `/proc/<pid>/exe`'s target: the program's executable. A program replaced on disk since it

@@ -73,31 +73,29 @@ struct Monitor: AsyncParsableCommand {
 
     func run() async throws {
         let context = try options.makeContext(command: "monitor")
-        try await LocationContext.withContext(context) {
-            // The monitor `CLMonitor(name)` opens: the daemon's in client mode, else this process's.
-            let monitor = await context.monitor(named: name)
-            if reset {
-                for identifier in monitor.identifiers { monitor.remove(identifier) }
-            }
-            for (index, circle) in circles.enumerated() {
-                monitor.add(
-                    .circle(circle.condition), identifier: circle.identifier ?? "circle\(index + 1)",
-                    assuming: .unknown)
-            }
-            let identifiers = monitor.identifiers
-            guard !identifiers.isEmpty else {
-                printError(
-                    "gpsloc monitor: error: monitor \"\(name)\" of \(options.appName(context)) has no conditions; "
-                        + "add one with --circle LAT,LON,RADIUS[,ID]")
-                throw ExitCode(1)
-            }
-            var output = OutputBuffer()
-            let events = MailboxLease(monitor.subscribe())
-            while let event = await events.next() {
-                monitor.consumed(event)
-                output.line(format == .text ? Self.text(event) : Self.json(event))
-                output.flush()
-            }
+        // The monitor `CLMonitor(name)` opens: the daemon's in client mode, else this process's.
+        let monitor = await context.monitor(named: name)
+        if reset {
+            for identifier in monitor.identifiers { monitor.remove(identifier) }
+        }
+        for (index, circle) in circles.enumerated() {
+            monitor.add(
+                .circle(circle.condition), identifier: circle.identifier ?? "circle\(index + 1)",
+                assuming: .unknown)
+        }
+        let identifiers = monitor.identifiers
+        guard !identifiers.isEmpty else {
+            printError(
+                "gpsloc monitor: error: monitor \"\(name)\" of \(options.appName(context)) has no conditions; "
+                    + "add one with --circle LAT,LON,RADIUS[,ID]")
+            throw ExitCode(1)
+        }
+        var output = OutputBuffer()
+        let events = MailboxLease(monitor.subscribe())
+        while let event = await events.next() {
+            monitor.consumed(event)
+            output.line(format == .text ? Self.text(event) : Self.json(event))
+            output.flush()
         }
         try AppOptions.checkSource(of: context)
     }

@@ -130,14 +130,12 @@ struct Record: AsyncParsableCommand {
 
     /// Appends every location update until the updates end or the task is cancelled.
     private static func record(into journal: SharedJournal, context: LocationContext) async throws {
-        try await LocationContext.withContext(context) {
-            let session = context.holdSession(.always)
-            defer { session.invalidate() }
-            for await update in context.liveUpdates(for: .default) {
-                try Task.checkCancellation()
-                guard let location = update.location else { continue }
-                journal.append(.location(Self.record(location, reduced: update.flags.accuracyLimited)))
-            }
+        let session = context.holdSession(.always)
+        defer { session.invalidate() }
+        for await update in context.liveUpdates(for: .default) {
+            try Task.checkCancellation()
+            guard let location = update.location else { continue }
+            journal.append(.location(Self.record(location, reduced: update.flags.accuracyLimited)))
         }
     }
 

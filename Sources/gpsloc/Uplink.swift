@@ -130,13 +130,11 @@
             )
             let context = try options.makeContext(command: "uplink")
             let publishing = Task {
-                await LocationContext.withContext(context) {
-                    let session = context.holdSession(.always)
-                    defer { session.invalidate() }
-                    for await update in context.liveUpdates(for: .default) {
-                        guard let location = update.location else { continue }
-                        queue.send(Self.ownTracks(location, reduced: update.flags.accuracyLimited, tid: tid))
-                    }
+                let session = context.holdSession(.always)
+                defer { session.invalidate() }
+                for await update in context.liveUpdates(for: .default) {
+                    guard let location = update.location else { continue }
+                    queue.send(Self.ownTracks(location, reduced: update.flags.accuracyLimited, tid: tid))
                 }
             }
             let signals = onTermination { publishing.cancel() }

@@ -83,7 +83,7 @@ struct Watch: AsyncParsableCommand {
         }
         let context = try options.makeContext(command: "watch")
         if format == .gpsd, let source = options.source {
-            try await LocationContext.withContext(context) {
+            do {
                 let held = session.map { context.holdSession($0.level) }
                 defer { held?.invalidate() }
                 try await WatchGPSD.inProcess(
@@ -92,7 +92,7 @@ struct Watch: AsyncParsableCommand {
             try AppOptions.checkSource(of: context)
             return
         }
-        await LocationContext.withContext(context) {
+        do {
             let held = session.map { context.holdSession($0.level) }
             defer { held?.invalidate() }
             var output = OutputBuffer()

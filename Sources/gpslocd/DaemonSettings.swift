@@ -86,21 +86,23 @@ struct DaemonSettings: Sendable {
         var settings = DaemonSettings()
         for (name, value) in keys {
             guard let key = Key(rawValue: name) else { continue }
-            switch (key, value) {
-            case (.sources, .array(let list)) where list.allSatisfy({ $0.string != nil }):
-                settings.sources = list.compactMap(\.string)
-            case (.socket, .string(let text)): settings.socket = text
-            case (.stateDirectory, .string(let text)): settings.stateDirectory = text
-            case (.appsDirectory, .string(let text)): settings.appsDirectory = text
-            case (.administratorGroup, .string(let text)): settings.administratorGroup = text
-            case (.grace, .number(let number)): settings.grace = number
-            case (.clientBuffer, let number) where number.int != nil: settings.clientBuffer = number.int!
-            case (.connectionsPerUser, let number) where number.int != nil:
-                settings.connectionsPerUser = number.int!
-            case (.helloTimeout, .number(let number)): settings.helloTimeout = number
-            case (.gpsdListen, .string(let text)): settings.gpsdListen = text
-            case (.chronySockets, .string(let text)): settings.chronySockets = text
-            case (.geoclue, .bool(let flag)): settings.geoclue = flag
+            // A list all of whose members are strings, and a whole number, where the value is one.
+            let strings = value.array.flatMap { list in
+                list.allSatisfy { $0.string != nil } ? list.compactMap(\.string) : nil
+            }
+            switch (key, value, value.int, strings) {
+            case (.sources, _, _, let list?): settings.sources = list
+            case (.socket, .string(let text), _, _): settings.socket = text
+            case (.stateDirectory, .string(let text), _, _): settings.stateDirectory = text
+            case (.appsDirectory, .string(let text), _, _): settings.appsDirectory = text
+            case (.administratorGroup, .string(let text), _, _): settings.administratorGroup = text
+            case (.grace, .number(let number), _, _): settings.grace = number
+            case (.clientBuffer, _, let whole?, _): settings.clientBuffer = whole
+            case (.connectionsPerUser, _, let whole?, _): settings.connectionsPerUser = whole
+            case (.helloTimeout, .number(let number), _, _): settings.helloTimeout = number
+            case (.gpsdListen, .string(let text), _, _): settings.gpsdListen = text
+            case (.chronySockets, .string(let text), _, _): settings.chronySockets = text
+            case (.geoclue, .bool(let flag), _, _): settings.geoclue = flag
             default:
                 throw SettingsError(description: "\(path): '\(name)' must be \(Self.expected(key))")
             }

@@ -57,12 +57,6 @@ struct RecordCommandTests {
         func remove() { try? FileManager.default.removeItem(atPath: directory) }
     }
 
-    static func lines(_ text: String) -> [[String: Any]] {
-        text.split(separator: "\n").compactMap {
-            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
-        }
-    }
-
     @Test("a drive recorded comes back with the private key, as watch printed it; without it, nothing")
     func recordsAndReadsBack() async throws {
         let workspace = try await Workspace()
@@ -74,10 +68,10 @@ struct RecordCommandTests {
             "watch", "--source", "file:\(log)?speed=max", "--app", Self.app, "--store", workspace.store,
             "--manifest", workspace.directory + "/Info.plist", "--format", "jsonl", "--session", "always",
         ])
-        let expected = Self.lines(watched.standardOutput).filter { $0["latitude"] != nil }
+        let expected = jsonObjects(inLines: watched.standardOutput).filter { $0["latitude"] != nil }
         let decrypted = try await workspace.decrypt()
         #expect(decrypted.status == 0, "\(decrypted.standardError)")
-        let got = Self.lines(decrypted.standardOutput)
+        let got = jsonObjects(inLines: decrypted.standardOutput)
         #expect(
             got.count == expected.count && !got.isEmpty, "\(got.count) recorded, \(expected.count) watched")
         for (a, b) in zip(got, expected) {
@@ -98,7 +92,7 @@ struct RecordCommandTests {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: workspace.journal + "/" + segment))
         #expect(bytes.range(of: Data("52.37".utf8)) == nil)
         // gpsd's TPVs, for gpsd's tools.
-        let tpvs = Self.lines(try await workspace.decrypt("gpsd").standardOutput)
+        let tpvs = jsonObjects(inLines: try await workspace.decrypt("gpsd").standardOutput)
         #expect(
             tpvs.count == got.count
                 && tpvs.allSatisfy { $0["class"] as? String == "TPV" && $0["mode"] as? Int == 3 })
@@ -128,8 +122,8 @@ struct RecordCommandTests {
             "decode", "--key", workspace.directory + "/key", workspace.journal, "--format", "jsonl", "-q",
         ])
         let fromLog = try await Runner.run(["decode", log, "--format", "jsonl", "-q"])
-        let journalFixes = Self.lines(fromJournal.standardOutput)
-        let logFixes = Self.lines(fromLog.standardOutput)
+        let journalFixes = jsonObjects(inLines: fromJournal.standardOutput)
+        let logFixes = jsonObjects(inLines: fromLog.standardOutput)
         #expect(journalFixes.count == logFixes.count && !logFixes.isEmpty, "\(fromJournal.standardError)")
         for (a, b) in zip(journalFixes, logFixes) {
             #expect(a["time"] as? String == b["time"] as? String)
@@ -144,7 +138,9 @@ struct RecordCommandTests {
             "--session", "always",
         ])
         #expect(replayed.status == 0, "\(replayed.standardError)")
-        #expect(Self.lines(replayed.standardOutput).filter { $0["latitude"] != nil }.count == logFixes.count)
+        #expect(
+            jsonObjects(inLines: replayed.standardOutput).filter { $0["latitude"] != nil }.count
+                == logFixes.count)
         let sealed = try await Runner.run(["decode", workspace.journal])
         #expect(sealed.status != 0 && sealed.standardError.contains("give its private key with --key"))
     }
@@ -183,7 +179,7 @@ struct RecordCommandTests {
         // Every run replays the drive from its start: each run's records are the drive's first N,
         // none missing, none altered, none repeated.
         let decrypted = try await workspace.decrypt()
-        let times = Self.lines(decrypted.standardOutput).compactMap { $0["time"] as? String }
+        let times = jsonObjects(inLines: decrypted.standardOutput).compactMap { $0["time"] as? String }
         var runs: [[String]] = []
         for time in times {
             if runs.isEmpty || time <= (runs[runs.count - 1].last ?? "") { runs.append([]) }
@@ -234,7 +230,7 @@ struct RecordCommandTests {
             "journal", "decrypt", mount + "/journal", "--key", workspace.directory + "/key",
         ])
         #expect(decrypted.status == 0, "\(decrypted.standardError)")
-        let gaps = Self.lines(decrypted.standardOutput).filter { $0["gap"] != nil }
+        let gaps = jsonObjects(inLines: decrypted.standardOutput).filter { $0["gap"] != nil }
         #expect(
             gaps.count == 1 && (gaps.first?["gap"] as? Int ?? 0) > 0,
             "\(decrypted.standardOutput.suffix(600))")

@@ -95,12 +95,6 @@ struct UplinkCommandTests {
                 + extra, executable: URL(fileURLWithPath: "/usr/bin/mosquitto_sub"))
     }
 
-    static func messages(_ output: String) -> [[String: Any]] {
-        output.split(separator: "\n").compactMap {
-            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
-        }
-    }
-
     @Test("a drive through a broker outage: every location arrives, in order, as OwnTracks JSON")
     func outage() async throws {
         let workspace = try await Workspace()
@@ -113,7 +107,9 @@ struct UplinkCommandTests {
         let log = Fixtures.url("drive-1hz.nmea").path
         let uplink = try RunningProcess(
             workspace.uplink("file:\(log)?speed=10", broker: "mqtt://127.0.0.1:\(broker.port)"))
-        #expect(await fleet.waitForOutput(within: 15) { Self.messages($0).count >= 40 }, "\(uplink.errors)")
+        #expect(
+            await fleet.waitForOutput(within: 15) { jsonObjects(inLines: $0).count >= 40 }, "\(uplink.errors)"
+        )
         await broker.stop()
         #expect(
             await uplink.waitForOutput(within: 10) { _ in uplink.errors.contains("the broker is unreachable")
@@ -126,7 +122,7 @@ struct UplinkCommandTests {
         _ = await fleet.wait(within: 10)
 
         await broker.stop()
-        let received = Self.messages(fleet.output)
+        let received = jsonObjects(inLines: fleet.output)
         let stamps = received.compactMap { $0["tst"] as? Int }
         var seen = Set<Int>()
         let unique = stamps.filter { seen.insert($0).inserted }
@@ -157,11 +153,11 @@ struct UplinkCommandTests {
         let result = try await Runner.run(
             workspace.uplink("file:\(log)?speed=max", broker: "mqtt://127.0.0.1:\(broker.port)"))
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(await fleet.waitForOutput(within: 10) { !Self.messages($0).isEmpty })
+        #expect(await fleet.waitForOutput(within: 10) { !jsonObjects(inLines: $0).isEmpty })
         try await Task.sleep(for: .milliseconds(500))
         fleet.signal(SIGKILL)
         _ = await fleet.wait(within: 10)
-        let received = Self.messages(fleet.output)
+        let received = jsonObjects(inLines: fleet.output)
         #expect(!received.isEmpty && received.count <= 2, "\(received)")
         for message in received {
             #expect(Set(message.keys) == ["_type", "tid", "tst", "lat", "lon", "acc"], "\(message)")
@@ -249,7 +245,9 @@ struct UplinkCommandTests {
         #expect(
             good.status == 0 && good.standardError.contains("300 messages from the outbox first"),
             "\(good.standardError)")
-        #expect(await fleet.waitForOutput(within: 15) { Self.messages($0).count >= 600 }, "\(fleet.errors)")
+        #expect(
+            await fleet.waitForOutput(within: 15) { jsonObjects(inLines: $0).count >= 600 }, "\(fleet.errors)"
+        )
         fleet.signal(SIGKILL)
         _ = await fleet.wait(within: 10)
         await broker.stop()

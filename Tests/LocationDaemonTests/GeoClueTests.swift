@@ -118,13 +118,6 @@ struct GeoClueTests {
         field.flatMap { Double($0.prefix { $0.isNumber || $0 == "." || $0 == "-" }) }
     }
 
-    /// The python client's JSON lines.
-    static func events(_ output: String) -> [[String: Any]] {
-        output.split(separator: "\n").compactMap {
-            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
-        }
-    }
-
     @Test(
         "where-am-i prints the receiver's position when precise, a reduced one at the reduced cadence when approximate, and is refused when denied"
     )
@@ -202,7 +195,7 @@ struct GeoClueTests {
                 bob, setup.client(desktopId: "org.example.Probe", level: 8, seconds: 3))
             let (a, b) = try await (precise, approximate)
 
-            let aliceEvents = Self.events(a.standardOutput)
+            let aliceEvents = jsonObjects(inLines: a.standardOutput)
             #expect(aliceEvents.first?["available"] as? Int == 8, "\(a.standardOutput)\(a.standardError)")
             let problems =
                 aliceEvents.first { $0["event"] as? String == "interfaces" }?["problems"] as? [String]
@@ -223,7 +216,7 @@ struct GeoClueTests {
                 #expect(later["old"] as? String == earlier["new"] as? String)
             }
 
-            let bobEvents = Self.events(b.standardOutput)
+            let bobEvents = jsonObjects(inLines: b.standardOutput)
             #expect(
                 bobEvents.first?["available"] as? Int == 4,
                 "CITY for an approximate decision: \(b.standardOutput)")
@@ -249,7 +242,9 @@ struct GeoClueTests {
             try await setup.decide(uid: bob.uid, app: "/usr/bin/python3.11", "denied")
             let posing = try await setup.run(
                 bob, setup.client(desktopId: "geoclue-where-am-i", level: 8, seconds: 1))
-            let refusal = Self.events(posing.standardOutput).first { $0["event"] as? String == "refused" }
+            let refusal = jsonObjects(inLines: posing.standardOutput).first {
+                $0["event"] as? String == "refused"
+            }
             #expect(
                 (refusal?["error"] as? String)?.contains(
                     "/usr/bin/python3.11 (uid \(bob.uid)) may not have location") == true,
@@ -339,7 +334,7 @@ struct GeoClueTests {
             // where-am-i in the foreground of a terminal: in use, undecided.
             let shown = try await setup.run(
                 alice, ["/usr/bin/script", "-qfec", "\(Self.whereAmI) -t 6", "/dev/null"])
-            let asked = Self.events(agent.output).first { $0["event"] as? String == "asked" }
+            let asked = jsonObjects(inLines: agent.output).first { $0["event"] as? String == "asked" }
             #expect(
                 asked?["desktopId"] as? String == "geoclue-where-am-i" && asked?["level"] as? Int == 8,
                 "\(agent.output)")

@@ -105,7 +105,7 @@ package final class Mailbox<Element: Deliverable>: Sendable {
 
     package func next() async -> Element? {
         // An element already waiting is taken without suspending.
-        if let (value, senders) = takeWaiting() {
+        if let (value, senders) = state.withLock({ Self.take(&$0) }) {
             for sender in senders { sender.resume() }
             return value
         }
@@ -128,10 +128,6 @@ package final class Mailbox<Element: Deliverable>: Sendable {
 
     /// What `next` returns at once, if anything: the oldest element (with the senders its room
     /// releases), or the end of a closed mailbox.
-    private func takeWaiting() -> (Element?, [CheckedContinuation<Void, Never>])? {
-        state.withLock { state in Self.take(&state) }
-    }
-
     private static func take(_ state: inout State) -> (Element?, [CheckedContinuation<Void, Never>])? {
         if state.closed { return (nil, []) }
         guard let value = state.buffer.popFirst() else { return nil }
