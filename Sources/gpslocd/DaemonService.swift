@@ -9,7 +9,6 @@ import LocationDaemon
 import LocationEngine
 import NIOCore
 import NIOPosix
-import ServiceLifecycle
 
 #if canImport(Glibc)
     import Glibc
@@ -23,10 +22,10 @@ import ServiceLifecycle
     private let RLIMIT_NOFILE_VALUE = RLIMIT_NOFILE
 #endif
 
-/// The daemon as a service of swift-service-lifecycle: it opens the receivers and the stored
-/// monitors, listens (or adopts systemd's socket), says READY, checks every client's "in use" each second, pings the
-/// watchdog, and on SIGTERM says STOPPING, stops listening and lets its clients go.
-struct DaemonService: Service {
+/// The daemon's life: it opens the receivers and the stored monitors, listens (or adopts
+/// systemd's sockets), says READY, checks every client's "in use" each second, pings the
+/// watchdog, and on SIGTERM (or SIGINT) says STOPPING, stops listening and lets its clients go.
+struct DaemonService {
     let settings: DaemonSettings
     let daemon: Daemon
     let log: @Sendable (String) -> Void
@@ -117,7 +116,7 @@ struct DaemonService: Service {
         }
     }
 
-    func run() async throws {
+    func run(until signals: ShutdownSignals) async throws {
         Self.raiseDescriptorLimit(log: log)
         if let note = PidfdSupport.startupNote { log(note) }
         let removed = removeStaleTemporaryFiles(under: settings.stateDirectory)
@@ -169,6 +168,7 @@ struct DaemonService: Service {
         if let failure = Systemd.notify("READY=1\nSTATUS=serving \(daemon.receiverCount) receivers") {
             log("cannot tell systemd the daemon is ready: \(failure)")
         }
+        var stoppedBy: Int32?
         await withDiscardingTaskGroup { tasks in
             let daemon = daemon
             // Stored monitors are opened once the daemon answers: however many there are, it is
@@ -194,11 +194,12 @@ struct DaemonService: Service {
                     }
                 }
             }
-            try? await gracefulShutdown()
+            stoppedBy = await signals.next()
             tasks.cancelAll()
         }
         Systemd.notify("STOPPING=1")
-        log("stopping: \(server.statistics.summary)")
+        let signal = stoppedBy == SIGINT ? "SIGINT" : "SIGTERM"
+        log("stopping on \(signal): \(server.statistics.summary)")
         try? await channel.close()
         for gpsd in gpsdChannels { try? await gpsd.close() }
         try? await group.shutdownGracefully()

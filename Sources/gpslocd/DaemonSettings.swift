@@ -215,4 +215,15 @@ struct DaemonSettings: Sendable {
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return host.isEmpty ? nil : (host, port)
     }
+
+    /// Every setting by its key in the configuration file, for the log.
+    var summary: String {
+        [
+            "sources \(sources)", "socket \(socket)", "stateDirectory \(stateDirectory)",
+            "appsDirectory \(appsDirectory)", "administratorGroup \(administratorGroup)", "grace \(grace)",
+            "clientBuffer \(clientBuffer)", "connectionsPerUser \(connectionsPerUser)",
+            "helloTimeout \(helloTimeout)", "gpsdListen \(gpsdListen.isEmpty ? "(none)" : gpsdListen)",
+            "chronySockets \(chronySockets.isEmpty ? "(none)" : chronySockets)", "geoclue \(geoclue)",
+        ].joined(separator: ", ")
+    }
 }

@@ -9,7 +9,6 @@ import GNSSSources
 import LocationDaemon
 import Logging
 import NIOPosix
-import ServiceLifecycle
 import SystemPackage
 
 #if canImport(Glibc)
@@ -142,6 +141,7 @@ struct GPSLocD: AsyncParsableCommand {
             throw ExitCode(64)
         }
         for warning in warnings { logger.warning("\(warning)") }
+        logger.debug("settings, the file's with the command line's over them: \(settings.summary)")
         let log: @Sendable (String) -> Void = { logger.notice("\($0)") }
         let service: DaemonService
         do {
@@ -150,12 +150,9 @@ struct GPSLocD: AsyncParsableCommand {
             logger.critical("\(error.description)")
             throw ExitCode(error.isUsage ? 64 : 1)
         }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
+        let signals = await ShutdownSignals.watch()
         do {
-            try await group.run()
+            try await service.run(until: signals)
         } catch {
             logger.critical("\(error)")
             throw ExitCode(1)
