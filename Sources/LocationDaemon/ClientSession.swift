@@ -15,6 +15,7 @@ final class ClientSession: Sendable {
     /// This connection's number among the app's connections.
     let connection: Int
     private let daemon: Daemon
+    private let output: ConnectionOutput
     private let send: @Sendable ([UInt8]) -> Void
 
     private struct Feed {
@@ -42,12 +43,14 @@ final class ClientSession: Sendable {
 
     init(
         identity: PeerIdentity, client: HostedClient, connection: Int, daemon: Daemon,
-        send: @escaping @Sendable ([UInt8]) -> Void
+        output: ConnectionOutput
     ) {
         self.identity = identity
         self.client = client
         self.connection = connection
         self.daemon = daemon
+        self.output = output
+        let send: @Sendable ([UInt8]) -> Void = { output.send($0) }
         self.send = send
         let app = client.app
         let observer = client.app.observeAuthorization {
@@ -204,26 +207,24 @@ final class ClientSession: Sendable {
     }
 
     /// Forwards a feed's elements as lines until it ends (its session ended, or the receiver),
-    /// then says so with `finish`; an unsubscribed feed ends without one.
+    /// then says so with `finish`; an unsubscribed feed ends without one. On the connection's
+    /// event loop, where each line is written as it is made.
     private func start<Element: Sendable>(
         _ number: Int, _ feed: HostedFeed<Element>, _ event: @escaping @Sendable (Element) -> WireEvent
     ) {
-        let send = send
-        let task = Task {
-            // One line's buffer for the whole feed: `send` copies it out before it returns.
-            var line: [UInt8] = []
-            while let element = await feed.next() {
-                line.removeAll(keepingCapacity: true)
-                event(element).append(to: &line)
-                send(line)
-            }
+        let output = output
+        // One line's buffer for the whole feed: `send` copies it out before it returns.
+        var line: [UInt8] = []
+        output.deliver(feed) { element in
+            line.removeAll(keepingCapacity: true)
+            event(element).append(to: &line)
+            output.send(line)
+        } end: {
+            // Unsubscribed, or the connection ended: the feed was taken out first, and says nothing.
             let wanted = self.state.withLock { $0.feeds.removeValue(forKey: number) != nil }
-            if wanted && !Task.isCancelled { send(WireEvent.finish(subscription: number).encoded()) }
+            if wanted { output.send(WireEvent.finish(subscription: number).encoded()) }
         }
-        let cancel: @Sendable (Bool) -> Void = { _ in
-            task.cancel()
-            feed.cancel()
-        }
+        let cancel: @Sendable (Bool) -> Void = { _ in feed.cancel() }
         let closed = state.withLock { state -> Bool in
             if !state.closed, state.feeds[number] != nil { state.feeds[number] = Feed(cancel: cancel) }
             return state.closed

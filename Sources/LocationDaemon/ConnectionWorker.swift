@@ -33,6 +33,7 @@ final class ConnectionWorker: Sendable {
     }
 
     private let channel: any Channel
+    private let output: ConnectionOutput
     private let daemon: Daemon
     private let statistics: ServerStatistics
     private let state = Mutex(State())
@@ -52,6 +53,7 @@ final class ConnectionWorker: Sendable {
     /// Starts the worker for a connection from `peer`.
     init(channel: any Channel, peer: Peer, daemon: Daemon, statistics: ServerStatistics) {
         self.channel = channel
+        output = ConnectionOutput(channel: channel)
         self.daemon = daemon
         self.statistics = statistics
         let (stream, continuation) = AsyncStream.makeStream(of: Item.self)
@@ -207,7 +209,7 @@ final class ConnectionWorker: Sendable {
     }
 
     private func send(_ event: WireEvent) {
-        channel.writeAndFlush(channel.allocator.buffer(bytes: event.encoded()), promise: nil)
+        output.send(event.encoded())
     }
 
     /// A gpsd command: the first one starts the connection's gpsd session (its VERSION first).
@@ -223,9 +225,7 @@ final class ConnectionWorker: Sendable {
         let (existing, identity) = state.withLock { ($0.gpsd, $0.identity) }
         if let existing { return existing }
         guard let identity else { return nil }
-        let session = GPSDSession(identity: identity, daemon: daemon) { [channel] bytes in
-            channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
-        }
+        let session = GPSDSession(identity: identity, daemon: daemon, output: output)
         let late = state.withLock { state -> Bool in
             if state.closed { return true }
             state.gpsd = session
@@ -280,12 +280,8 @@ final class ConnectionWorker: Sendable {
             return
         }
         send(.hello(id: id, identity: identity.wire, client.app.authorization))
-        let channel = channel
         let made = ClientSession(
-            identity: identity, client: client, connection: connection, daemon: daemon
-        ) { bytes in
-            channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
-        }
+            identity: identity, client: client, connection: connection, daemon: daemon, output: output)
         let late = state.withLock { state -> Bool in
             if state.closed { return true }
             state.session = made

@@ -37,7 +37,8 @@ final class GPSDSession: Sendable {
         var client: HostedClient?
         var connection: Int?
         var session: HostedClient.Session?
-        var tasks: [Task<Void, Never>] = []
+        /// What ends the watch: its tasks' and its feeds' cancellations.
+        var stops: [@Sendable () -> Void] = []
         /// The last reports sent, for `?POLL`.
         var lastTPV: [UInt8]?
         var lastSKY: [UInt8]?
@@ -55,17 +56,19 @@ final class GPSDSession: Sendable {
 
     private let identity: PeerIdentity
     private let daemon: Daemon
-    private let send: @Sendable ([UInt8]) -> Void
+    private let output: ConnectionOutput
     private let state = Mutex(State())
     private let started = Date()
 
     /// A session that has said its VERSION.
-    init(identity: PeerIdentity, daemon: Daemon, send: @escaping @Sendable ([UInt8]) -> Void) {
+    init(identity: PeerIdentity, daemon: Daemon, output: ConnectionOutput) {
         self.identity = identity
         self.daemon = daemon
-        self.send = send
+        self.output = output
         version()
     }
+
+    private func send(_ line: [UInt8]) { output.send(line) }
 
     /// One command, without its `;`.
     func handle(_ text: String) {
@@ -95,12 +98,12 @@ final class GPSDSession: Sendable {
 
     /// The connection ended: the subscriptions end, and the app's session with them.
     func close() {
-        let (tasks, client, connection, session) = state.withLock { state in
+        let (stops, client, connection, session) = state.withLock { state in
             state.closed = true
-            defer { state.tasks = [] }
-            return (state.tasks, state.client, state.connection, state.session)
+            defer { state.stops = [] }
+            return (state.stops, state.client, state.connection, state.session)
         }
-        for task in tasks { task.cancel() }
+        for stop in stops { stop() }
         if let client, let connection {
             daemon.detach(client, connection: connection, keeping: session.map { [$0] } ?? [])
         }
@@ -291,25 +294,20 @@ final class GPSDSession: Sendable {
             guard let path = watched?.service.source.devicePath else { return }
             for await pulse in PulsePerSecond.pulses(device: path) { self?.receive(pulse, device: device) }
         }
-        let updateTask = Task { [weak self] in
-            while let update = await updates.next() { self?.receive(update, device: device) }
-        }
-        let fixTask = Task { [weak self] in
-            while let fix = await fixes.next() { self?.receive(fix, device: device) }
-        }
+        // Read on the connection's event loop: each report is written where it is made.
+        output.deliver(updates, { [weak self] update in self?.receive(update, device: device) }, end: {})
+        output.deliver(fixes, { [weak self] fix in self?.receive(fix, device: device) }, end: {})
         let late = state.withLock { state -> Bool in
             if state.closed { return true }
             state.client = client
             state.connection = connection
             state.session = session
-            state.tasks += [updateTask, fixTask, eventTask, pulseTask]
+            state.stops += [eventTask.cancel, pulseTask.cancel, updates.cancel, fixes.cancel]
             return false
         }
         if late {
             pulseTask.cancel()
             eventTask.cancel()
-            updateTask.cancel()
-            fixTask.cancel()
             updates.cancel()
             fixes.cancel()
             daemon.detach(client, connection: connection, keeping: [session])
@@ -317,11 +315,11 @@ final class GPSDSession: Sendable {
     }
 
     private func stopWatching() {
-        let tasks = state.withLock { state in
-            defer { state.tasks = [] }
-            return state.tasks
+        let stops = state.withLock { state in
+            defer { state.stops = [] }
+            return state.stops
         }
-        for task in tasks { task.cancel() }
+        for stop in stops { stop() }
     }
 
     /// A precise fix: gpsd's own reports of it, and its pseudo-NMEA for a watcher of NMEA or raw

@@ -141,7 +141,9 @@ final class HostedApp: Sendable {
             monitoring: monitoring,
             wantsReduced: reduced, continuous: continuous, implicitSession: implicitSession)
         let lease = MailboxLease(mailbox)
-        return HostedFeed(next: { await lease.next()?.wire }, cancel: { lease.mailbox.close() })
+        return HostedFeed(
+            next: { await lease.next()?.wire }, poll: { lease.poll(waking: $0).map(\.wire) },
+            cancel: { lease.mailbox.close() })
     }
 
     /// Every update as the engine gives it (never pausing while the device stands still), for a
@@ -150,20 +152,25 @@ final class HostedApp: Sendable {
     func engineUpdates(reduced: Bool = false) -> HostedFeed<LocationUpdate> {
         let lease = MailboxLease(
             engine.subscribeUpdates(profile: .default, wantsReduced: reduced, continuous: true))
-        return HostedFeed(next: { await lease.next() }, cancel: { lease.mailbox.close() })
+        return HostedFeed(
+            next: { await lease.next() }, poll: { lease.poll(waking: $0) }, cancel: { lease.mailbox.close() })
     }
 
     /// The receiver's fixes whole, while the app may have precise locations; beside
     /// ``engineUpdates()``.
     func preciseFixes() -> HostedFeed<Fix> {
         let lease = MailboxLease(engine.subscribePreciseFixes())
-        return HostedFeed(next: { await lease.mailbox.next() }, cancel: { lease.mailbox.close() })
+        return HostedFeed(
+            next: { await lease.mailbox.next() }, poll: { lease.poll(waking: $0) },
+            cancel: { lease.mailbox.close() })
     }
 
     /// A session's diagnostics, as flag names; an ended feed when the session is gone.
     func diagnostics(session: Int) -> HostedFeed<[String]> {
         let lease = MailboxLease(engine.subscribeDiagnostics(session: session))
-        return HostedFeed(next: { await lease.next()?.wireNames }, cancel: { lease.mailbox.close() })
+        return HostedFeed(
+            next: { await lease.next()?.wireNames }, poll: { lease.poll(waking: $0).map(\.wireNames) },
+            cancel: { lease.mailbox.close() })
     }
 
     func requestAuthorization(_ level: WireLevel) {
@@ -202,20 +209,30 @@ final class HostedApp: Sendable {
 }
 
 /// What one subscription of a hosted app delivers, already through its privacy pipeline, as
-/// wire values; ``cancel()`` or release ends the subscription.
+/// wire values; ``cancel()`` or release ends the subscription. Read by a task (``next()``) or
+/// polled by an event loop (``poll(waking:)``, ``ConnectionOutput/deliver(_:_:end:)``), not both.
 final class HostedFeed<Element: Sendable>: Sendable {
     private let pull: @Sendable () async -> Element?
+    private let polling: @Sendable (_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element>
     private let stop: @Sendable () -> Void
 
-    /// A feed whose elements `next` takes from the engine (through its lease, whose release
-    /// ends the subscription) and converts; `cancel` ends it.
-    init(next: @escaping @Sendable () async -> Element?, cancel: @escaping @Sendable () -> Void) {
+    /// A feed whose elements `next` and `poll` take from the engine (through its lease, whose
+    /// release ends the subscription) and convert; `cancel` ends it.
+    init(
+        next: @escaping @Sendable () async -> Element?,
+        poll: @escaping @Sendable (_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element>,
+        cancel: @escaping @Sendable () -> Void
+    ) {
         pull = next
+        polling = poll
         stop = cancel
     }
 
     /// The next element, or `nil` when the subscription is over.
     func next() async -> Element? { await pull() }
+
+    /// The next element if one waits; else `wake` is called when one does, or the end comes.
+    func poll(waking wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element> { polling(wake) }
 
     func cancel() { stop() }
 }

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FoundationEssentials
+import GNSS
 import Locking
 
 #if canImport(Glibc)
@@ -18,6 +19,9 @@ import Locking
 /// its own (a log replayed at maximum speed) instead waits with ``waitForRoom()`` before its next
 /// fix, so that nothing of it is lost. When the loop goes away (it ends, breaks or its task is
 /// cancelled) the mailbox closes, waiting senders are released and `onTermination` runs once.
+///
+/// A reader that is told rather than awaited (a daemon's event loop) takes elements with
+/// ``poll(waking:)`` instead: no task, no continuation, nothing allocated per element.
 package final class Mailbox<Element: Deliverable>: Sendable {
     private struct State {
         var buffer: DeliveryBuffer<Element>
@@ -29,6 +33,9 @@ package final class Mailbox<Element: Deliverable>: Sendable {
         var consumer: UnsafeContinuation<Element?, Never>?
         var senders: [CheckedContinuation<Void, Never>] = []
         var onTermination: (@Sendable () -> Void)?
+        /// A polling reader's call, kept when ``poll(waking:)`` found nothing; taken and called
+        /// once by whatever comes next: an element, the end or the close.
+        var waker: (@Sendable () -> Void)?
     }
 
     private let state: Mutex<State>
@@ -45,6 +52,7 @@ package final class Mailbox<Element: Deliverable>: Sendable {
     @discardableResult
     package func post(_ element: Element) -> Bool {
         var droppedOne = false
+        var waker: (@Sendable () -> Void)?
         let consumer = state.withLock { state -> UnsafeContinuation<Element?, Never>? in
             guard !state.finished, !state.closed else { return nil }
             if let consumer = state.consumer {
@@ -52,9 +60,11 @@ package final class Mailbox<Element: Deliverable>: Sendable {
                 return consumer
             }
             droppedOne = state.buffer.append(element)
+            waker = state.waker.take()
             return nil
         }
         consumer?.resume(returning: element)
+        waker?()
         return droppedOne
     }
 
@@ -72,35 +82,56 @@ package final class Mailbox<Element: Deliverable>: Sendable {
 
     /// No more elements: the consumer sees the end after the waiting ones.
     package func finish() {
-        let (consumer, senders) = state.withLock { state in
+        let (consumer, senders, waker) = state.withLock { state in
             state.finished = true
             defer {
                 state.consumer = nil
                 state.senders = []
             }
-            return (state.buffer.isEmpty ? state.consumer : nil, state.senders)
+            return (state.buffer.isEmpty ? state.consumer : nil, state.senders, state.waker.take())
         }
         consumer?.resume(returning: nil)
         for sender in senders { sender.resume() }
+        waker?()
     }
 
     /// The consumer has gone: drop everything and release the senders. Returns what was
     /// waiting, oldest first.
     @discardableResult
     package func close() -> [Element] {
-        let (consumer, senders, termination, waiting) = state.withLock { state in
+        let (consumer, senders, termination, waiting, waker) = state.withLock { state in
             let result = (state.consumer, state.senders, state.closed ? nil : state.onTermination)
             state.closed = true
             state.consumer = nil
             state.senders = []
             let waiting = state.buffer.removeAll()
             state.onTermination = nil
-            return (result.0, result.1, result.2, waiting)
+            return (result.0, result.1, result.2, waiting, state.waker.take())
         }
         consumer?.resume(returning: nil)
         for sender in senders { sender.resume() }
         termination?()
+        waker?()
         return waiting
+    }
+
+    /// The oldest waiting element, without suspending, for a reader that is told rather than
+    /// awaited. When none waits, `wake` is kept and called once, on the thread of whatever comes
+    /// next (an element, the end, the close) and outside the lock; the reader then polls again.
+    /// One reader: `next()` and `poll` are not mixed on one mailbox.
+    package func poll(waking wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element> {
+        let (polled, senders) = state.withLock {
+            state -> (MailboxPoll<Element>, [CheckedContinuation<Void, Never>]) in
+            if let (value, released) = Self.take(&state) {
+                guard let value else { return (.end, []) }
+                return (.element(value), released)
+            }
+            if state.finished { return (.end, []) }
+            state.waker = wake
+            return (.empty, [])
+        }
+        for sender in senders { sender.resume() }
+        return polled
     }
 
     package func next() async -> Element? {
@@ -140,6 +171,24 @@ package final class Mailbox<Element: Deliverable>: Sendable {
     }
 }
 
+/// What ``Mailbox/poll(waking:)`` found.
+package enum MailboxPoll<Element> {
+    case element(Element)
+    /// Nothing yet: the reader is called when there is.
+    case empty
+    /// The mailbox finished (after its last element) or closed.
+    case end
+
+    /// The element converted; the rest as they are.
+    package func map<Other>(_ transform: (Element) -> Other) -> MailboxPoll<Other> {
+        switch self {
+        case .element(let element): .element(transform(element))
+        case .empty: .empty
+        case .end: .end
+        }
+    }
+}
+
 /// Closes its mailbox when the last iterator holding it goes away (a loop that ended by `break`).
 package final class MailboxLease<Element: Deliverable>: Sendable {
     package let mailbox: Mailbox<Element>
@@ -155,11 +204,28 @@ package final class MailboxLease<Element: Deliverable>: Sendable {
 extension MailboxLease where Element == LocationUpdate {
     /// The next update, or `nil` when the subscription is over.
     package func next() async -> LocationUpdate? { await mailbox.next() }
+
+    /// ``Mailbox/poll(waking:)``, for this element.
+    package func poll(waking wake: @escaping @Sendable () -> Void) -> MailboxPoll<LocationUpdate> {
+        mailbox.poll(waking: wake)
+    }
+}
+
+extension MailboxLease where Element == Fix {
+    /// ``Mailbox/poll(waking:)``, for this element.
+    package func poll(waking wake: @escaping @Sendable () -> Void) -> MailboxPoll<Fix> {
+        mailbox.poll(waking: wake)
+    }
 }
 
 extension MailboxLease where Element == AuthorizationFlags {
     /// The next flags, or `nil` when the subscription is over.
     package func next() async -> AuthorizationFlags? { await mailbox.next() }
+
+    /// ``Mailbox/poll(waking:)``, for this element.
+    package func poll(waking wake: @escaping @Sendable () -> Void) -> MailboxPoll<AuthorizationFlags> {
+        mailbox.poll(waking: wake)
+    }
 }
 
 extension MailboxLease where Element == MonitorEvent {

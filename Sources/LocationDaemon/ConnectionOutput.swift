@@ -1,0 +1,92 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import LocationEngine
+import NIOCore
+
+/// A connection's lines out, and where its feeds are read.
+///
+/// A feed (``deliver(_:_:end:)``) is read on the connection's event loop: the engine's mailbox,
+/// when an element arrives, hands the loop a call made once for the feed, and the loop takes
+/// what waits and writes each line into one buffer kept for the connection, flushed at once.
+/// While the socket takes what is written, an update costs no allocation, no task and one hand-
+/// over between threads: the receiver's to the loop's. A line sent from elsewhere (a request's
+/// reply, from the connection's worker) is handed to the event loop, in order with the others.
+final class ConnectionOutput: Sendable {
+    let channel: any Channel
+    private let buffer: NIOLoopBoundBox<ByteBuffer>
+
+    init(channel: any Channel) {
+        self.channel = channel
+        buffer = NIOLoopBoundBox(channel.allocator.buffer(capacity: 512), eventLoop: channel.eventLoop)
+    }
+
+    /// Writes and flushes `line` (its bytes as they go on the wire).
+    func send(_ line: [UInt8]) {
+        guard channel.eventLoop.inEventLoop else {
+            channel.writeAndFlush(channel.allocator.buffer(bytes: line), promise: nil)
+            return
+        }
+        // Written at once when the socket has room: the buffer is then this box's alone again,
+        // and the next line reuses its bytes. A line the socket could not take yet keeps the old
+        // storage, and the next one gets new.
+        buffer.value.clear()
+        buffer.value.writeBytes(line)
+        channel.writeAndFlush(buffer.value, promise: nil)
+    }
+
+    /// Calls `element` with each of `feed`'s elements, then `end` once when the feed ends (its
+    /// subscription finished, or cancelled), all on the connection's event loop.
+    func deliver<Element: Sendable>(
+        _ feed: HostedFeed<Element>, _ element: @escaping (Element) -> Void, end: @escaping () -> Void
+    ) {
+        FeedPump(feed: feed, loop: channel.eventLoop, element: element, end: end).start()
+    }
+}
+
+/// One feed read on an event loop. It keeps itself alive through the call its feed holds while
+/// it waits (or the loop's queue, while a call is pending), until the feed ends.
+private final class FeedPump<Element: Sendable>: @unchecked Sendable {
+    // Everything here is touched on `loop` only, but `loop` and `feed`, which never change.
+    private let feed: HostedFeed<Element>
+    private let loop: any EventLoop
+    private let element: (Element) -> Void
+    private let end: () -> Void
+    /// The call the feed makes when something arrives: made once, as each call made anew
+    /// would allocate; dropped at the end, which ends the pump's hold on itself.
+    private var wake: (@Sendable () -> Void)?
+
+    init(
+        feed: HostedFeed<Element>, loop: any EventLoop, element: @escaping (Element) -> Void,
+        end: @escaping () -> Void
+    ) {
+        self.feed = feed
+        self.loop = loop
+        self.element = element
+        self.end = end
+    }
+
+    func start() {
+        let drain: @Sendable () -> Void = { self.drain() }
+        let loop = loop
+        wake = { loop.execute(drain) }
+        loop.execute(drain)
+    }
+
+    private func drain() {
+        // A call still queued when the feed ended finds nothing to do.
+        guard let wake else { return }
+        while true {
+            switch feed.poll(waking: wake) {
+            case .element(let value):
+                element(value)
+            case .empty:
+                return
+            case .end:
+                self.wake = nil
+                end()
+                return
+            }
+        }
+    }
+}
