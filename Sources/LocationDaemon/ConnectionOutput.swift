@@ -13,7 +13,7 @@ import NIOCore
 /// over between threads: the receiver's to the loop's. A line sent from elsewhere (a request's
 /// reply, from the connection's worker) is handed to the event loop, in order with the others.
 final class ConnectionOutput: Sendable {
-    let channel: any Channel
+    private let channel: any Channel
     private let buffer: NIOLoopBoundBox<ByteBuffer>
 
     init(channel: any Channel) {
