@@ -1,0 +1,77 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+//
+// tools/order-gpslocd's tracer, preloaded into gpslocd (LD_PRELOAD, EXECUTED_CODE=FILE): records
+// every instruction of the program's own code that runs. The code starts without execute
+// permission; each fetch faults, is recorded, and runs alone (the trap flag), after which its
+// page is closed again. Slow (minutes for a start that takes milliseconds), exact, and meant for
+// nothing but making the order file. At exit, FILE gets the file offset of each instruction run.
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+static unsigned long start, end;
+static unsigned char *executed;   // a bit per byte of code
+static char exe[4096];
+static __thread unsigned long reopened;
+
+static void segv(int sig, siginfo_t *info, void *context) {
+    unsigned long address = (unsigned long)info->si_addr;
+    if (address < start || address >= end) { signal(SIGSEGV, SIG_DFL); raise(SIGSEGV); return; }
+    unsigned long byte = address - start;
+    executed[byte >> 3] |= 1 << (byte & 7);
+    unsigned long page = address & ~4095UL;
+    mprotect((void *)page, 4096, PROT_READ | PROT_EXEC);
+    reopened = page;
+    ((ucontext_t *)context)->uc_mcontext.gregs[REG_EFL] |= 0x100;
+}
+
+static void trap(int sig, siginfo_t *info, void *context) {
+    if (reopened) { mprotect((void *)reopened, 4096, PROT_READ); reopened = 0; }
+    ((ucontext_t *)context)->uc_mcontext.gregs[REG_EFL] &= ~0x100UL;
+}
+
+__attribute__((constructor)) static void begin(void) {
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0 || !getenv("EXECUTED_CODE")) return;
+    exe[n] = 0;
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[8192];
+    while (fgets(line, sizeof line, maps)) {
+        unsigned long a, b, offset; char perms[8]; char path[4096] = "";
+        if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095s", &a, &b, perms, &offset, path) >= 4
+            && strcmp(path, exe) == 0 && perms[2] == 'x') { start = a; end = b; }
+    }
+    fclose(maps);
+    if (!start) return;
+    executed = calloc((end - start) / 8 + 1, 1);
+    struct sigaction action = {0};
+    action.sa_sigaction = segv;
+    action.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigaction(SIGSEGV, &action, NULL);
+    action.sa_sigaction = trap;
+    sigaction(SIGTRAP, &action, NULL);
+    mprotect((void *)start, end - start, PROT_READ);
+}
+
+__attribute__((destructor)) static void finish(void) {
+    const char *out = getenv("EXECUTED_CODE");
+    if (!start || !out) return;
+    mprotect((void *)start, end - start, PROT_READ | PROT_EXEC);
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[8192]; unsigned long offset = 0;
+    while (fgets(line, sizeof line, maps)) {
+        unsigned long a, o; char perms[8];
+        if (sscanf(line, "%lx-%*x %7s %lx", &a, perms, &o) == 3 && a == start) offset = o;
+    }
+    fclose(maps);
+    FILE *f = fopen(out, "a");
+    for (unsigned long byte = 0; byte < end - start; byte++)
+        if (executed[byte >> 3] & (1 << (byte & 7))) fprintf(f, "%lx\n", offset + byte);
+    fclose(f);
+}
