@@ -289,7 +289,7 @@ final class GPSDSession: Sendable {
         // The fixes first: the updates start the receiver, and a log replayed as fast as it can be
         // read would otherwise hand out its first epochs before anyone took its fixes.
         let fixes = client.app.preciseFixes()
-        let updates = client.app.engineUpdates()
+        let updates = client.app.engineUpdates(preciseAsStatus: true)
         let pulseTask = Task { [weak self] in
             guard let path = watched?.service.source.devicePath else { return }
             for await pulse in PulsePerSecond.pulses(device: path) { self?.receive(pulse, device: device) }
@@ -359,10 +359,23 @@ final class GPSDSession: Sendable {
         return reports.lines
     }
 
-    /// An update: a reduced location becomes a TPV of it alone; a refusal, an ERROR saying why.
+    /// An update: a reduced location becomes a TPV of it alone; a refusal, an ERROR saying why. A
+    /// precise location comes as its status alone (the fixes carry it), when that changes.
     private func receive(_ update: LocationUpdate, device: QuotedText?) {
-        // Anything but a precise location ends the pulses: only a precise client gets them.
-        if update.location == nil || update.flags.accuracyLimited { state.withLock { $0.precise = false } }
+        let refusal: String?
+        if update.location == nil {
+            let undecided = state.withLock { $0.client?.app.engine.authorizationStatus == .notDetermined }
+            refusal = GPSDRefusal.text(update.flags, identity: identity, undecided: undecided)
+        } else {
+            refusal = nil
+        }
+        // Anything but a precise status ends the pulses until the next fix: only a precise
+        // client gets them.
+        let flags = update.flags
+        let precise =
+            update.location == nil && !update.locationUnavailable && refusal == nil && !flags.accuracyLimited
+            && !flags.fullAccuracyDenied && !flags.serviceSessionRequired
+        if !precise { state.withLock { $0.precise = false } }
         guard state.withLock({ $0.policy.enable }) else { return }
         if let location = update.location {
             guard update.flags.accuracyLimited else { return }  // the fixes carry precise ones
@@ -390,10 +403,7 @@ final class GPSDSession: Sendable {
             send(tpv + [13, 10])
             return
         }
-        let undecided = state.withLock { $0.client?.app.engine.authorizationStatus == .notDetermined }
-        guard let refusal = GPSDRefusal.text(update.flags, identity: identity, undecided: undecided) else {
-            return
-        }
+        guard let refusal else { return }
         let said = state.withLock { state -> Bool in
             defer { state.lastRefusal = refusal }
             return state.lastRefusal == refusal

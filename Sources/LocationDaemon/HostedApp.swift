@@ -148,10 +148,12 @@ final class HostedApp: Sendable {
 
     /// Every update as the engine gives it (never pausing while the device stands still), for a
     /// front-end that writes its own reports (gpsd's protocol, GeoClue2); `reduced` asks for the
-    /// app's reduced locations even where precise ones are allowed.
-    func engineUpdates(reduced: Bool = false) -> HostedFeed<LocationUpdate> {
+    /// app's reduced locations even where precise ones are allowed; `preciseAsStatus` precise
+    /// locations as their status alone, for a front-end that has them from ``preciseFixes()``.
+    func engineUpdates(reduced: Bool = false, preciseAsStatus: Bool = false) -> HostedFeed<LocationUpdate> {
         let lease = MailboxLease(
-            engine.subscribeUpdates(profile: .default, wantsReduced: reduced, continuous: true))
+            engine.subscribeUpdates(
+                profile: .default, wantsReduced: reduced, continuous: true, preciseAsStatus: preciseAsStatus))
         return HostedFeed(
             next: { await lease.next() }, poll: { lease.poll(waking: $0) }, cancel: { lease.mailbox.close() })
     }

@@ -67,6 +67,36 @@ struct LocationCoreTests {
         #expect(updates.first?.flags.accuracyLimited == false)
     }
 
+    @Test(
+        "Precise locations as their status: said once for a precise app, then nothing; reduced ones in full; a refusal said"
+    )
+    func preciseAsStatus() {
+        var precise = Self.core()
+        let (id, _) = precise.subscribeUpdates(profile: .default, continuous: true, preciseAsStatus: true)
+        var told: [LocationUpdate] = []
+        for second in 0..<5 {
+            let actions = precise.receive(
+                .fix(.position(52.1, 5.1 + Double(second) * 0.001, at: 1000 + Double(second))),
+                origin: .receiver)
+            told += Self.updates(actions, to: id)
+        }
+        #expect(told.count == 1)
+        #expect(
+            told.allSatisfy { $0.location == nil && !$0.flags.accuracyLimited && !$0.locationUnavailable })
+
+        var approximate = Self.core(precise: false)
+        let (reduced, _) = approximate.subscribeUpdates(
+            profile: .default, continuous: true, preciseAsStatus: true)
+        let actions = approximate.receive(.fix(.position(52.1234, 5.1234, at: 1000)), origin: .receiver)
+        let location = Self.updates(actions, to: reduced).first?.location
+        #expect(location != nil && location?.coordinate.latitude != 52.1234)
+        #expect(location.map { $0.horizontalAccuracy >= 1000 } == true)
+
+        var denied = Self.core(.denied)
+        let (refused, subscribed) = denied.subscribeUpdates(profile: .default, preciseAsStatus: true)
+        #expect(Self.updates(subscribed, to: refused).map(\.flags.authorizationDenied) == [true])
+    }
+
     @Test("A denied app hears why once, and no fix ever reaches it")
     func deniedGetsNothing() {
         var core = Self.core(.denied)

@@ -195,10 +195,12 @@ package struct LocationCore: Sendable {
     /// `wantsReduced` asks for reduced locations whatever the authorization allows; `continuous`
     /// for every fix, without pausing while the device stands still. Without `implicitSession`
     /// (the delegate API's updates) the subscription asks for nothing: its session is `.none`, and
-    /// only `request…Authorization()` prompts, as on Apple platforms.
+    /// only `request…Authorization()` prompts, as on Apple platforms. `preciseAsStatus`: precise
+    /// locations as their status alone, for a front-end that has them from the fixes.
     package mutating func subscribeUpdates(
         profile: ActivityProfile, monitoring: Bool = false,
-        wantsReduced: Bool = false, continuous: Bool = false, implicitSession: Bool = true
+        wantsReduced: Bool = false, continuous: Bool = false, implicitSession: Bool = true,
+        preciseAsStatus: Bool = false
     ) -> (ID, [Action]) {
         var id = 0
         let actions = transact { core, actions in
@@ -207,7 +209,7 @@ package struct LocationCore: Sendable {
                 level: implicitSession ? .whenInUse : .none, explicit: false)
             var subscriber = UpdateSubscriber(
                 stationary: StationaryDetector(tuning: profile.stationaryTuning), monitoring: monitoring,
-                wantsReduced: wantsReduced, continuous: continuous)
+                wantsReduced: wantsReduced, continuous: continuous, preciseAsStatus: preciseAsStatus)
             let gate = core.auth.updateGate
             if core.hasReceiver, subscriber.isReduced(gate) {
                 // What the app was last told, as it was told: a new subscription learns nothing new.

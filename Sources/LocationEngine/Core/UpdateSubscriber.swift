@@ -20,6 +20,10 @@ struct UpdateSubscriber: Sendable {
     var wantsReduced = false
     /// Every fix, without the stationary pause (`pausesLocationUpdatesAutomatically = false`).
     var continuous = false
+    /// Precise locations as their status alone (said when it changes), for a front-end that
+    /// takes them from the receiver's fixes (gpsd's protocol): reduced ones and every status as
+    /// to anyone.
+    var preciseAsStatus = false
     /// The last state sent without a location, so that such updates go out on change only.
     private var lastStatus: LocationUpdate.Status?
     /// The flags of the last update of any kind, and whether the reducer's last output was
@@ -28,9 +32,12 @@ struct UpdateSubscriber: Sendable {
     private var reducedUnavailable = false
 
     init(
-        stationary: StationaryDetector, monitoring: Bool, wantsReduced: Bool = false, continuous: Bool = false
+        stationary: StationaryDetector, monitoring: Bool, wantsReduced: Bool = false,
+        continuous: Bool = false,
+        preciseAsStatus: Bool = false
     ) {
         self.continuous = continuous
+        self.preciseAsStatus = preciseAsStatus
         self.stationary = stationary
         self.monitoring = monitoring
         self.wantsReduced = wantsReduced
@@ -46,7 +53,7 @@ struct UpdateSubscriber: Sendable {
 
     /// What this subscriber is told of a precise location, if anything (not for a reduced one).
     mutating func pipeline(_ location: Location, gate: UpdateGate) -> LocationUpdate? {
-        guard gate.deliver else { return status(gate.flags) }
+        guard gate.deliver, !preciseAsStatus else { return status(gate.flags) }
         if monitoring {
             return gate.full
                 ? located(LocationUpdate(location: location, flags: gate.flags)) : status(gate.flags)

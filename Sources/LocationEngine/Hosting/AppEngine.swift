@@ -271,10 +271,11 @@ public final class AppEngine: Sendable {
 
     /// A subscription to updates; it holds an implicit when-in-use session while it lasts (unless
     /// `implicitSession` is false, for the delegate API). `wantsReduced`: reduced locations
-    /// whatever the authorization allows.
+    /// whatever the authorization allows. `preciseAsStatus`: precise locations as their status
+    /// alone, for a front-end that takes them from ``subscribePreciseFixes()``.
     package func subscribeUpdates(
         profile: ActivityProfile, monitoring: Bool = false, wantsReduced: Bool = false,
-        continuous: Bool = false, implicitSession: Bool = true
+        continuous: Bool = false, implicitSession: Bool = true, preciseAsStatus: Bool = false
     ) -> Mailbox<LocationUpdate> {
         let box = Mutex<LocationCore.ID?>(nil)
         let mailbox = Mailbox<LocationUpdate>(capacity: Self.subscriberCapacity) { [weak self] in
@@ -284,7 +285,7 @@ public final class AppEngine: Sendable {
         mutate { state in
             let (id, actions) = state.core.subscribeUpdates(
                 profile: profile, monitoring: monitoring, wantsReduced: wantsReduced,
-                continuous: continuous, implicitSession: implicitSession)
+                continuous: continuous, implicitSession: implicitSession, preciseAsStatus: preciseAsStatus)
             box.withLock { $0 = id }
             state.updates[id] = mailbox
             return ((), actions)
