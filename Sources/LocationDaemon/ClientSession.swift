@@ -16,7 +16,6 @@ final class ClientSession: Sendable {
     let connection: Int
     private let daemon: Daemon
     private let output: ConnectionOutput
-    private let send: @Sendable ([UInt8]) -> Void
 
     private struct Feed {
         /// Ends the feed; `true` when the connection ended (a monitor's unacknowledged events
@@ -50,11 +49,9 @@ final class ClientSession: Sendable {
         self.connection = connection
         self.daemon = daemon
         self.output = output
-        let send: @Sendable ([UInt8]) -> Void = { output.send($0) }
-        self.send = send
         let app = client.app
         let observer = client.app.observeAuthorization {
-            send(WireEvent.authorization(app.authorization).encoded())
+            output.send(WireEvent.authorization(app.authorization).encoded())
         }
         state.withLock { $0.authorizationObserver = observer }
     }
@@ -68,6 +65,8 @@ final class ClientSession: Sendable {
             send(WireEvent.error(id: id, message: error.description).encoded())
         }
     }
+
+    private func send(_ line: [UInt8]) { output.send(line) }
 
     private func ok(_ id: Int?) { send(WireEvent.ok(id: id).encoded()) }
 
@@ -154,9 +153,9 @@ final class ClientSession: Sendable {
             app.requestAuthorization(level)
         case .requestTemporaryFullAccuracy(let number, let purposeKey):
             ok(id)
-            let send = send
+            let output = output
             app.requestTemporaryFullAccuracy(purposeKey: purposeKey) { error in
-                send(WireEvent.accuracyAnswer(request: number, error: error).encoded())
+                output.send(WireEvent.accuracyAnswer(request: number, error: error).encoded())
             }
         case .activity(let inUse):
             client.claimBackground(!inUse, connection: connection)
@@ -175,7 +174,7 @@ final class ClientSession: Sendable {
             let registered = state.withLock { $0.agent != nil }
             guard !registered else { throw WireError("this connection is an agent already") }
             ok(id)
-            let agent = daemon.router.register(uid: identity.uid, send: send)
+            let agent = daemon.router.register(uid: identity.uid, send: output.send)
             state.withLock { $0.agent = agent }
         case .answerPrompt(let prompt, let answer):
             try daemon.requireUnsandboxed(identity, to: "answer prompts")
@@ -234,13 +233,13 @@ final class ClientSession: Sendable {
 
     /// Forwards a monitor's events as lines until the subscription ends.
     private func startMonitor(_ number: Int, _ feed: HostedMonitorFeed) {
-        let send = send
+        let output = output
         let task = Task {
             while let event = await feed.next() {
-                send(WireEvent.monitorEvent(subscription: number, event).encoded())
+                output.send(WireEvent.monitorEvent(subscription: number, event).encoded())
             }
             let wanted = self.state.withLock { $0.feeds.removeValue(forKey: number) != nil }
-            if wanted && !Task.isCancelled { send(WireEvent.finish(subscription: number).encoded()) }
+            if wanted && !Task.isCancelled { output.send(WireEvent.finish(subscription: number).encoded()) }
         }
         // The feed first: what waits in it goes back to the monitor, not away with the task.
         let cancel: @Sendable (Bool) -> Void = { connectionEnded in

@@ -141,9 +141,7 @@ final class HostedApp: Sendable {
             monitoring: monitoring,
             wantsReduced: reduced, continuous: continuous, implicitSession: implicitSession)
         let lease = MailboxLease(mailbox)
-        return HostedFeed(
-            next: { await lease.next()?.wire }, poll: { lease.poll(waking: $0).map(\.wire) },
-            cancel: { lease.mailbox.close() })
+        return HostedFeed(poll: { lease.poll(waking: $0).map(\.wire) }, cancel: { lease.mailbox.close() })
     }
 
     /// Every update as the engine gives it (never pausing while the device stands still), for a
@@ -154,25 +152,21 @@ final class HostedApp: Sendable {
         let lease = MailboxLease(
             engine.subscribeUpdates(
                 profile: .default, wantsReduced: reduced, continuous: true, preciseAsStatus: preciseAsStatus))
-        return HostedFeed(
-            next: { await lease.next() }, poll: { lease.poll(waking: $0) }, cancel: { lease.mailbox.close() })
+        return HostedFeed(poll: { lease.poll(waking: $0) }, cancel: { lease.mailbox.close() })
     }
 
     /// The receiver's fixes whole, while the app may have precise locations; beside
     /// ``engineUpdates()``.
     func preciseFixes() -> HostedFeed<Fix> {
         let lease = MailboxLease(engine.subscribePreciseFixes())
-        return HostedFeed(
-            next: { await lease.mailbox.next() }, poll: { lease.poll(waking: $0) },
-            cancel: { lease.mailbox.close() })
+        return HostedFeed(poll: { lease.poll(waking: $0) }, cancel: { lease.mailbox.close() })
     }
 
     /// A session's diagnostics, as flag names; an ended feed when the session is gone.
     func diagnostics(session: Int) -> HostedFeed<[String]> {
         let lease = MailboxLease(engine.subscribeDiagnostics(session: session))
         return HostedFeed(
-            next: { await lease.next()?.wireNames }, poll: { lease.poll(waking: $0).map(\.wireNames) },
-            cancel: { lease.mailbox.close() })
+            poll: { lease.poll(waking: $0).map(\.wireNames) }, cancel: { lease.mailbox.close() })
     }
 
     func requestAuthorization(_ level: WireLevel) {
@@ -211,30 +205,43 @@ final class HostedApp: Sendable {
 }
 
 /// What one subscription of a hosted app delivers, already through its privacy pipeline, as
-/// wire values; ``cancel()`` or release ends the subscription. Read by a task (``next()``) or
-/// polled by an event loop (``poll(waking:)``, ``ConnectionOutput/deliver(_:_:end:)``), not both.
+/// wire values; ``cancel()`` or release ends the subscription. Polled on an event loop
+/// (``poll(waking:)``, ``ConnectionOutput/deliver(_:_:end:)``) or awaited (``next()``), not both.
 final class HostedFeed<Element: Sendable>: Sendable {
-    private let pull: @Sendable () async -> Element?
     private let polling: @Sendable (_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element>
     private let stop: @Sendable () -> Void
 
-    /// A feed whose elements `next` and `poll` take from the engine (through its lease, whose
-    /// release ends the subscription) and convert; `cancel` ends it.
+    /// A feed whose elements `poll` takes from the engine (through its lease, whose release ends
+    /// the subscription) and converts; `cancel` ends it.
     init(
-        next: @escaping @Sendable () async -> Element?,
         poll: @escaping @Sendable (_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element>,
         cancel: @escaping @Sendable () -> Void
     ) {
-        pull = next
         polling = poll
         stop = cancel
     }
 
-    /// The next element, or `nil` when the subscription is over.
-    func next() async -> Element? { await pull() }
-
     /// The next element if one waits; else `wake` is called when one does, or the end comes.
     func poll(waking wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element> { polling(wake) }
+
+    /// The next element, or `nil` when the subscription is over (or was cancelled): the poll,
+    /// awaited.
+    func next() async -> Element? {
+        while true {
+            let polled = await withCheckedContinuation {
+                (continuation: CheckedContinuation<MailboxPoll<Element>, Never>) in
+                // Resumed once: with what the poll found, or by the call it keeps when it found nothing.
+                let found = polling { continuation.resume(returning: .empty) }
+                if case .empty = found { return }
+                continuation.resume(returning: found)
+            }
+            switch polled {
+            case .element(let element): return element
+            case .end: return nil
+            case .empty: continue
+            }
+        }
+    }
 
     func cancel() { stop() }
 }

@@ -133,28 +133,23 @@ public enum ProcessFacts {
     static func terminalState(statBytes bytes: [UInt8]) -> TerminalState? {
         guard var index = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
         index += 1
-        // Fields 3 (state) to 8 after the command: state, ppid, pgrp, session, tty_nr, tpgid.
-        var numbers: (Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0)
-        for field in 0..<6 {
+        /// The next field after the command, or `nil` past the last.
+        func field() -> ArraySlice<UInt8>? {
             while index < bytes.count, bytes[index] == UInt8(ascii: " ") { index += 1 }
             let start = index
             while index < bytes.count, bytes[index] != UInt8(ascii: " "), bytes[index] != UInt8(ascii: "\n") {
                 index += 1
             }
-            guard index > start else { return nil }
-            if field == 0 { continue }  // the state letter
-            guard let value = decimal(bytes[start..<index]) else { return nil }
-            switch field {
-            case 1: numbers.0 = value
-            case 2: numbers.1 = value
-            case 3: numbers.2 = value
-            case 4: numbers.3 = value
-            default: numbers.4 = value
-            }
+            return index > start ? bytes[start..<index] : nil
         }
+        // Fields 3 (state) to 8 after the command: state, ppid, pgrp, session, tty_nr, tpgid.
+        guard field() != nil, let parent = field().flatMap(decimal), let group = field().flatMap(decimal),
+            let session = field().flatMap(decimal), let terminal = field().flatMap(decimal),
+            let foreground = field().flatMap(decimal)
+        else { return nil }
         return TerminalState(
-            parent: numbers.0, processGroup: numbers.1, session: numbers.2, terminal: numbers.3,
-            foregroundGroup: numbers.4)
+            parent: parent, processGroup: group, session: session, terminal: terminal,
+            foregroundGroup: foreground)
     }
 
     /// A signed decimal of at most 18 digits (what `/proc` prints of an `int`), or `nil`.
