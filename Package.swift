@@ -37,7 +37,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        .target(name: "NMEA"),
+        .target(name: "NMEA", dependencies: ["CNMEAScan"]),
+        // The framer's inner loop in the processor's vector registers (a header, inlined).
+        .systemLibrary(name: "CNMEAScan"),
         .target(name: "GNSS", dependencies: ["NMEA"]),
         .target(name: "GNSSSimulation", dependencies: ["GNSS", "NMEA"]),
         // The commit, the day and the Swift version of this build, for the programs' --version.

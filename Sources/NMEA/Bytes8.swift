@@ -26,26 +26,7 @@ enum Bytes8 {
         return ~(((difference & low7) &+ low7) | difference) & high
     }
 
-    /// Bytes that cannot be inside a sentence's run: controls (line ends among them), DEL and
-    /// non-ASCII bytes, and the start characters `$` and `!`.
-    @inline(__always)
-    static func sentenceStops(_ word: UInt64) -> UInt64 {
-        let low = word & low7
-        let control = ~((low &+ repeating(0x60)) | word) & high
-        let deleteOrHigh = ((low &+ repeating(0x01)) | word) & high
-        return control | deleteOrHigh | equal(word, UInt8(ascii: "$")) | equal(word, UInt8(ascii: "!"))
-    }
-
     /// The index (0…7) of the first byte flagged in a non-zero test result.
     @inline(__always)
     static func firstIndex(_ flags: UInt64) -> Int { flags.trailingZeroBitCount &>> 3 }
-
-    /// The XOR of a word's eight bytes.
-    @inline(__always)
-    static func xorOfBytes(_ word: UInt64) -> UInt8 {
-        var folded = word ^ (word &>> 32)
-        folded ^= folded &>> 16
-        folded ^= folded &>> 8
-        return UInt8(truncatingIfNeeded: folded)
-    }
 }

@@ -1,6 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import CNMEAScan
+
 /// Why the framer threw a sentence away.
 public enum RejectionReason: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// The `*hh` checksum does not match, or is not two hexadecimal digits.
@@ -99,6 +101,7 @@ public struct FramedSentence {
     }
 
     /// Parses the sentence and hands its typed value to `visitor`.
+    @inlinable
     public func parse(into visitor: inout some NMEASentenceVisitor) throws(NMEAParseError) {
         try NMEASentence.parse(body: body, start: start, into: &visitor)
     }
@@ -316,41 +319,12 @@ private func isStart(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "$") || byte 
 @inline(__always)
 private func isLineEnd(_ byte: UInt8) -> Bool { byte == 13 || byte == 10 }
 
-/// Whether `byte` ends the run of a sentence's ordinary bytes: a line end, a start character, or
-/// a control or non-ASCII byte.
-@inline(__always)
-private func endsRun(_ byte: UInt8) -> Bool {
-    byte &- 0x20 >= 0x5F || byte == UInt8(ascii: "$") || byte == UInt8(ascii: "!")
-}
-
-/// The index of the first byte in `from..<to` that ends a sentence's run (or `to`), with every
-/// byte before it XORed into `checksum`. Eight bytes at a time while none of them ends the run.
+/// The index of the first byte in `from..<to` that ends a sentence's run (a line end, a start
+/// character, a control or non-ASCII byte), or `to`, with every byte before it XORed into
+/// `checksum`: sixteen bytes at a time in vector registers (`CNMEAScan`).
 @inline(__always)
 private func scanSentence(
     _ base: UnsafePointer<UInt8>, from: Int, to: Int, checksum: inout UInt8
 ) -> Int {
-    var index = from
-    var words: UInt64 = 0
-    while index + 8 <= to {
-        let word = Bytes8.load(base + index)
-        let stops = Bytes8.sentenceStops(word)
-        if stops != 0 {
-            let lane = Bytes8.firstIndex(stops)
-            // Only the bytes before the stop count.
-            words ^= lane == 0 ? 0 : word & (UInt64.max &>> UInt64(64 - lane * 8))
-            checksum ^= Bytes8.xorOfBytes(words)
-            return index + lane
-        }
-        words ^= word
-        index += 8
-    }
-    var sum = checksum ^ Bytes8.xorOfBytes(words)
-    while index < to {
-        let byte = base[index]
-        if endsRun(byte) { break }
-        sum ^= byte
-        index += 1
-    }
-    checksum = sum
-    return index
+    Int(cnmea_scan_run(base, from, to, &checksum))
 }

@@ -50,6 +50,10 @@ public enum NMEASentence: Sendable, Hashable {
 
     /// Parses a sentence body and hands the typed value to `visitor`, without wrapping it in an
     /// `NMEASentence`.
+    ///
+    /// Inlinable, so that the visitor's methods for GSV and GSA, most of a stream, are called
+    /// directly (and inlined) in the caller's module rather than through its witness table.
+    @inlinable
     public static func parse(
         body: UnsafeBufferPointer<UInt8>, start: UInt8 = UInt8(ascii: "$"),
         into visitor: inout some NMEASentenceVisitor
@@ -61,6 +65,14 @@ public enum NMEASentence: Sendable, Hashable {
         {
             return
         }
+        try parseByFields(body: body, start: start, into: &visitor)
+    }
+
+    /// Parses a sentence body field by field and hands the typed value to `visitor`.
+    @usableFromInline
+    static func parseByFields(
+        body: UnsafeBufferPointer<UInt8>, start: UInt8, into visitor: inout some NMEASentenceVisitor
+    ) throws(NMEAParseError) {
         let parsed = Fields.withFields(body) { fields in parse(fields, start: start, into: &visitor) }
         guard parsed else { throw .malformedAddress }
     }

@@ -40,6 +40,10 @@ public struct GSA: TypedSentence {
         self.systemID = systemID
     }
 
+    /// The value a sentence is read into: copied from memory written once, which is faster than
+    /// building it in place field by field.
+    @usableFromInline static let blank = GSA()
+
     init(talker: Talker, fields: borrowing Fields) {
         self.init(talker: talker, selectionMode: fields.letter(1), fixType: fields.integer(2))
         let last = fields.count - 1
@@ -89,6 +93,7 @@ public struct GSVSatellite: Sendable, Hashable, BitwiseCopyable {
     /// Carrier-to-noise density, dB-Hz; `nil` when not tracked.
     public var snr: Int16?
 
+    @inlinable
     public init(id: UInt16, elevation: Int16? = nil, azimuth: Int16? = nil, snr: Int16? = nil) {
         self.id = id
         self.elevation = elevation
@@ -122,6 +127,9 @@ public struct GSV: TypedSentence {
         for satellite in satellites { self.satellites.append(satellite) }
         self.signalID = signalID
     }
+
+    /// The value a sentence is read into (see ``GSA/blank``).
+    @usableFromInline static let blank = GSV()
 
     init(talker: Talker, fields: borrowing Fields) {
         self.talker = talker

@@ -30,19 +30,33 @@ public enum NMEASentenceType: UInt8, CaseIterable, Sendable, Hashable {
     /// `String(describing:)` gives the case's own name.)
     private static let names: [String] = allCases.map { String(describing: $0).uppercased() }
 
-    /// The three letters of each standard type as one number, in the order of `allCases`.
-    private static let standardCodes: [UInt32] = allCases.map { type in
-        type.isProprietary ? 0 : type.name.utf8.reduce(0) { $0 << 8 | UInt32($1) }
-    }
-
-    /// The standard type whose three letters, first in the high byte, are `code`.
+    /// The standard type whose three letters, first in the high byte, are `code`. A switch of
+    /// constants rather than a table built from ``name``: a table is a lazily made global, checked
+    /// on every read, and this runs for every sentence read field by field. The catalogue's tests
+    /// read a sample of every case by its address.
     @inline(__always)
     static func standard(code: UInt32) -> NMEASentenceType? {
-        let codes = standardCodes
-        for index in codes.indices where codes[index] == code {
-            return NMEASentenceType(rawValue: UInt8(truncatingIfNeeded: index))
+        func letters(_ text: StaticString) -> UInt32 {
+            let bytes = text.utf8Start
+            return UInt32(bytes[0]) << 16 | UInt32(bytes[1]) << 8 | UInt32(bytes[2])
         }
-        return nil
+        switch code {
+        case letters("GSV"): return .gsv
+        case letters("GSA"): return .gsa
+        case letters("GGA"): return .gga
+        case letters("RMC"): return .rmc
+        case letters("VTG"): return .vtg
+        case letters("GLL"): return .gll
+        case letters("GNS"): return .gns
+        case letters("GST"): return .gst
+        case letters("ZDA"): return .zda
+        case letters("GBS"): return .gbs
+        case letters("HDT"): return .hdt
+        case letters("TXT"): return .txt
+        case letters("DTM"): return .dtm
+        case letters("THS"): return .ths
+        default: return nil
+        }
     }
 
     /// The proprietary type with this address (`PGRME`), if it is one this library reads.

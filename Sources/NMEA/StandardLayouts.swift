@@ -12,9 +12,21 @@ extension GSA {
     /// fix type, twelve satellite slots of up to three digits, the three DOPs and, from NMEA 4.10,
     /// an optional one-digit system ID. Hands the sentence to `visitor` and returns `true` when
     /// the body is laid out so; anything else is read field by field, to the same value.
+    @inlinable
     static func visitStandardLayout(
         _ body: UnsafeBufferPointer<UInt8>, _ visitor: inout some NMEASentenceVisitor
     ) -> Bool {
+        var gsa = GSA.blank
+        guard readStandardLayout(body, into: &gsa) else { return false }
+        visitor.visit(gsa)
+        return true
+    }
+
+    /// Reads a body laid out as ``visitStandardLayout(_:_:)`` says into `gsa`; `false` (and
+    /// `gsa` unspecified) when it is laid out otherwise. Not generic, so that only the few lines
+    /// above are specialised for each visitor.
+    @usableFromInline
+    static func readStandardLayout(_ body: UnsafeBufferPointer<UInt8>, into gsa: inout GSA) -> Bool {
         let end = body.count
         // The shortest such body is `ttGSA,m,f,` with twelve empty slots and three empty DOPs.
         guard end >= 24, let p = body.baseAddress else { return false }
@@ -22,8 +34,13 @@ extension GSA {
         guard hasStandardAddress(p, "GSA"), p[6] != comma, p[7] == comma, p[9] == comma else { return false }
         let fixType = p[8] &- 48
         guard fixType < 10 else { return false }
-        var gsa = GSA(
-            talker: Talker(p[0], p[1]), selectionMode: NMEALetter(rawValue: p[6]), fixType: Int(fixType))
+        // Field by field: a new value assigned whole would be built aside and copied in.
+        gsa.talker = Talker(p[0], p[1])
+        gsa.selectionMode = NMEALetter(rawValue: p[6])
+        gsa.fixType = Int(fixType)
+        gsa.satellites.removeAll()
+        gsa.satelliteSlots = 12
+        gsa.systemID = nil
         var index = 10
         for _ in 0..<12 {
             // Up to three digits, then a comma.
@@ -61,7 +78,6 @@ extension GSA {
         } else if index != end && index &+ 1 != end {
             return false
         }
-        visitor.visit(gsa)
         return true
     }
 }
@@ -72,9 +88,20 @@ extension GSV {
     /// digits of satellites in view, one to four satellites `nn,ee,aaa,ss` (or `nn,ee,aaa,`) and,
     /// from NMEA 4.10, a one-character signal ID. Hands the sentence to `visitor` and returns
     /// `true` when the body is laid out so; anything else is read field by field, to the same value.
+    @inlinable
     static func visitStandardLayout(
         _ body: UnsafeBufferPointer<UInt8>, _ visitor: inout some NMEASentenceVisitor
     ) -> Bool {
+        var gsv = GSV.blank
+        guard readStandardLayout(body, into: &gsv) else { return false }
+        visitor.visit(gsv)
+        return true
+    }
+
+    /// Reads a body laid out as ``visitStandardLayout(_:_:)`` says into `gsv`; `false` (and
+    /// `gsv` unspecified) when it is laid out otherwise.
+    @usableFromInline
+    static func readStandardLayout(_ body: UnsafeBufferPointer<UInt8>, into gsv: inout GSV) -> Bool {
         let end = body.count
         // The shortest such body is `ttGSV,c,n,v,nn,ee,aaa,`.
         guard end >= 22, let p = body.baseAddress else { return false }
@@ -94,9 +121,12 @@ extension GSV {
             index = 12
         }
         index += 1
-        var gsv = GSV(
-            talker: Talker(p[0], p[1]), messageCount: Int(count), messageNumber: Int(number),
-            satellitesInView: satellitesInView)
+        gsv.talker = Talker(p[0], p[1])
+        gsv.messageCount = Int(count)
+        gsv.messageNumber = Int(number)
+        gsv.satellitesInView = satellitesInView
+        gsv.satellites.removeAll()
+        gsv.signalID = nil
         var blocks = 0
         while true {
             // `nn,ee,aaa,` and then the signal strength: none, or two digits.
@@ -126,10 +156,7 @@ extension GSV {
             if satellite.id > 0 { gsv.satellites.append(satellite) }
             blocks &+= 1
             if next &+ 1 == end { gsv.signalID = hexValue(p[next]).map(Int.init) }
-            if next &+ 1 >= end {
-                visitor.visit(gsv)
-                return true
-            }
+            if next &+ 1 >= end { return true }
             guard blocks < 4 else { return false }
             index = next
         }

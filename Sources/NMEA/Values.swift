@@ -208,6 +208,9 @@ public struct FixedList<let capacity: Int, Element: BitwiseCopyable & Hashable &
     /// Whether another element fits.
     @inlinable public var isFull: Bool { length == capacity }
 
+    /// Empties the list (its slots keep what they held).
+    @inlinable mutating func removeAll() { length = 0 }
+
     /// Appends `element`; returns `false` (and drops it) when the list is full.
     @discardableResult
     @inlinable public mutating func append(_ element: Element) -> Bool {
