@@ -30,6 +30,11 @@ let package = Package(
             path: "Sources/nmea-parse"
         ),
         .executableTarget(
+            name: "fix-decode",
+            dependencies: [.product(name: "GNSS", package: "OpenCoreLocation")],
+            path: "Sources/fix-decode"
+        ),
+        .executableTarget(
             name: "journal-bench",
             dependencies: [.product(name: "GNSSSources", package: "OpenCoreLocation")],
             path: "Sources/journal-bench"
