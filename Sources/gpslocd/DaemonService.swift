@@ -125,8 +125,11 @@ struct DaemonService {
         }
         // An event loop per processor, up to four: an epoch's update is written to each client on
         // its connection's loop, and with a thousand clients one loop wrote the last of them 15–25 %
-        // later than two (tools/daemon-load --latency --hold).
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: min(System.coreCount, 4))
+        // later than two (tools/daemon-load --latency --hold). The processors are counted by the
+        // C library: SwiftNIO's System.coreCount parses cgroup files with code that kept 2 MB more
+        // of the program resident in an idle daemon.
+        let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: min(max(processors, 1), 4))
         let limits = ConnectionLimits(
             .init(
                 perUser: settings.connectionsPerUser,
