@@ -123,13 +123,11 @@ struct DaemonService {
         if removed > 0 {
             log("removed \(removed) temporary files a stop mid-write left in \(settings.stateDirectory)")
         }
-        // An event loop per processor, up to four: an epoch's update is written to each client on
-        // its connection's loop, and with a thousand clients one loop wrote the last of them 15–25 %
-        // later than two (tools/daemon-load --latency --hold). The processors are counted by the
-        // C library: SwiftNIO's System.coreCount parses cgroup files with code that kept 2 MB more
-        // of the program resident in an idle daemon.
-        let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: min(max(processors, 1), 4))
+        // One event loop for every connection. A loop per processor wrote the last of a thousand
+        // clients 15–25 % sooner (tools/daemon-load --latency --hold), but every epoch then woke
+        // each loop: with 60 clients an update cost 1.28× gpsd's CPU against 1.13× with one
+        // (tools/daemon-load --gpsd), and a small box with a few clients is what this is for.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let limits = ConnectionLimits(
             .init(
                 perUser: settings.connectionsPerUser,
