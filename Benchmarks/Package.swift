@@ -24,14 +24,16 @@ let package = Package(
             path: "Benchmarks/NMEABenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // The race harnesses' input, read as the product reads a log.
+        .target(name: "HarnessInput", path: "Sources/HarnessInput"),
         .executableTarget(
             name: "nmea-parse",
-            dependencies: [.product(name: "NMEA", package: "OpenCoreLocation")],
+            dependencies: ["HarnessInput", .product(name: "NMEA", package: "OpenCoreLocation")],
             path: "Sources/nmea-parse"
         ),
         .executableTarget(
             name: "fix-decode",
-            dependencies: [.product(name: "GNSS", package: "OpenCoreLocation")],
+            dependencies: ["HarnessInput", .product(name: "GNSS", package: "OpenCoreLocation")],
             path: "Sources/fix-decode"
         ),
         .executableTarget(

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import HarnessInput
 import NMEA
 
 // Our side of `tools/compare-peers`' parse race: frames an NMEA log, checks every checksum,
@@ -8,11 +9,6 @@ import NMEA
 // optimised away, and prints the counts in the same shape as the other parsers' harnesses.
 //
 //     nmea-parse [FILE]      (standard input without FILE)
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// What the harness counts. It receives each sentence as its typed value through
 /// `NMEASentenceVisitor`, the parser's copy-free interface.
@@ -102,25 +98,9 @@ struct Tally: NMEASentenceVisitor {
 @main
 enum NMEAParse {
     static func main() {
-        var descriptor: Int32 = 0
-        if let path = CommandLine.arguments.dropFirst().first, path != "-" {
-            descriptor = open(path, O_RDONLY)
-            guard descriptor >= 0 else { fail("cannot open '\(path)': \(String(cString: strerror(errno)))") }
-        }
         var framer = NMEAFramer()
         var tally = Tally()
-        // Page-aligned, as the product's log reader: the kernel copies into it fastest.
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 4096)
-        defer { buffer.deallocate() }
-        while true {
-            let count = read(descriptor, buffer.baseAddress, buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                fail("cannot read: \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { break }
-            framer.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) { tally.add($0) }
-        }
+        forEachInputChunk(program: "nmea-parse") { chunk in framer.append(chunk) { tally.add($0) } }
         framer.finish { tally.add($0) }
         let statistics = framer.statistics
         var line = "nmea-parse sentences=\(statistics.sentences - tally.unparsable)"
@@ -128,12 +108,6 @@ enum NMEAParse {
         line += " latitude-sum=\(threeDecimals(tally.latitudes)) other-sum=\(threeDecimals(tally.others))"
         for (name, count) in zip(Tally.names, tally.typed) where count > 0 { line += " \(name)=\(count)" }
         print(line)
-    }
-
-    static func fail(_ message: String) -> Never {
-        let text = Array("nmea-parse: \(message)\n".utf8)
-        _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-        exit(1)
     }
 
     /// `value` with three decimals.
