@@ -4,7 +4,7 @@
 
 Not a tool itself; `tools/latency` and `tools/daemon-load` import it.
 """
-import grp, json, os, pty, select, shutil, socket, subprocess, sys, tempfile, time, tty
+import grp, json, os, pty, select, shutil, socket, statistics, subprocess, sys, tempfile, time, tty
 
 def checksum(body):
     value = 0
@@ -40,6 +40,12 @@ def epoch(index):
     gga = sentence("GPGGA,%s,%s,%s,%s,%s,1,12,0.8,12.0,M,46.9,M,," % (clock, lat, ns, lon, ew))
     stamp = "2026-03-14T%02d:%02d:%06.3fZ" % (hh, mm, ss)
     return (rmc + gga).encode(), stamp, round(FIRST_EPOCH + seconds, 3)
+
+def latency_summary(values):
+    """Median, 99th percentile and maximum of latencies in ms, as the tools print them."""
+    values = sorted(values)
+    p99 = values[min(len(values) - 1, int(round(0.99 * len(values))) - 1)]
+    return "median %.2f ms   p99 %.2f ms   max %.2f ms" % (statistics.median(values), p99, values[-1])
 
 def cpu_seconds(pid):
     """User and system time process `pid` has used, from /proc/<pid>/stat."""

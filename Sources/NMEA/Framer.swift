@@ -185,9 +185,10 @@ public struct NMEAFramer: Sendable {
                 }
             case .inSentence:
                 // The sentence runs to the first line end, start character or other byte that
-                // cannot be in a sentence; the bytes before it are XORed on the way.
+                // cannot be in a sentence; the bytes before it are XORed on the way, sixteen at a
+                // time in vector registers (CNMEAScan).
                 let runStart = index
-                index = scanSentence(base, from: index, to: count, checksum: &checksum)
+                index = Int(cnmea_scan_run(base, index, count, &checksum))
                 length += index - runStart
                 if length > configuration.maximumLength {
                     statistics[.tooLong] += 1
@@ -318,13 +319,3 @@ private func isStart(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "$") || byte 
 
 @inline(__always)
 private func isLineEnd(_ byte: UInt8) -> Bool { byte == 13 || byte == 10 }
-
-/// The index of the first byte in `from..<to` that ends a sentence's run (a line end, a start
-/// character, a control or non-ASCII byte), or `to`, with every byte before it XORed into
-/// `checksum`: sixteen bytes at a time in vector registers (`CNMEAScan`).
-@inline(__always)
-private func scanSentence(
-    _ base: UnsafePointer<UInt8>, from: Int, to: Int, checksum: inout UInt8
-) -> Int {
-    Int(cnmea_scan_run(base, from, to, &checksum))
-}

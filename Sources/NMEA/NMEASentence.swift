@@ -59,11 +59,18 @@ public enum NMEASentence: Sendable, Hashable {
         into visitor: inout some NMEASentenceVisitor
     ) throws(NMEAParseError) {
         // GSV and GSA are most of a multi-constellation stream; as receivers write them, they are
-        // read without splitting them into fields first.
-        if start == UInt8(ascii: "$")
-            && (GSV.visitStandardLayout(body, &visitor) || GSA.visitStandardLayout(body, &visitor))
-        {
-            return
+        // read without splitting them into fields first, into a value copied from a constant.
+        if start == UInt8(ascii: "$") {
+            var gsv = GSV.blank
+            if GSV.readStandardLayout(body, into: &gsv) {
+                visitor.visit(gsv)
+                return
+            }
+            var gsa = GSA.blank
+            if GSA.readStandardLayout(body, into: &gsa) {
+                visitor.visit(gsa)
+                return
+            }
         }
         try parseByFields(body: body, start: start, into: &visitor)
     }

@@ -40,8 +40,8 @@ public struct GSA: TypedSentence {
         self.systemID = systemID
     }
 
-    /// The value a sentence is read into: copied from memory written once, which is faster than
-    /// building it in place field by field.
+    /// The value a sentence is read into by ``readStandardLayout(_:into:)``: copied from memory
+    /// written once, which is faster than building it in place field by field.
     @usableFromInline static let blank = GSA()
 
     init(talker: Talker, fields: borrowing Fields) {

@@ -9,7 +9,8 @@
 /// counts have a slot per case, and the fix assembler knows sentences by it. Adding a type is
 /// its struct (conforming to ``TypedSentence``), a case here with its struct in `read`, a case of
 /// ``NMEASentence`` with its method in ``NMEASentenceVisitor``, and its rule in the assembler;
-/// the compiler points at each place a new case is still missing.
+/// the compiler points at each place a new case is still missing. A standard type's three
+/// letters also go in `standard(code:)`, which the catalogue's test of every type checks.
 public enum NMEASentenceType: UInt8, CaseIterable, Sendable, Hashable {
     case rmc, gga, gsa, gsv, vtg, gll, gns, gst, zda, gbs, hdt, txt, dtm, ths
     /// Garmin's proprietary sentences that carry fix data.

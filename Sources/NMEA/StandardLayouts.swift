@@ -7,24 +7,12 @@
 /// (property tests check that both readings agree).
 
 extension GSA {
-    /// A GSA body as receivers write it, read straight from its bytes without splitting it into
-    /// fields: an upper-case talker other than `P…`, a one-character selection mode, a one-digit
-    /// fix type, twelve satellite slots of up to three digits, the three DOPs and, from NMEA 4.10,
-    /// an optional one-digit system ID. Hands the sentence to `visitor` and returns `true` when
-    /// the body is laid out so; anything else is read field by field, to the same value.
-    @inlinable
-    static func visitStandardLayout(
-        _ body: UnsafeBufferPointer<UInt8>, _ visitor: inout some NMEASentenceVisitor
-    ) -> Bool {
-        var gsa = GSA.blank
-        guard readStandardLayout(body, into: &gsa) else { return false }
-        visitor.visit(gsa)
-        return true
-    }
-
-    /// Reads a body laid out as ``visitStandardLayout(_:_:)`` says into `gsa`; `false` (and
-    /// `gsa` unspecified) when it is laid out otherwise. Not generic, so that only the few lines
-    /// above are specialised for each visitor.
+    /// Reads a GSA body as receivers write it into `gsa`, straight from its bytes without
+    /// splitting it into fields: an upper-case talker other than `P…`, a one-character selection
+    /// mode, a one-digit fix type, twelve satellite slots of up to three digits, the three DOPs
+    /// and, from NMEA 4.10, an optional one-digit system ID. `false` (and `gsa` unspecified) when
+    /// the body is laid out otherwise, to be read field by field, to the same value. Not generic,
+    /// so that only the caller's few lines are specialised for each visitor.
     @usableFromInline
     static func readStandardLayout(_ body: UnsafeBufferPointer<UInt8>, into gsa: inout GSA) -> Bool {
         let end = body.count
@@ -83,23 +71,12 @@ extension GSA {
 }
 
 extension GSV {
-    /// A GSV body as receivers write it, read straight from its bytes without splitting it into
-    /// fields: an upper-case talker other than `P…`, one-digit message count and number, one or two
-    /// digits of satellites in view, one to four satellites `nn,ee,aaa,ss` (or `nn,ee,aaa,`) and,
-    /// from NMEA 4.10, a one-character signal ID. Hands the sentence to `visitor` and returns
-    /// `true` when the body is laid out so; anything else is read field by field, to the same value.
-    @inlinable
-    static func visitStandardLayout(
-        _ body: UnsafeBufferPointer<UInt8>, _ visitor: inout some NMEASentenceVisitor
-    ) -> Bool {
-        var gsv = GSV.blank
-        guard readStandardLayout(body, into: &gsv) else { return false }
-        visitor.visit(gsv)
-        return true
-    }
-
-    /// Reads a body laid out as ``visitStandardLayout(_:_:)`` says into `gsv`; `false` (and
-    /// `gsv` unspecified) when it is laid out otherwise.
+    /// Reads a GSV body as receivers write it into `gsv`, straight from its bytes without
+    /// splitting it into fields: an upper-case talker other than `P…`, one-digit message count and
+    /// number, one or two digits of satellites in view, one to four satellites `nn,ee,aaa,ss` (or
+    /// `nn,ee,aaa,`) and, from NMEA 4.10, a one-character signal ID. `false` (and `gsv`
+    /// unspecified) when the body is laid out otherwise, to be read field by field, to the same
+    /// value.
     @usableFromInline
     static func readStandardLayout(_ body: UnsafeBufferPointer<UInt8>, into gsv: inout GSV) -> Bool {
         let end = body.count

@@ -7,15 +7,6 @@ import Testing
 
 @testable import NMEA
 
-/// Keeps the GSV or GSA it is given.
-struct SatelliteSentenceCollector: NMEASentenceVisitor {
-    var gsv: GSV?
-    var gsa: GSA?
-    mutating func visit(_ sentence: NMEASentence) {}
-    mutating func visit(_ gsv: GSV) { self.gsv = gsv }
-    mutating func visit(_ gsa: GSA) { self.gsa = gsa }
-}
-
 /// Random typed sentences, every optional field sometimes empty.
 final class SentenceGenerator {
     var random: SeededGenerator
@@ -317,7 +308,7 @@ struct PropertyTests {
         /// `readByFields` gives, and that it took enough of them for that to mean something.
         mutating func compare<Sentence: Equatable>(
             _ makeBody: (inout LayoutFuzzer) -> String,
-            readStraight: (UnsafeBufferPointer<UInt8>, inout SatelliteSentenceCollector) -> Sentence?,
+            readStraight: (UnsafeBufferPointer<UInt8>) -> Sentence?,
             readByFields: (Talker, borrowing Fields) -> Sentence
         ) async {
             var taken = 0
@@ -326,8 +317,7 @@ struct PropertyTests {
                 await yielder.giveWay()
                 let body = makeBody(&self)
                 Array(body.utf8).withUnsafeBufferPointer { bytes in
-                    var collector = SatelliteSentenceCollector()
-                    guard let straight = readStraight(bytes, &collector) else { return }
+                    guard let straight = readStraight(bytes) else { return }
                     taken += 1
                     let byFields = Fields.withFields(bytes) { readByFields(Talker(bytes[0], bytes[1]), $0) }
                     #expect(straight == byFields, "\(body)")
@@ -356,8 +346,9 @@ struct PropertyTests {
                 body += "," + satellite.joined(separator: f.pick(",", [";", ", "]))
             }
             return body + f.pick("", [",1", ",7", ",F", ",x", ",", ",,", ",12"])
-        } readStraight: { bytes, collector in
-            GSV.visitStandardLayout(bytes, &collector) ? collector.gsv : nil
+        } readStraight: { bytes in
+            var gsv = GSV.blank
+            return GSV.readStandardLayout(bytes, into: &gsv) ? gsv : nil
         } readByFields: { talker, fields in
             GSV(talker: talker, fields: fields)
         }
@@ -383,8 +374,9 @@ struct PropertyTests {
                         "\(f.digits(1)).\(f.digits(2))", ["", f.digits(2), "99.99", "1.2.3", "-1.0", "x"])
             }
             return body + f.pick(",\(f.number(in: 1...6))", ["", ",", ",12", ",x", ",1,2"])
-        } readStraight: { bytes, collector in
-            GSA.visitStandardLayout(bytes, &collector) ? collector.gsa : nil
+        } readStraight: { bytes in
+            var gsa = GSA.blank
+            return GSA.readStandardLayout(bytes, into: &gsa) ? gsa : nil
         } readByFields: { talker, fields in
             GSA(talker: talker, fields: fields)
         }
