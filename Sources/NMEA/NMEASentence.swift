@@ -59,17 +59,23 @@ public enum NMEASentence: Sendable, Hashable {
         into visitor: inout some NMEASentenceVisitor
     ) throws(NMEAParseError) {
         // GSV and GSA are most of a multi-constellation stream; as receivers write them, they are
-        // read without splitting them into fields first, into a value copied from a constant.
-        if start == UInt8(ascii: "$") {
-            var gsv = GSV.blank
-            if GSV.readStandardLayout(body, into: &gsv) {
-                visitor.visit(gsv)
-                return
-            }
-            var gsa = GSA.blank
-            if GSA.readStandardLayout(body, into: &gsa) {
-                visitor.visit(gsa)
-                return
+        // read without splitting them into fields first, into a value copied from a constant
+        // (only for an address that ends in `GSV` or `GSA`: the copy is not free).
+        if start == UInt8(ascii: "$"), body.count > 5, body[2] == UInt8(ascii: "G"),
+            body[3] == UInt8(ascii: "S")
+        {
+            if body[4] == UInt8(ascii: "V") {
+                var gsv = GSV.blank
+                if GSV.readStandardLayout(body, into: &gsv) {
+                    visitor.visit(gsv)
+                    return
+                }
+            } else if body[4] == UInt8(ascii: "A") {
+                var gsa = GSA.blank
+                if GSA.readStandardLayout(body, into: &gsa) {
+                    visitor.visit(gsa)
+                    return
+                }
             }
         }
         try parseByFields(body: body, start: start, into: &visitor)
