@@ -31,11 +31,35 @@ public protocol FixSource: Sendable {
     func run(
         _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
     ) async throws
+    /// As `run(_:connected:)`, with the fixes handed over as `delivery` says. A source that
+    /// reads on a thread of its own (a serial port, a socket) calls an `.immediate` consumer on
+    /// that thread as soon as a fix is complete; by default it is called from the task that runs
+    /// the source, as an awaited one is.
+    func run(_ delivery: FixDelivery, connected: @escaping @Sendable (String) -> Void) async throws
+}
+
+/// How a source hands its fixes to its consumer.
+public enum FixDelivery: Sendable {
+    /// Awaited, one at a time, from the task that runs the source: the consumer may make the
+    /// source wait (a log replayed as fast as its slowest reader).
+    case awaited(@Sendable (Fix) async -> Void)
+    /// Called at once, on whatever thread completed the fix, never awaited: for a consumer that
+    /// never waits and is safe to call from any thread. It saves handing each fix to another
+    /// thread, which on a busy machine is most of the time from a receiver's last byte to the
+    /// location.
+    case immediate(@Sendable (Fix) -> Void)
 }
 
 extension FixSource {
     public var isRealTime: Bool { true }
     public var devicePath: String? { nil }
+
+    public func run(_ delivery: FixDelivery, connected: @escaping @Sendable (String) -> Void) async throws {
+        switch delivery {
+        case .awaited(let deliver): try await run(deliver, connected: connected)
+        case .immediate(let deliver): try await run({ deliver($0) }, connected: connected)
+        }
+    }
 
     /// Sources that have nothing to reach are connected as soon as they run.
     public func run(

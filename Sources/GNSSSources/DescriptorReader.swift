@@ -102,10 +102,9 @@ final class DescriptorReader: Sendable {
     /// chunk to `chunk` on the reading thread; `chunk` returns the fixes completed so far, which
     /// are delivered in order. Throws ``DisconnectError`` when the device or peer goes away.
     func run(
-        _ chunk: @escaping @Sendable (UnsafeRawBufferPointer) -> [Fix],
-        deliver: @escaping @Sendable (Fix) async -> Void
+        _ chunk: @escaping @Sendable (UnsafeRawBufferPointer) -> [Fix], delivery: FixDelivery
     ) async throws {
-        try await deliverFromThread(named: "gnss-reader", stop: { [self] in stop() }, deliver: deliver) {
+        try await deliverFromThread(named: "gnss-reader", stop: { [self] in stop() }, delivery: delivery) {
             [self] yield in
             let failure = readLoop { bytes in
                 for fix in chunk(bytes) { yield(fix) }
@@ -153,19 +152,27 @@ final class DescriptorReader: Sendable {
 /// How many fixes a reading thread keeps for a consumer that has fallen behind.
 let readerBacklog = 4096
 
-/// Runs `produce` on a thread of its own and delivers the fixes it yields, in order, to an async
-/// consumer, so that blocking reads never hold one of the few threads Swift's concurrency runs on.
+/// Runs `produce` on a thread of its own and delivers the fixes it yields, in order, so that
+/// blocking reads never hold one of the few threads Swift's concurrency runs on: an
+/// `.immediate` consumer is called on that thread, an `.awaited` one from the awaiting task.
 ///
-/// When the consumer falls more than ``readerBacklog`` fixes behind, the oldest are dropped:
-/// counted, and logged with the count (the first drop, then at every power of two, and the total
-/// when the thread ends). Cancelling the awaiting task calls `stop`, which must make `produce`
-/// return soon. This returns only once `produce` has returned, and throws what it threw.
+/// When an awaited consumer falls more than ``readerBacklog`` fixes behind, the oldest are
+/// dropped: counted, and logged with the count (the first drop, then at every power of two, and
+/// the total when the thread ends). Cancelling the awaiting task calls `stop`, which must make
+/// `produce` return soon. This returns only once `produce` has returned, and throws what it threw.
 func deliverFromThread(
-    named name: String, stop: @escaping @Sendable () -> Void,
-    deliver: @escaping @Sendable (Fix) async -> Void,
+    named name: String, stop: @escaping @Sendable () -> Void, delivery: FixDelivery,
     logger: Logger = Logger(label: "OpenCoreLocation.reader"),
     produce: @escaping @Sendable (_ yield: (Fix) -> Void) throws -> Void
 ) async throws {
+    let deliver: @Sendable (Fix) async -> Void
+    switch delivery {
+    case .awaited(let awaited):
+        deliver = awaited
+    case .immediate(let immediate):
+        try await runOnThread(named: name, stop: stop) { try produce(immediate) }
+        return
+    }
     let (stream, continuation) = AsyncThrowingStream<Fix, any Error>.makeStream(
         bufferingPolicy: .bufferingNewest(readerBacklog))
     let finished = Finished()
@@ -206,6 +213,30 @@ func deliverFromThread(
     }
     stop()
     await finished.wait()
+    try Task.checkCancellation()
+}
+
+/// Runs `work` on a thread of its own until it returns, and throws what it threw. Cancelling the
+/// awaiting task calls `stop`, which must make `work` return soon.
+private func runOnThread(
+    named name: String, stop: @escaping @Sendable () -> Void, _ work: @escaping @Sendable () throws -> Void
+) async throws {
+    let finished = Finished()
+    let failure = Mutex<(any Error)?>(nil)
+    detachThread(named: name) {
+        do {
+            try work()
+        } catch {
+            failure.withLock { $0 = error }
+        }
+        finished.signal()
+    }
+    await withTaskCancellationHandler {
+        await finished.wait()
+    } onCancel: {
+        stop()
+    }
+    if let error = failure.withLock({ $0 }) { throw error }
     try Task.checkCancellation()
 }
 

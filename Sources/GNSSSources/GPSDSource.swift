@@ -225,13 +225,17 @@ public struct GPSDSource: ConnectingFixSource {
     public func run(
         _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
     ) async throws {
+        try await run(.awaited(deliver), connected: connected)
+    }
+
+    public func run(_ delivery: FixDelivery, connected: @escaping @Sendable (String) -> Void) async throws {
         let socket = try await Socket.connect(host: host, port: port, timeout: connectTimeout, name: name)
         let reader = try DescriptorReader(descriptor: socket, name: name)
         try reader.write(Array(watchCommand.utf8))
         logger.debug("\(name): connected")
         connected(name)
         let decoder = GPSDStreamDecoder(device: device, logger: logger, name: name)
-        try await reader.run({ decoder.decode($0) }, deliver: deliver)
+        try await reader.run({ decoder.decode($0) }, delivery: delivery)
     }
 }
 

@@ -52,6 +52,11 @@
             _ deliver: @escaping @Sendable (Fix) async -> Void,
             connected: @escaping @Sendable (String) -> Void
         ) async throws {
+            try await run(.awaited(deliver), connected: connected)
+        }
+
+        public func run(_ delivery: FixDelivery, connected: @escaping @Sendable (String) -> Void) async throws
+        {
             let transport = transport
             let name = name
             let logger = logger
@@ -60,7 +65,7 @@
                 throw DisconnectError("\(name): cannot create a pipe", errno: error)
             }
             // The reading thread closes libgps itself once its loop is stopped.
-            try await deliverFromThread(named: "gnss-libgps", stop: { loop.stop() }, deliver: deliver) {
+            try await deliverFromThread(named: "gnss-libgps", stop: { loop.stop() }, delivery: delivery) {
                 yield in
                 defer { loop.close() }
                 try Self.read(transport, name: name, loop: loop, connected: connected, logger: logger, yield)

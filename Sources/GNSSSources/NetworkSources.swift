@@ -37,6 +37,10 @@ public struct TCPSource: ConnectingFixSource {
     public func run(
         _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
     ) async throws {
+        try await run(.awaited(deliver), connected: connected)
+    }
+
+    public func run(_ delivery: FixDelivery, connected: @escaping @Sendable (String) -> Void) async throws {
         let socket = try await Socket.connect(host: host, port: port, timeout: connectTimeout, name: name)
         let reader = try DescriptorReader(descriptor: socket, name: name)
         logger.debug("\(name): connected")
@@ -47,7 +51,7 @@ public struct TCPSource: ConnectingFixSource {
                 "\(name): \(bytes) bytes and not one NMEA sentence (\(rejected) rejected): is this port NMEA?"
             )
         }
-        try await reader.run({ decoder.decode($0) }, deliver: deliver)
+        try await reader.run({ decoder.decode($0) }, delivery: delivery)
     }
 }
 
@@ -75,6 +79,10 @@ public struct UDPSource: ConnectingFixSource {
     public func run(
         _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
     ) async throws {
+        try await run(.awaited(deliver), connected: connected)
+    }
+
+    public func run(_ delivery: FixDelivery, connected: @escaping @Sendable (String) -> Void) async throws {
         let socket = try Socket.listenUDP(address: address, port: port, name: name)
         let reader = try DescriptorReader(descriptor: socket, name: name, datagrams: true)
         logger.debug("\(name): listening")
@@ -85,7 +93,7 @@ public struct UDPSource: ConnectingFixSource {
                 "\(name): \(bytes) bytes and not one NMEA sentence (\(rejected) rejected): is this port NMEA?"
             )
         }
-        try await reader.run({ decoder.decode($0) }, deliver: deliver)
+        try await reader.run({ decoder.decode($0) }, delivery: delivery)
     }
 }
 

@@ -185,6 +185,10 @@ public final class SerialSource: ConnectingFixSource {
     public func run(
         _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
     ) async throws {
+        try await run(.awaited(deliver), connected: connected)
+    }
+
+    public func run(_ delivery: FixDelivery, connected: @escaping @Sendable (String) -> Void) async throws {
         let path = path
         let descriptor = try SerialPort.open(path)
         let rate: Int
@@ -223,7 +227,7 @@ public final class SerialSource: ConnectingFixSource {
                 (UBX, SiRF) only?
                 """)
         }
-        try await reader.run({ decoder.decode($0) }, deliver: deliver)
+        try await reader.run({ decoder.decode($0) }, delivery: delivery)
     }
 
     /// Tries the standard rates (the last one found first) until one gives NMEA.

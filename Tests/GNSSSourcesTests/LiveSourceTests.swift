@@ -82,6 +82,32 @@ struct SerialSourceTests {
         pty.close()
     }
 
+    @Test("A consumer told at once gets the same fixes, in order, on the thread that read them")
+    func immediate() async throws {
+        let pty = try PseudoTerminal()
+        let received = Received()
+        let threads = Mutex<Set<String>>([])
+        let source = SerialSource(path: pty.slavePath, baud: 115200, logger: received.logger)
+        let run = Task {
+            try await source.run(
+                .immediate { fix in
+                    let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
+                    threads.withLock { _ = $0.insert(name.trimmingCharacters(in: .newlines)) }
+                    received.add(fix)
+                }, connected: { _ in })
+        }
+        await eventually(60) { received.log.contains { $0.contains("open at 115200 baud") } }
+        let sample = try driveSample(epochs: 20, allSentences: true)
+        await pty.send(sample.bytes, baud: 115200)
+        await eventually { received.all.count >= sample.fixes.count - 1 }
+        #expect(received.all == Array(sample.fixes.prefix(received.all.count)))
+        #expect(
+            threads.withLock { $0 } == ["gnss-reader"], "not awaited from a task: told on the reading thread")
+        run.cancel()
+        await #expect(throws: CancellationError.self) { try await run.value }
+        pty.close()
+    }
+
     @Test("Without a rate the source tries rates until checksummed sentences arrive, then reads")
     func detection() async throws {
         let pty = try PseudoTerminal()

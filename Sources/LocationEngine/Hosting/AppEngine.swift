@@ -183,6 +183,8 @@ public final class AppEngine: Sendable {
             let log = log
             later.append { log(message) }
         case .persistReduced(let reduced):
+            // On the thread that delivered the fix (for a live receiver, the one reading it):
+            // the state changes once per output, every 15 to 20 minutes.
             let (store, client, receiver, log) = (
                 configuration.store, client, configuration.receiverName, log
             )
@@ -197,7 +199,9 @@ public final class AppEngine: Sendable {
             // The service's own lock is never held while it calls back into an engine, so
             // subscribing under this one keeps start and stop in the core's order.
             guard let service = configuration.service, state.serviceToken == nil else { return }
-            state.serviceToken = service.subscribe { [weak self] event in await self?.receive(event) }
+            state.serviceToken = service.subscribe(pace: { [weak self] in await self?.waitForRoom() }) {
+                [weak self] event in self?.receive(event)
+            }
         case .stopReceiver:
             guard let token = state.serviceToken else { return }
             state.serviceToken = nil
@@ -321,9 +325,8 @@ public final class AppEngine: Sendable {
 
     /// An event from the receiver, turned into each subscriber's update. A source without a pace
     /// of its own waits until every subscriber has room for its next fix.
-    func receive(_ event: LocationService.Event) async {
-        let source = configuration.service?.source
-        let origin = source?.origin ?? .receiver
+    func receive(_ event: LocationService.Event) {
+        let origin = configuration.service?.source.origin ?? .receiver
         let coreEvent: LocationCore.ReceiverEvent =
             switch event {
             case .fix(let fix): .fix(fix)
@@ -332,7 +335,11 @@ public final class AppEngine: Sendable {
             }
         let received = Date()
         mutate { core in core.receive(coreEvent, origin: origin, received: received) }
-        guard let source, !source.isRealTime, case .fix = event else { return }
+    }
+
+    /// Waits until every subscriber has room: a log replayed as fast as it can be read goes at
+    /// the pace of the slowest.
+    func waitForRoom() async {
         let (updates, fixes) = state.withLock { (Array($0.updates.values), Array($0.fixes.values)) }
         for mailbox in updates { await mailbox.waitForRoom() }
         for mailbox in fixes { await mailbox.waitForRoom() }

@@ -51,8 +51,17 @@ public final class LocationService: Sendable {
     let clock: ServiceClock
     let log: @Sendable (String) -> Void
 
+    /// A subscriber: `receive` is called with each event on whatever thread brought it (for a
+    /// live receiver, the thread that read the fix), never awaited; `pace`, when a source has no
+    /// pace of its own (a log replayed as fast as it can be read), is awaited after each fix, for
+    /// the subscriber to make the source wait until it has room.
+    private struct Subscriber {
+        var receive: @Sendable (Event) -> Void
+        var pace: (@Sendable () async -> Void)?
+    }
+
     private struct State {
-        var handlers: [Int: @Sendable (Event) async -> Void] = [:]
+        var handlers: [Int: Subscriber] = [:]
         var watchers: [Int: AsyncStream<SourceEvent>.Continuation] = [:]
         var nextID = 0
         var task: Task<Void, Never>?
@@ -114,11 +123,15 @@ public final class LocationService: Sendable {
         for watcher in watchers { watcher.yield(event) }
     }
 
-    /// Attaches a subscriber; starts the source for the first one.
-    package func subscribe(_ handler: @escaping @Sendable (Event) async -> Void) -> Int {
+    /// Attaches a subscriber; starts the source for the first one. `receive` is called on
+    /// whatever thread brings an event and must not block; `pace` is awaited after each fix of a
+    /// source with no pace of its own, for the subscriber to make it wait until there is room.
+    package func subscribe(
+        pace: (@Sendable () async -> Void)? = nil, _ receive: @escaping @Sendable (Event) -> Void
+    ) -> Int {
         state.withLock { state in
             state.nextID += 1
-            state.handlers[state.nextID] = handler
+            state.handlers[state.nextID] = Subscriber(receive: receive, pace: pace)
             if state.task == nil {
                 state.generation += 1
                 let generation = state.generation
@@ -141,8 +154,10 @@ public final class LocationService: Sendable {
         task?.cancel()
     }
 
-    private func broadcast(_ event: Event, generation: Int) async {
-        let handlers = state.withLock { state -> [@Sendable (Event) async -> Void] in
+    /// Tells every subscriber of `generation`; returns them, for a paced source to await.
+    @discardableResult
+    private func broadcast(_ event: Event, generation: Int) -> [Subscriber] {
+        let subscribers = state.withLock { state -> [Subscriber] in
             guard state.generation == generation, state.task != nil else { return [] }
             if case .fix = event {
                 state.lastFix = clock.elapsed()
@@ -150,7 +165,8 @@ public final class LocationService: Sendable {
             }
             return state.handlers.sorted { $0.key < $1.key }.map(\.value)
         }
-        for handler in handlers { await handler(event) }
+        for subscriber in subscribers { subscriber.receive(event) }
+        return subscribers
     }
 
     private func run(generation: Int) async {
@@ -163,12 +179,21 @@ public final class LocationService: Sendable {
             delivered.value.store(false, ordering: .relaxed)
             let source = source
             let attempt = Task { [self] in
-                try await source.run(
-                    { [self] fix in
+                // A source at the pace of time never waits for its subscribers: it tells them on
+                // the thread that read each fix. One without a pace waits for the slowest.
+                let delivery: FixDelivery =
+                    source.isRealTime
+                    ? .immediate { [self] fix in
                         delivered.value.store(true, ordering: .relaxed)
-                        await self.broadcast(.fix(fix), generation: generation)
-                    },
-                    connected: { [self] in self.report(.connected($0)) })
+                        self.broadcast(.fix(fix), generation: generation)
+                    }
+                    : .awaited { [self] fix in
+                        delivered.value.store(true, ordering: .relaxed)
+                        for subscriber in self.broadcast(.fix(fix), generation: generation) {
+                            await subscriber.pace?()
+                        }
+                    }
+                try await source.run(delivery, connected: { [self] in self.report(.connected($0)) })
             }
             state.withLock {
                 $0.attempt = attempt
@@ -183,7 +208,7 @@ public final class LocationService: Sendable {
                 if Task.isCancelled { return }
                 if reopenedForSilence() { continue }
                 report(.ended)
-                await broadcast(.ended, generation: generation)
+                broadcast(.ended, generation: generation)
                 return
             } catch {
                 if Task.isCancelled { return }
@@ -199,14 +224,14 @@ public final class LocationService: Sendable {
                     log(message)
                     state.withLock { $0.failure = message }
                     report(.failed(message))
-                    await broadcast(.ended, generation: generation)
+                    broadcast(.ended, generation: generation)
                     return
                 }
                 let message = "\(said); reopening in \(backoff)"
                 log(message)
                 report(.disconnected("\(error)"))
                 report(.reconnecting(after: backoff))
-                await broadcast(.unavailable(message), generation: generation)
+                broadcast(.unavailable(message), generation: generation)
                 do { try await sleepUntilReopening(backoff) } catch { return }
                 backoff = min(backoff * 2, maximumBackoff)
             }
@@ -274,7 +299,7 @@ public final class LocationService: Sendable {
             silent?.cancel()
             if stale {
                 report(.stale(staleAfter))
-                await broadcast(
+                broadcast(
                     .unavailable("no fixes from \(source.name) for \(staleAfter)"), generation: generation)
             }
         }
