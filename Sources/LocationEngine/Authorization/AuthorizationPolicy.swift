@@ -92,9 +92,9 @@ enum PromptDecision: Sendable, Hashable {
 /// the manifest, the sessions held, whether the app is in use and what is being asked, it says
 /// which flags apply, whether locations may flow and at what accuracy, and what to ask next.
 package struct AuthorizationState: Sendable {
-    package var client: String
+    package var client: String { didSet { lookUp() } }
     package var manifest: Manifest
-    package var snapshot: AuthorizationSnapshot
+    package var snapshot: AuthorizationSnapshot { didSet { lookUp() } }
     package var sessions: [Int: SessionRequirement] = [:]
     /// One-shot requests of the delegate API (`requestWhenInUseAuthorization()` and
     /// `requestAlwaysAuthorization()`), kept until they are answered or moot.
@@ -111,8 +111,25 @@ package struct AuthorizationState: Sendable {
     /// Refusals already reported, so each is logged once.
     package var reported: Set<String> = []
 
-    package var record: ClientAuthorization { snapshot[client] }
-    package var restricted: Bool { snapshot.isRestricted(client) }
+    /// The client's decision in ``snapshot``, and whether an administrator restricts it: looked
+    /// up when either changes, not for each fix (several of these are read for every one, and
+    /// the lookup hashes the client's name).
+    package private(set) var record: ClientAuthorization
+    package private(set) var restricted: Bool
+
+    package init(client: String, manifest: Manifest, snapshot: AuthorizationSnapshot, inUse: Bool) {
+        self.client = client
+        self.manifest = manifest
+        self.snapshot = snapshot
+        self.inUse = inUse
+        record = snapshot[client]
+        restricted = snapshot.isRestricted(client)
+    }
+
+    private mutating func lookUp() {
+        record = snapshot[client]
+        restricted = snapshot.isRestricted(client)
+    }
 
     package var status: AuthorizationStatus {
         if !snapshot.servicesEnabled { return .denied }
