@@ -56,12 +56,15 @@ public final class LocationService: Sendable {
     /// pace of its own (a log replayed as fast as it can be read), is awaited after each fix, for
     /// the subscriber to make the source wait until it has room.
     private struct Subscriber {
+        var id: Int
         var receive: @Sendable (Event) -> Void
         var pace: (@Sendable () async -> Void)?
     }
 
     private struct State {
-        var handlers: [Int: Subscriber] = [:]
+        /// In the order they subscribed, which is the order they are told in. An array, for
+        /// each fix to take them without sorting or allocating.
+        var subscribers: [Subscriber] = []
         var watchers: [Int: AsyncStream<SourceEvent>.Continuation] = [:]
         var nextID = 0
         var task: Task<Void, Never>?
@@ -99,7 +102,7 @@ public final class LocationService: Sendable {
 
     /// Whether the source is running now.
     public var isRunning: Bool { state.withLock { $0.task != nil } }
-    public var subscriberCount: Int { state.withLock { $0.handlers.count } }
+    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     /// What happens to the source from now on: connections, disconnections with their reasons,
     /// reconnection delays, stale stretches. Watching does not start the source; the stream ends
@@ -131,7 +134,7 @@ public final class LocationService: Sendable {
     ) -> Int {
         state.withLock { state in
             state.nextID += 1
-            state.handlers[state.nextID] = Subscriber(receive: receive, pace: pace)
+            state.subscribers.append(Subscriber(id: state.nextID, receive: receive, pace: pace))
             if state.task == nil {
                 state.generation += 1
                 let generation = state.generation
@@ -144,8 +147,8 @@ public final class LocationService: Sendable {
     /// Detaches a subscriber; stops the source after the last one.
     package func unsubscribe(_ id: Int) {
         let task = state.withLock { state -> Task<Void, Never>? in
-            state.handlers.removeValue(forKey: id)
-            guard state.handlers.isEmpty, let task = state.task else { return nil }
+            state.subscribers.removeAll { $0.id == id }
+            guard state.subscribers.isEmpty, let task = state.task else { return nil }
             state.task = nil
             state.lastFix = nil
             state.staleReported = false
@@ -163,7 +166,7 @@ public final class LocationService: Sendable {
                 state.lastFix = clock.elapsed()
                 state.staleReported = false
             }
-            return state.handlers.sorted { $0.key < $1.key }.map(\.value)
+            return state.subscribers
         }
         for subscriber in subscribers { subscriber.receive(event) }
         return subscribers
