@@ -323,8 +323,9 @@ public final class AppEngine: Sendable {
         }
     }
 
-    /// An event from the receiver, turned into each subscriber's update. A source without a pace
-    /// of its own waits until every subscriber has room for its next fix.
+    /// An event from the receiver, turned into each subscriber's update, on the thread that
+    /// brought it (for a live receiver, the one that read the fix); ``waitForRoom()`` is what a
+    /// source without a pace of its own waits on.
     func receive(_ event: LocationService.Event) {
         let origin = configuration.service?.source.origin ?? .receiver
         let coreEvent: LocationCore.ReceiverEvent =
