@@ -45,8 +45,8 @@ public enum FixDelivery: Sendable {
     case awaited(@Sendable (Fix) async -> Void)
     /// Called at once, on whatever thread completed the fix, never awaited: for a consumer that
     /// never waits and is safe to call from any thread. It saves handing each fix to another
-    /// thread, which on a busy machine is most of the time from a receiver's last byte to the
-    /// location.
+    /// thread: for gpslocd on a busy machine, about a tenth of a millisecond per fix
+    /// (`BENCHMARKS.md`).
     case immediate(@Sendable (Fix) -> Void)
 }
 
@@ -71,12 +71,20 @@ extension FixSource {
 }
 
 /// A source that reaches a device or a peer before its first fix (a serial port, a socket): it
-/// implements `run(_:connected:)`, and `run(_:)` is that without telling anyone.
+/// implements `run(_:connected:)` with a ``FixDelivery`` (or with an awaited closure); the
+/// closure's `run(_:connected:)` is the delivery's `.awaited`, and `run(_:)` is that without
+/// telling anyone.
 public protocol ConnectingFixSource: FixSource {}
 
 extension ConnectingFixSource {
     public func run(_ deliver: @escaping @Sendable (Fix) async -> Void) async throws {
         try await run(deliver, connected: { _ in })
+    }
+
+    public func run(
+        _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
+    ) async throws {
+        try await run(.awaited(deliver), connected: connected)
     }
 }
 

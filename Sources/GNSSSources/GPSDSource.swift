@@ -222,12 +222,6 @@ public struct GPSDSource: ConnectingFixSource {
         return request + "};\n"
     }
 
-    public func run(
-        _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
-    ) async throws {
-        try await run(.awaited(deliver), connected: connected)
-    }
-
     public func run(_ delivery: FixDelivery, connected: @escaping @Sendable (String) -> Void) async throws {
         let socket = try await Socket.connect(host: host, port: port, timeout: connectTimeout, name: name)
         let reader = try DescriptorReader(descriptor: socket, name: name)

@@ -48,13 +48,6 @@
             self.logger = logger
         }
 
-        public func run(
-            _ deliver: @escaping @Sendable (Fix) async -> Void,
-            connected: @escaping @Sendable (String) -> Void
-        ) async throws {
-            try await run(.awaited(deliver), connected: connected)
-        }
-
         public func run(_ delivery: FixDelivery, connected: @escaping @Sendable (String) -> Void) async throws
         {
             let transport = transport

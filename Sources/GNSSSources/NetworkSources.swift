@@ -34,12 +34,6 @@ public struct TCPSource: ConnectingFixSource {
         self.logger = logger
     }
 
-    public func run(
-        _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
-    ) async throws {
-        try await run(.awaited(deliver), connected: connected)
-    }
-
     public func run(_ delivery: FixDelivery, connected: @escaping @Sendable (String) -> Void) async throws {
         let socket = try await Socket.connect(host: host, port: port, timeout: connectTimeout, name: name)
         let reader = try DescriptorReader(descriptor: socket, name: name)
@@ -74,12 +68,6 @@ public struct UDPSource: ConnectingFixSource {
         self.address = address
         self.port = port
         self.logger = logger
-    }
-
-    public func run(
-        _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
-    ) async throws {
-        try await run(.awaited(deliver), connected: connected)
     }
 
     public func run(_ delivery: FixDelivery, connected: @escaping @Sendable (String) -> Void) async throws {

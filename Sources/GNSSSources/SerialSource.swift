@@ -182,12 +182,6 @@ public final class SerialSource: ConnectingFixSource {
         try reader.write(bytes)
     }
 
-    public func run(
-        _ deliver: @escaping @Sendable (Fix) async -> Void, connected: @escaping @Sendable (String) -> Void
-    ) async throws {
-        try await run(.awaited(deliver), connected: connected)
-    }
-
     public func run(_ delivery: FixDelivery, connected: @escaping @Sendable (String) -> Void) async throws {
         let path = path
         let descriptor = try SerialPort.open(path)

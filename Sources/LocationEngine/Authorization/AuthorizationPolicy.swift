@@ -122,13 +122,15 @@ package struct AuthorizationState: Sendable {
         self.manifest = manifest
         self.snapshot = snapshot
         self.inUse = inUse
-        record = snapshot[client]
-        restricted = snapshot.isRestricted(client)
+        (record, restricted) = Self.entry(of: client, in: snapshot)
     }
 
-    private mutating func lookUp() {
-        record = snapshot[client]
-        restricted = snapshot.isRestricted(client)
+    private mutating func lookUp() { (record, restricted) = Self.entry(of: client, in: snapshot) }
+
+    private static func entry(of client: String, in snapshot: AuthorizationSnapshot) -> (
+        ClientAuthorization, Bool
+    ) {
+        (snapshot[client], snapshot.isRestricted(client))
     }
 
     package var status: AuthorizationStatus {
