@@ -151,8 +151,10 @@ let package = Package(
         .testTarget(
             name: "LocationDaemonTests",
             dependencies: [
-                "LocationDaemon", "LocationEngine", "LocationWire", "Locking", "OpenCoreLocation",
+                "GNSSSources", "LocationDaemon", "LocationEngine", "LocationWire", "Locking",
+                "OpenCoreLocation",
                 "TestSupport",
+                .product(name: "NIOPosix", package: "swift-nio"),
                 "gpslocd",
                 "gpsloc",
             ]),

@@ -109,16 +109,57 @@ final class DescriptorReader: Sendable {
             let failure = readLoop { bytes in
                 for fix in chunk(bytes) { yield(fix) }
             }
-            open.withLock { open in
-                open = false
-                // A serial port's exclusive flag outlives the descriptor: clear it, or a user
-                // other than root gets EBUSY when opening the receiver next.
-                if isTerminal { _ = ioctl(descriptor.rawValue, UInt(TIOCNXCL)) }
-                try? descriptor.close()
-            }
-            loop.close()
+            close()
             if let failure { throw failure }
         }
+    }
+
+    /// Like ``run(_:delivery:)`` for a consumer told at once, with the reading done by `host`
+    /// on a duplicate of the descriptor: `deliver` is called on the host's thread.
+    func run(
+        hostedBy host: any ReceiverHost, _ chunk: @escaping @Sendable (UnsafeRawBufferPointer) -> [Fix],
+        deliver: @escaping @Sendable (Fix) -> Void
+    ) async throws {
+        defer { close() }
+        let duplicate = fcntl(descriptor.rawValue, F_DUPFD_CLOEXEC, 0)
+        guard duplicate >= 0 else {
+            throw DisconnectError("\(name): cannot read", errno: Errno(rawValue: errno))
+        }
+        let end = await host.read(duplicate) { bytes in
+            for fix in chunk(bytes) { deliver(fix) }
+        }
+        switch end {
+        case .cancelled:
+            try Task.checkCancellation()
+        case .end:
+            throw ended()
+        case .failed(let code):
+            // A serial port whose device went away fails its reads with EIO.
+            let hungUp = isTerminal && code == EIO
+            throw DisconnectError(
+                "\(name): disconnected", errno: code.map(Errno.init(rawValue:)),
+                hint: hungUp ? "the device hung up (unplugged?)" : nil)
+        }
+    }
+
+    /// Closes the descriptor and the loop, once, when the reading has ended.
+    private func close() {
+        open.withLock { open in
+            guard open else { return }
+            open = false
+            // A serial port's exclusive flag outlives the descriptor: clear it, or a user
+            // other than root gets EBUSY when opening the receiver next.
+            if isTerminal { _ = ioctl(descriptor.rawValue, UInt(TIOCNXCL)) }
+            try? descriptor.close()
+        }
+        loop.close()
+    }
+
+    /// Why reading ended at an end of file.
+    private func ended() -> DisconnectError {
+        DisconnectError(
+            isTerminal
+                ? "\(name): the device hung up (unplugged?)" : "\(name): the other end closed the connection")
     }
 
     /// The thread's loop; returns why it ended, `nil` when asked to stop.
@@ -140,10 +181,7 @@ final class DescriptorReader: Sendable {
                 buffer.withUnsafeBytes { received(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             case .end:
                 if datagrams { continue }
-                return DisconnectError(
-                    isTerminal
-                        ? "\(name): the device hung up (unplugged?)"
-                        : "\(name): the other end closed the connection")
+                return ended()
             }
         }
     }

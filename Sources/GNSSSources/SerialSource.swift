@@ -155,6 +155,8 @@ public final class SerialSource: ConnectingFixSource {
     public let probeTime: Duration
     public var origin: FixOrigin { .receiver }
     public var name: String { "serial:\(path)" }
+    /// Where the port is read for a consumer told at once; `nil`: on a thread of the source's own.
+    public let host: (any ReceiverHost)?
 
     private let current = Mutex<DescriptorReader?>(nil)
     private let detected = Mutex<Int?>(nil)
@@ -162,9 +164,10 @@ public final class SerialSource: ConnectingFixSource {
 
     public init(
         path: String, baud: Int? = nil, flowControl: Bool = false, probeTime: Duration = .milliseconds(2500),
-        logger: Logger = Logger(label: "OpenCoreLocation.serial")
+        host: (any ReceiverHost)? = nil, logger: Logger = Logger(label: "OpenCoreLocation.serial")
     ) {
         self.path = path
+        self.host = host
         self.baud = baud
         self.flowControl = flowControl
         self.probeTime = probeTime
@@ -221,7 +224,11 @@ public final class SerialSource: ConnectingFixSource {
                 (UBX, SiRF) only?
                 """)
         }
-        try await reader.run({ decoder.decode($0) }, delivery: delivery)
+        if let host, case .immediate(let deliver) = delivery {
+            try await reader.run(hostedBy: host, { decoder.decode($0) }, deliver: deliver)
+        } else {
+            try await reader.run({ decoder.decode($0) }, delivery: delivery)
+        }
     }
 
     /// Tries the standard rates (the last one found first) until one gives NMEA.

@@ -164,8 +164,9 @@ public enum SourceAddress: Sendable, Hashable {
         }
     }
 
-    /// Opens the source, or explains why it cannot be opened here.
-    public func open() throws(SourceError) -> any FixSource {
+    /// Opens the source, or explains why it cannot be opened here. A serial receiver is read by
+    /// `host` when one is given and its fixes are wanted at once.
+    public func open(host: (any ReceiverHost)? = nil) throws(SourceError) -> any FixSource {
         switch self {
         case .file(let path, let speed):
             guard access(path, R_OK) == 0 else {
@@ -183,7 +184,7 @@ public enum SourceAddress: Sendable, Hashable {
                         + SerialPort.detectionOrder.sorted().map(String.init).joined(separator: ", ")
                         + ", or leave baud out to detect it")
             }
-            return SerialSource(path: path, baud: baud)
+            return SerialSource(path: path, baud: baud, host: host)
         case .tcp(let host, let port):
             return TCPSource(host: host, port: port)
         case .udp(let address, let port):

@@ -29,6 +29,11 @@ struct DaemonService {
     let settings: DaemonSettings
     let daemon: Daemon
     let log: @Sendable (String) -> Void
+    /// One event loop for every connection and every serial receiver. A loop per processor wrote
+    /// the last of a thousand clients 15–25 % sooner (tools/daemon-load --latency --hold), but every
+    /// epoch then woke each loop: with 60 clients an update cost 1.28× gpsd's CPU against 1.13×
+    /// with one (tools/daemon-load --gpsd), and a small box with a few clients is what this is for.
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     init(settings: DaemonSettings, log: @escaping @Sendable (String) -> Void) throws(DaemonSettings
         .SettingsError)
@@ -52,7 +57,7 @@ struct DaemonService {
                 continue
             }
             do {
-                source = try address.open()
+                source = try address.open(host: EventLoopReceiverHost(loop: group.next()))
             } catch {
                 throw .init(description: "--source \(text): \(error)")
             }
@@ -123,11 +128,6 @@ struct DaemonService {
         if removed > 0 {
             log("removed \(removed) temporary files a stop mid-write left in \(settings.stateDirectory)")
         }
-        // One event loop for every connection. A loop per processor wrote the last of a thousand
-        // clients 15–25 % sooner (tools/daemon-load --latency --hold), but every epoch then woke
-        // each loop: with 60 clients an update cost 1.28× gpsd's CPU against 1.13× with one
-        // (tools/daemon-load --gpsd), and a small box with a few clients is what this is for.
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let limits = ConnectionLimits(
             .init(
                 perUser: settings.connectionsPerUser,

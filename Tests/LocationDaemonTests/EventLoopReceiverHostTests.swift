@@ -1,0 +1,88 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import GNSS
+import GNSSSources
+import LocationDaemon
+import Locking
+import NIOPosix
+import TestSupport
+import Testing
+
+/// A serial receiver read on the daemon's event loop: the fixes of the thread-read source, on the
+/// loop's thread; an unplugged device and a cancelled run end as they do there.
+@Suite("A serial receiver read on an event loop")
+struct EventLoopReceiverHostTests {
+    /// What a hosted run delivered, and whether each fix came on the loop's thread.
+    final class Delivered: Sendable {
+        private let state = Mutex<(fixes: [Fix], offLoop: Int, connected: Bool)>(([], 0, false))
+        func add(_ fix: Fix, onLoop: Bool) {
+            state.withLock { state in
+                var bare = fix
+                bare.arrival = nil
+                state.fixes.append(bare)
+                if !onLoop { state.offLoop += 1 }
+            }
+        }
+        func connect() { state.withLock { $0.connected = true } }
+        var connected: Bool { state.withLock { $0.connected } }
+        var fixes: [Fix] { state.withLock { $0.fixes } }
+        var offLoop: Int { state.withLock { $0.offLoop } }
+    }
+
+    /// A source on `pty` read by a loop of `group`, run until it ends, with its opening said.
+    private func start(_ pty: PseudoTerminal, _ group: MultiThreadedEventLoopGroup, into delivered: Delivered)
+        -> Task<Void, any Error>
+    {
+        let loop = group.next()
+        let source = SerialSource(path: pty.slavePath, baud: 115200, host: EventLoopReceiverHost(loop: loop))
+        return Task {
+            try await source.run(
+                .immediate { delivered.add($0, onLoop: loop.inEventLoop) },
+                connected: { _ in delivered.connect() })
+        }
+    }
+
+    @Test("The fixes a thread would read, in order, each on the loop's thread; cancelling frees the port")
+    func fixesOnTheLoop() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let pty = try PseudoTerminal()
+        let delivered = Delivered()
+        let run = start(pty, group, into: delivered)
+        #expect(await waitUntil(within: 20) { delivered.connected })
+        let sample = try driveSample(epochs: 20, allSentences: true)
+        await pty.send(sample.bytes, baud: 115200)
+        #expect(await waitUntil(within: 10) { delivered.fixes.count >= sample.fixes.count - 1 })
+        #expect(delivered.fixes == Array(sample.fixes.prefix(delivered.fixes.count)))
+        #expect(delivered.offLoop == 0, "every fix is handed over on the loop that read it")
+        run.cancel()
+        await #expect(throws: CancellationError.self) { try await run.value }
+        // Closed and unlocked: another run opens the port at once.
+        let again = Delivered()
+        let second = start(pty, group, into: again)
+        #expect(await waitUntil(within: 20) { again.connected })
+        second.cancel()
+        _ = try? await second.value
+        pty.close()
+        try await group.shutdownGracefully()
+    }
+
+    @Test("Unplugging ends the run with a disconnect naming the port; what came before is kept")
+    func unplugged() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let pty = try PseudoTerminal()
+        let delivered = Delivered()
+        let run = start(pty, group, into: delivered)
+        #expect(await waitUntil(within: 20) { delivered.connected })
+        let sample = try driveSample(epochs: 4)
+        pty.write(sample.bytes + Array("$GPRMC,080004.00,A,5222.3".utf8))
+        #expect(await waitUntil(within: 10) { delivered.fixes.count >= 3 })
+        pty.close()
+        let error = await #expect(throws: DisconnectError.self) { try await run.value }
+        #expect(
+            error?.description.hasPrefix("serial:\(pty.slavePath): ") == true, "\(String(describing: error))")
+        #expect(delivered.fixes == Array(sample.fixes.prefix(delivered.fixes.count)))
+        try await group.shutdownGracefully()
+    }
+}
