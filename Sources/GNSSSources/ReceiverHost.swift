@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-/// Where a receiver's bytes are read when its fixes are wanted at once (``GNSS/FixDelivery/immediate``)
+/// Where a receiver's bytes are read when its fixes are wanted at once (`FixDelivery.immediate`)
 /// by a program that already waits for many descriptors on a thread of its own: a daemon's event
 /// loop, say. Read there, a fix reaches the program's clients on the thread that read it,
 /// without waking a second one; without a host, a source reads on a thread of its own.
