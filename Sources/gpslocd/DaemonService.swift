@@ -56,13 +56,17 @@ struct DaemonService {
                 receivers.append(Receiver(name: text, device: device, service: same.service))
                 continue
             }
+            // A serial receiver is read on the event loop, and each app after the first is told
+            // of its fixes there in turn, after the clients of the one before were written.
+            let loop = group.next()
             do {
-                source = try address.open(host: EventLoopReceiverHost(loop: group.next()))
+                source = try address.open(host: EventLoopReceiverHost(loop: loop))
             } catch {
                 throw .init(description: "--source \(text): \(error)")
             }
             let service = LocationService(
-                source: source, clock: ContinuousClock(), log: { log("receiver \(text): \($0)") })
+                source: source, clock: ContinuousClock(), log: { log("receiver \(text): \($0)") },
+                relay: { loop.execute($0) })
             receivers.append(Receiver(name: text, device: device, service: service))
         }
         if receivers.isEmpty {

@@ -50,6 +50,12 @@ public final class LocationService: Sendable {
     public let reopenAfterSilence: Duration?
     let clock: ServiceClock
     let log: @Sendable (String) -> Void
+    /// How a live source's events reach the subscribers after the first: `nil`, one after another
+    /// on the thread that brought them; otherwise each next one is handed to `relay`, called on
+    /// the thread that told the one before. gpslocd's relay is its event loop's queue, where the
+    /// receiver is read: the first app's clients are written before the next app's engine runs,
+    /// rather than after every app's.
+    let relay: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
 
     /// A subscriber: `receive` is called with each event on whatever thread brought it (for a
     /// live receiver, the thread that read the fix), never awaited; `pace`, when a source has no
@@ -82,7 +88,8 @@ public final class LocationService: Sendable {
     public init<C: Clock>(
         source: any FixSource, clock: C, staleAfter: Duration = .seconds(3),
         maximumBackoff: Duration = .seconds(2), reopenAfterSilence: Duration? = .seconds(10),
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: @escaping @Sendable (String) -> Void = { _ in },
+        relay: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil
     ) where C.Duration == Duration {
         self.source = source
         self.clock = ServiceClock(clock)
@@ -90,6 +97,7 @@ public final class LocationService: Sendable {
         self.maximumBackoff = maximumBackoff
         self.reopenAfterSilence = source.origin == .receiver ? reopenAfterSilence : nil
         self.log = log
+        self.relay = relay
     }
 
     public convenience init(source: any FixSource) {
@@ -157,7 +165,9 @@ public final class LocationService: Sendable {
         task?.cancel()
     }
 
-    /// Tells every subscriber of `generation`; returns them, for a paced source to await.
+    /// Tells every subscriber of `generation`, through ``relay`` when there is one and the source
+    /// goes at the pace of time (every event of such a source, so that each subscriber's keep
+    /// their order); returns them, for a paced source to await.
     @discardableResult
     private func broadcast(_ event: Event, generation: Int) -> [Subscriber] {
         let subscribers = state.withLock { state -> [Subscriber] in
@@ -168,8 +178,25 @@ public final class LocationService: Sendable {
             }
             return state.subscribers
         }
-        for subscriber in subscribers { subscriber.receive(event) }
+        if let relay, subscribers.count > 1, source.isRealTime {
+            Self.tell(subscribers, from: 0, event, relay)
+        } else {
+            for subscriber in subscribers { subscriber.receive(event) }
+        }
         return subscribers
+    }
+
+    /// Tells `subscribers[index]`, then hands the rest to `relay`. Each subscriber's events keep
+    /// their order: a relay takes what it is given in order, and each step is handed on only
+    /// after the one before it was told.
+    private static func tell(
+        _ subscribers: [Subscriber], from index: Int, _ event: Event,
+        _ relay: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
+    ) {
+        subscribers[index].receive(event)
+        let next = index + 1
+        guard next < subscribers.count else { return }
+        relay { tell(subscribers, from: next, event, relay) }
     }
 
     private func run(generation: Int) async {

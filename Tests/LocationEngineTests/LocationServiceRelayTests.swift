@@ -1,0 +1,72 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import GNSS
+import LocationEngine
+import Locking
+import TestSupport
+import Testing
+
+/// A live source's subscribers told one after another through a relay, as gpslocd tells its
+/// apps on its event loop.
+@Suite("A live source's subscribers through a relay")
+struct LocationServiceRelayTests {
+    /// A relay that keeps each step it is given until the test runs it.
+    final class Steps: Sendable {
+        private let waiting = Mutex<[@Sendable () -> Void]>([])
+        func add(_ step: @escaping @Sendable () -> Void) { waiting.withLock { $0.append(step) } }
+        /// Runs the steps in the order given, with those they hand on, until none is left.
+        func runAll() {
+            while let step = waiting.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { step() }
+        }
+    }
+
+    /// What each subscriber was told, as text.
+    final class Told: Sendable {
+        private let lines: Mutex<[[String]]>
+        init(subscribers: Int) { lines = Mutex(Array(repeating: [], count: subscribers)) }
+        func add(_ event: LocationService.Event, to subscriber: Int) {
+            let line =
+                switch event {
+                case .fix(let fix): "fix \(fix.time.map { "\($0)" } ?? "-") \(fix.latitude ?? .nan)"
+                case .unavailable(let reason): "unavailable: \(reason)"
+                case .ended: "ended"
+                }
+            lines.withLock { $0[subscriber].append(line) }
+        }
+        subscript(subscriber: Int) -> [String] { lines.withLock { $0[subscriber] } }
+    }
+
+    @Test("The first is told at once, the others only through the relay, each every event in order")
+    func relayed() async throws {
+        let source = ScriptedFixSource(isRealTime: true)
+        let steps = Steps()
+        let service = LocationService(source: source, clock: ManualClock(), relay: { steps.add($0) })
+        let told = Told(subscribers: 3)
+        let ids = (0..<3).map { index in service.subscribe { told.add($0, to: index) } }
+        let fixes = try driveSample(epochs: 5).fixes
+        source.send(fixes)
+        source.fail("unplugged")
+        #expect(await waitUntil(within: 20) { told[0].count == fixes.count + 1 })
+        #expect(told[0].last?.contains("unplugged") == true, "\(told[0])")
+        #expect(told[1].isEmpty && told[2].isEmpty, "the others wait for the relay")
+        steps.runAll()
+        #expect(told[1] == told[0])
+        #expect(told[2] == told[0])
+        for id in ids { service.unsubscribe(id) }
+    }
+
+    @Test("A source with a pace of its own tells every subscriber at once, past the relay")
+    func paced() async throws {
+        let source = ScriptedFixSource(isRealTime: false)
+        let steps = Steps()
+        let service = LocationService(source: source, clock: ManualClock(), relay: { steps.add($0) })
+        let told = Told(subscribers: 2)
+        let ids = (0..<2).map { index in service.subscribe { told.add($0, to: index) } }
+        let fixes = try driveSample(epochs: 3).fixes
+        source.send(fixes)
+        #expect(await waitUntil(within: 20) { told[1].count == fixes.count })
+        #expect(told[0] == told[1])
+        for id in ids { service.unsubscribe(id) }
+    }
+}
