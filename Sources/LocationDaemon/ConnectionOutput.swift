@@ -40,15 +40,21 @@ final class ConnectionOutput: Sendable {
     func deliver<Element: Sendable>(
         _ feed: HostedFeed<Element>, _ element: @escaping (Element) -> Void, end: @escaping () -> Void
     ) {
-        FeedPump(feed: feed, loop: channel.eventLoop, element: element, end: end).start()
+        FeedPump(feed: feed, channel: channel, element: element, end: end).start()
     }
 }
 
 /// One feed read on an event loop. It keeps itself alive through the call its feed holds while
 /// it waits (or the loop's queue, while a call is pending), until the feed ends.
+///
+/// Once the connection has closed, the feed is not read any more: its session is closing and
+/// takes the feed with it, and the loop may be going away with the daemon (a call handed to a
+/// loop that has shut down is refused with an error on standard error).
 private final class FeedPump<Element: Sendable>: @unchecked Sendable {
-    // Everything here is touched on `loop` only, but `loop` and `feed`, which never change.
+    // Everything here is touched on `loop` only, but `loop`, `channel` and `feed`, which never
+    // change.
     private let feed: HostedFeed<Element>
+    private let channel: any Channel
     private let loop: any EventLoop
     private let element: (Element) -> Void
     private let end: () -> Void
@@ -57,19 +63,20 @@ private final class FeedPump<Element: Sendable>: @unchecked Sendable {
     private var wake: (@Sendable () -> Void)?
 
     init(
-        feed: HostedFeed<Element>, loop: any EventLoop, element: @escaping (Element) -> Void,
+        feed: HostedFeed<Element>, channel: any Channel, element: @escaping (Element) -> Void,
         end: @escaping () -> Void
     ) {
         self.feed = feed
-        self.loop = loop
+        self.channel = channel
+        loop = channel.eventLoop
         self.element = element
         self.end = end
     }
 
     func start() {
         let drain: @Sendable () -> Void = { self.drain() }
-        let loop = loop
-        wake = { loop.execute(drain) }
+        let (loop, channel) = (loop, channel)
+        wake = { if channel.isActive { loop.execute(drain) } }
         loop.execute(drain)
     }
 

@@ -56,6 +56,16 @@ public final class Daemon: Sendable {
     /// gpsd's reports of each receiver's latest fix, shared by the gpsd clients watching it.
     let gpsdReports = GPSDReportCache()
 
+    /// Stops every receiver for good, before the event loop they are read on and tell their
+    /// clients on goes away.
+    public func stopReceivers() async {
+        var stopped: Set<ObjectIdentifier> = []
+        for receiver in configuration.receivers
+        where stopped.insert(ObjectIdentifier(receiver.service)).inserted {
+            await receiver.service.stop()
+        }
+    }
+
     public init(_ configuration: Configuration) {
         self.configuration = configuration
         do {

@@ -210,6 +210,8 @@ struct DaemonService {
         log("stopping on \(signal): \(server.statistics.summary)")
         try? await channel.close()
         for gpsd in gpsdChannels { try? await gpsd.close() }
+        // The receivers first: read on the event loop, and telling their apps through it.
+        await daemon.stopReceivers()
         try? await group.shutdownGracefully()
     }
 }

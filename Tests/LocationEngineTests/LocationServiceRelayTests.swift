@@ -56,6 +56,29 @@ struct LocationServiceRelayTests {
         for id in ids { service.unsubscribe(id) }
     }
 
+    @Test("Stopped, the source is closed and nobody is told anything more, nor started again")
+    func stopped() async throws {
+        let source = ScriptedFixSource(isRealTime: true)
+        let steps = Steps()
+        let service = LocationService(source: source, clock: ManualClock(), relay: { steps.add($0) })
+        let told = Told(subscribers: 2)
+        let ids = (0..<2).map { index in service.subscribe { told.add($0, to: index) } }
+        let fixes = try driveSample(epochs: 2).fixes
+        source.send(fixes)
+        #expect(await waitUntil(within: 20) { told[0].count == fixes.count })
+        await service.stop()
+        #expect(source.running == 0, "the source's run ended before stop returned")
+        source.send(fixes)
+        source.fail("unplugged")
+        let late = service.subscribe { told.add($0, to: 1) }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(source.starts == 1 && !service.isRunning)
+        #expect(told[0].count == fixes.count, "nothing after the stop")
+        steps.runAll()
+        #expect(told[1] == told[0], "what was relayed before the stop still arrives, in order")
+        for id in ids + [late] { service.unsubscribe(id) }
+    }
+
     @Test("A source with a pace of its own tells every subscriber at once, past the relay")
     func paced() async throws {
         let source = ScriptedFixSource(isRealTime: false)

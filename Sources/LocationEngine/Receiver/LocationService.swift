@@ -81,6 +81,8 @@ public final class LocationService: Sendable {
         /// The run of the source now, for the watchdog to end when it has been silent too long.
         var attempt: Task<Void, any Error>?
         var silenced = false
+        /// Stopped for good (``stop()``): a new subscriber does not start it again.
+        var stopped = false
     }
 
     private let state = Mutex(State())
@@ -143,7 +145,7 @@ public final class LocationService: Sendable {
         state.withLock { state in
             state.nextID += 1
             state.subscribers.append(Subscriber(id: state.nextID, receive: receive, pace: pace))
-            if state.task == nil {
+            if state.task == nil, !state.stopped {
                 state.generation += 1
                 let generation = state.generation
                 state.task = Task { [self] in await self.run(generation: generation) }
@@ -163,6 +165,20 @@ public final class LocationService: Sendable {
             return task
         }
         task?.cancel()
+    }
+
+    /// Stops the source for good, for a program that is ending: the source is closed, and no
+    /// subscriber is told anything more (not even that it ended), so that nothing reaches a relay
+    /// or an event loop that is about to go. Returns once the source's run has ended.
+    public func stop() async {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            state.stopped = true
+            state.generation += 1
+            defer { state.task = nil }
+            return state.task
+        }
+        task?.cancel()
+        await task?.value
     }
 
     /// Tells every subscriber of `generation`, through ``relay`` when there is one and the source
