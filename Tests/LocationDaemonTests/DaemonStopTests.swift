@@ -7,7 +7,9 @@ import TestSupport
 import Testing
 
 /// gpslocd stopped (SIGTERM) while its receiver is read and its clients are subscribed.
-@Suite("gpslocd stops while it serves")
+@Suite(
+    "gpslocd stops while it serves",
+    .enabled(if: getuid() == 0, "grants its clients as root, the daemon's administrator"))
 struct DaemonStopTests {
     @Test(
         "Stopped with clients subscribed: it ends at once, and nothing reaches its event loop once it is gone"
