@@ -182,7 +182,7 @@ public final class LocationService: Sendable {
     }
 
     /// Tells every subscriber of `generation`, through ``relay`` when there is one and the source
-    /// goes at the pace of time (every event of such a source, so that each subscriber's keep
+    /// goes at the pace of time (every event of such a source, so that each subscriber's events keep
     /// their order); returns them, for a paced source to await.
     @discardableResult
     private func broadcast(_ event: Event, generation: Int) -> [Subscriber] {
