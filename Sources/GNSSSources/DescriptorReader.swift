@@ -134,11 +134,7 @@ final class DescriptorReader: Sendable {
         case .end:
             throw ended()
         case .failed(let code):
-            // A serial port whose device went away fails its reads with EIO.
-            let hungUp = isTerminal && code == EIO
-            throw DisconnectError(
-                "\(name): disconnected", errno: code.map(Errno.init(rawValue:)),
-                hint: hungUp ? "the device hung up (unplugged?)" : nil)
+            throw disconnected(code.map(Errno.init(rawValue:)))
         }
     }
 
@@ -153,6 +149,14 @@ final class DescriptorReader: Sendable {
             try? descriptor.close()
         }
         loop.close()
+    }
+
+    /// Why reading ended when a read failed with `errno`. A serial port whose device went away
+    /// fails its reads with EIO.
+    private func disconnected(_ errno: Errno?) -> DisconnectError {
+        let hungUp = isTerminal && errno == .ioError
+        return DisconnectError(
+            "\(name): disconnected", errno: errno, hint: hungUp ? "the device hung up (unplugged?)" : nil)
     }
 
     /// Why reading ended at an end of file.
@@ -171,7 +175,7 @@ final class DescriptorReader: Sendable {
                 result = try buffer.withUnsafeMutableBytes { raw throws(Errno) in
                     try loop.read(descriptor, into: raw)
                 }
-            } catch { return DisconnectError("\(name): disconnected", errno: error as? Errno) }
+            } catch { return disconnected(error as? Errno) }
             switch result {
             case .stopped:
                 return nil

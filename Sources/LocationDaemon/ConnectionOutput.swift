@@ -51,11 +51,10 @@ final class ConnectionOutput: Sendable {
 /// takes the feed with it, and the loop may be going away with the daemon (a call handed to a
 /// loop that has shut down is refused with an error on standard error).
 private final class FeedPump<Element: Sendable>: @unchecked Sendable {
-    // Everything here is touched on `loop` only, but `loop`, `channel` and `feed`, which never
-    // change.
+    // Everything here is touched on the channel's loop only, but `channel` and `feed`, which
+    // never change.
     private let feed: HostedFeed<Element>
     private let channel: any Channel
-    private let loop: any EventLoop
     private let element: (Element) -> Void
     private let end: () -> Void
     /// The call the feed makes when something arrives: made once, as each call made anew
@@ -68,14 +67,13 @@ private final class FeedPump<Element: Sendable>: @unchecked Sendable {
     ) {
         self.feed = feed
         self.channel = channel
-        loop = channel.eventLoop
         self.element = element
         self.end = end
     }
 
     func start() {
         let drain: @Sendable () -> Void = { self.drain() }
-        let (loop, channel) = (loop, channel)
+        let (loop, channel) = (channel.eventLoop, channel)
         wake = { if channel.isActive { loop.execute(drain) } }
         loop.execute(drain)
     }

@@ -57,13 +57,9 @@ public final class Daemon: Sendable {
     let gpsdReports = GPSDReportCache()
 
     /// Stops every receiver for good, before the event loop they are read on and tell their
-    /// clients on goes away.
+    /// clients on goes away (a receiver under two names is stopped once; the second finds it so).
     public func stopReceivers() async {
-        var stopped: Set<ObjectIdentifier> = []
-        for receiver in configuration.receivers
-        where stopped.insert(ObjectIdentifier(receiver.service)).inserted {
-            await receiver.service.stop()
-        }
+        for receiver in configuration.receivers { await receiver.service.stop() }
     }
 
     public init(_ configuration: Configuration) {

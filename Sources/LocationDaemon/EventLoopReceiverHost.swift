@@ -42,7 +42,8 @@ public struct EventLoopReceiverHost: ReceiverHost {
                 .takingOwnershipOfDescriptor(input: descriptor)
                 .get()
         } catch {
-            // Not taken: still this call's to close.
+            // Not taken: still this call's to close. The promise is kept too: SwiftNIO traps on
+            // one left unfulfilled in debug builds.
             close(descriptor)
             ended.succeed(.failed(errno: nil))
             return .failed(errno: (error as? IOError)?.errnoCode)
@@ -63,7 +64,8 @@ private final class ReceiverReading: ChannelInboundHandler {
 
     private let chunk: @Sendable (UnsafeRawBufferPointer) -> Void
     private let ended: EventLoopPromise<ReceiverReadEnd>
-    private var failure: CInt??
+    /// How the reading ends, once a read has failed.
+    private var failure: ReceiverReadEnd?
 
     init(
         chunk: @escaping @Sendable (UnsafeRawBufferPointer) -> Void, ended: EventLoopPromise<ReceiverReadEnd>
@@ -77,11 +79,11 @@ private final class ReceiverReading: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if failure == nil { failure = .some((error as? IOError)?.errnoCode) }
+        if failure == nil { failure = .failed(errno: (error as? IOError)?.errnoCode) }
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        ended.succeed(failure.map { .failed(errno: $0) } ?? .end)
+        ended.succeed(failure ?? .end)
     }
 }

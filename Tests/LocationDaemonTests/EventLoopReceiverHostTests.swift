@@ -31,17 +31,22 @@ struct EventLoopReceiverHostTests {
         var offLoop: Int { state.withLock { $0.offLoop } }
     }
 
-    /// A source on `pty` read by a loop of `group`, run until it ends, with its opening said.
-    private func start(_ pty: PseudoTerminal, _ group: MultiThreadedEventLoopGroup, into delivered: Delivered)
-        -> Task<Void, any Error>
+    /// A source on `pty` read by a loop of `group`, run until it ends; returned once it has
+    /// opened the port.
+    private func connected(
+        _ pty: PseudoTerminal, _ group: MultiThreadedEventLoopGroup, into delivered: Delivered
+    )
+        async -> Task<Void, any Error>
     {
         let loop = group.next()
         let source = SerialSource(path: pty.slavePath, baud: 115200, host: EventLoopReceiverHost(loop: loop))
-        return Task {
+        let run = Task {
             try await source.run(
                 .immediate { delivered.add($0, onLoop: loop.inEventLoop) },
                 connected: { _ in delivered.connect() })
         }
+        #expect(await waitUntil(within: 20) { delivered.connected }, "the port was opened")
+        return run
     }
 
     @Test("The fixes a thread would read, in order, each on the loop's thread; cancelling frees the port")
@@ -49,8 +54,7 @@ struct EventLoopReceiverHostTests {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let pty = try PseudoTerminal()
         let delivered = Delivered()
-        let run = start(pty, group, into: delivered)
-        #expect(await waitUntil(within: 20) { delivered.connected })
+        let run = await connected(pty, group, into: delivered)
         let sample = try driveSample(epochs: 20, allSentences: true)
         await pty.send(sample.bytes, baud: 115200)
         #expect(await waitUntil(within: 10) { delivered.fixes.count >= sample.fixes.count - 1 })
@@ -59,9 +63,7 @@ struct EventLoopReceiverHostTests {
         run.cancel()
         await #expect(throws: CancellationError.self) { try await run.value }
         // Closed and unlocked: another run opens the port at once.
-        let again = Delivered()
-        let second = start(pty, group, into: again)
-        #expect(await waitUntil(within: 20) { again.connected })
+        let second = await connected(pty, group, into: Delivered())
         second.cancel()
         _ = try? await second.value
         pty.close()
@@ -73,8 +75,7 @@ struct EventLoopReceiverHostTests {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let pty = try PseudoTerminal()
         let delivered = Delivered()
-        let run = start(pty, group, into: delivered)
-        #expect(await waitUntil(within: 20) { delivered.connected })
+        let run = await connected(pty, group, into: delivered)
         let sample = try driveSample(epochs: 4)
         pty.write(sample.bytes + Array("$GPRMC,080004.00,A,5222.3".utf8))
         #expect(await waitUntil(within: 10) { delivered.fixes.count >= 3 })

@@ -37,32 +37,46 @@ struct LocationServiceRelayTests {
         subscript(subscriber: Int) -> [String] { lines.withLock { $0[subscriber] } }
     }
 
+    /// A live source (or one with a pace of its own) told to `subscribers` subscribers through a
+    /// relay the test runs.
+    struct Relayed {
+        let source: ScriptedFixSource
+        let steps = Steps()
+        let service: LocationService
+        let told: Told
+        let ids: [Int]
+
+        init(subscribers: Int, isRealTime: Bool = true) {
+            let (steps, told) = (steps, Told(subscribers: subscribers))
+            source = ScriptedFixSource(isRealTime: isRealTime)
+            service = LocationService(source: source, clock: ManualClock(), relay: { steps.add($0) })
+            self.told = told
+            ids = (0..<subscribers).map { [service] index in service.subscribe { told.add($0, to: index) } }
+        }
+
+        func unsubscribe() { for id in ids { service.unsubscribe(id) } }
+    }
+
     @Test("The first is told at once, the others only through the relay, each every event in order")
     func relayed() async throws {
-        let source = ScriptedFixSource(isRealTime: true)
-        let steps = Steps()
-        let service = LocationService(source: source, clock: ManualClock(), relay: { steps.add($0) })
-        let told = Told(subscribers: 3)
-        let ids = (0..<3).map { index in service.subscribe { told.add($0, to: index) } }
+        let relayed = Relayed(subscribers: 3)
+        let told = relayed.told
         let fixes = try driveSample(epochs: 5).fixes
-        source.send(fixes)
-        source.fail("unplugged")
+        relayed.source.send(fixes)
+        relayed.source.fail("unplugged")
         #expect(await waitUntil(within: 20) { told[0].count == fixes.count + 1 })
         #expect(told[0].last?.contains("unplugged") == true, "\(told[0])")
         #expect(told[1].isEmpty && told[2].isEmpty, "the others wait for the relay")
-        steps.runAll()
+        relayed.steps.runAll()
         #expect(told[1] == told[0])
         #expect(told[2] == told[0])
-        for id in ids { service.unsubscribe(id) }
+        relayed.unsubscribe()
     }
 
     @Test("Stopped, the source is closed and nobody is told anything more, nor started again")
     func stopped() async throws {
-        let source = ScriptedFixSource(isRealTime: true)
-        let steps = Steps()
-        let service = LocationService(source: source, clock: ManualClock(), relay: { steps.add($0) })
-        let told = Told(subscribers: 2)
-        let ids = (0..<2).map { index in service.subscribe { told.add($0, to: index) } }
+        let relayed = Relayed(subscribers: 2)
+        let (source, service, told) = (relayed.source, relayed.service, relayed.told)
         let fixes = try driveSample(epochs: 2).fixes
         source.send(fixes)
         #expect(await waitUntil(within: 20) { told[0].count == fixes.count })
@@ -74,22 +88,20 @@ struct LocationServiceRelayTests {
         try await Task.sleep(for: .milliseconds(200))
         #expect(source.starts == 1 && !service.isRunning)
         #expect(told[0].count == fixes.count, "nothing after the stop")
-        steps.runAll()
+        relayed.steps.runAll()
         #expect(told[1] == told[0], "what was relayed before the stop still arrives, in order")
-        for id in ids + [late] { service.unsubscribe(id) }
+        relayed.unsubscribe()
+        service.unsubscribe(late)
     }
 
     @Test("A source with a pace of its own tells every subscriber at once, past the relay")
     func paced() async throws {
-        let source = ScriptedFixSource(isRealTime: false)
-        let steps = Steps()
-        let service = LocationService(source: source, clock: ManualClock(), relay: { steps.add($0) })
-        let told = Told(subscribers: 2)
-        let ids = (0..<2).map { index in service.subscribe { told.add($0, to: index) } }
+        let relayed = Relayed(subscribers: 2, isRealTime: false)
+        let told = relayed.told
         let fixes = try driveSample(epochs: 3).fixes
-        source.send(fixes)
+        relayed.source.send(fixes)
         #expect(await waitUntil(within: 20) { told[1].count == fixes.count })
         #expect(told[0] == told[1])
-        for id in ids { service.unsubscribe(id) }
+        relayed.unsubscribe()
     }
 }
