@@ -216,6 +216,39 @@ struct PropertyTests {
         #expect(NMEADecimal("12345678901234567890") == nil)
     }
 
+    /// Any text of up to 22 characters, mostly digits and points, is read as a reading character
+    /// by character reads it: every length the parser reads a word at a time, and either side of it.
+    @Test func decimalsReadAsCharacterByCharacter() {
+        var random = SeededGenerator(seed: 11)
+        let alphabet = Array("0123456789012345678901234567890123456789..-+x, /:".utf8)
+        for _ in 0..<50_000 {
+            let length = Int.random(in: 0...22, using: &random)
+            let text = (0..<length).map { _ in alphabet.randomElement(using: &random)! }
+            let parsed = text.withUnsafeBufferPointer { NMEADecimal.parse($0) }
+            #expect(parsed == decimalCharacterByCharacter(text), "\(String(decoding: text, as: UTF8.self))")
+        }
+    }
+
+    /// An optional sign, digits with at most one point among them, at least one digit; at most 18
+    /// digits after leading zeros and at most 18 after the point.
+    private func decimalCharacterByCharacter(_ text: [UInt8]) -> NMEADecimal? {
+        var rest = text[...]
+        var negative = false
+        if let sign = rest.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") {
+            negative = sign == UInt8(ascii: "-")
+            rest = rest.dropFirst()
+        }
+        let parts = rest.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        guard parts.count <= 2, parts.allSatisfy({ $0.allSatisfy(isDigit) }) else { return nil }
+        let digits = parts.joined()
+        let scale = parts.count == 2 ? parts[1].count : 0
+        let significant = digits.drop { $0 == UInt8(ascii: "0") }
+        guard !digits.isEmpty, significant.count <= 18, scale <= 18 else { return nil }
+        let mantissa = significant.reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
+        return NMEADecimal(mantissa: negative ? -mantissa : mantissa, scale: UInt8(scale))
+    }
+
     /// The text of a decimal, against the digits of its mantissa with the point put in by hand,
     /// over the whole range of mantissas and scales.
     @Test func decimalTextMatchesTheMantissaDigits() {
