@@ -18,7 +18,8 @@ struct Tally: NMEASentenceVisitor {
         "proprietary",
         "unknown",
     ]
-    var typed = [Int](repeating: 0, count: names.count)
+    /// Inline, so that a count goes up without the check an array's shared storage needs.
+    var typed = InlineArray<15, Int>(repeating: 0)
     var unparsable = 0
     var satellites = 0
     var latitudes = 0.0
@@ -106,7 +107,9 @@ enum NMEAParse {
         var line = "nmea-parse sentences=\(statistics.sentences - tally.unparsable)"
         line += " rejected=\(statistics.rejected + tally.unparsable) satellites=\(tally.satellites)"
         line += " latitude-sum=\(threeDecimals(tally.latitudes)) other-sum=\(threeDecimals(tally.others))"
-        for (name, count) in zip(Tally.names, tally.typed) where count > 0 { line += " \(name)=\(count)" }
+        for (index, name) in Tally.names.enumerated() where tally.typed[index] > 0 {
+            line += " \(name)=\(tally.typed[index])"
+        }
         print(line)
     }
 
