@@ -13,7 +13,8 @@ import NMEA
 /// What the harness counts. It receives each sentence as its typed value through
 /// `NMEASentenceVisitor`, the parser's copy-free interface.
 struct Tally: NMEASentenceVisitor {
-    static let names = [
+    /// As many as `typed` holds: a list of another length does not compile.
+    static let names: InlineArray<15, String> = [
         "RMC", "GGA", "GSA", "GSV", "VTG", "GLL", "GNS", "GST", "ZDA", "GBS", "HDT", "TXT", "DTM",
         "proprietary",
         "unknown",
@@ -107,8 +108,8 @@ enum NMEAParse {
         var line = "nmea-parse sentences=\(statistics.sentences - tally.unparsable)"
         line += " rejected=\(statistics.rejected + tally.unparsable) satellites=\(tally.satellites)"
         line += " latitude-sum=\(threeDecimals(tally.latitudes)) other-sum=\(threeDecimals(tally.others))"
-        for (index, name) in Tally.names.enumerated() where tally.typed[index] > 0 {
-            line += " \(name)=\(tally.typed[index])"
+        for index in Tally.names.indices where tally.typed[index] > 0 {
+            line += " \(Tally.names[index])=\(tally.typed[index])"
         }
         print(line)
     }

@@ -174,8 +174,9 @@ public final class LocationService: Sendable {
         let task = state.withLock { state -> Task<Void, Never>? in
             state.stopped = true
             state.generation += 1
-            defer { state.task = nil }
-            return state.task
+            let task = state.task
+            state.task = nil
+            return task
         }
         task?.cancel()
         await task?.value
