@@ -48,10 +48,24 @@ def latency_summary(values):
     return "median %.2f ms   p99 %.2f ms   max %.2f ms" % (statistics.median(values), p99, values[-1])
 
 def cpu_seconds(pid):
-    """User and system time process `pid` has used, from /proc/<pid>/stat."""
-    with open("/proc/%d/stat" % pid) as file:
-        fields = file.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """Time process `pid`'s threads have run on a processor: the sum of each thread's
+    /proc/<pid>/task/<tid>/schedstat, in nanoseconds. /proc/<pid>/stat counts in clock ticks
+    (10 ms): a daemon that takes 0.6 % of a core over 20 s is 12 ticks, and a tick more or less
+    is 8 % of the figure. (A thread that ended during the window is not counted: the daemons'
+    threads live as long as they do.) Falls back to /proc/<pid>/stat where there is no schedstat."""
+    try:
+        total = 0
+        for task in os.listdir("/proc/%d/task" % pid):
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (pid, task)) as file:
+                    total += int(file.read().split()[0])
+            except (FileNotFoundError, ProcessLookupError):
+                pass
+        return total / 1e9
+    except FileNotFoundError:
+        with open("/proc/%d/stat" % pid) as file:
+            fields = file.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 def free_port():
     """A TCP port of the loopback nobody listens on now."""
