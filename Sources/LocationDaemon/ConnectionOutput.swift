@@ -14,11 +14,11 @@ import NIOCore
 /// reply, from the connection's worker) is handed to the event loop, in order with the others.
 final class ConnectionOutput: Sendable {
     private let channel: any Channel
-    private let buffer: NIOLoopBoundBox<ByteBuffer>
+    private let onLoop: OnLoop
 
     init(channel: any Channel) {
         self.channel = channel
-        buffer = NIOLoopBoundBox(channel.allocator.buffer(capacity: 512), eventLoop: channel.eventLoop)
+        onLoop = OnLoop(channel: channel)
     }
 
     /// Writes and flushes `line` (its bytes as they go on the wire).
@@ -27,12 +27,31 @@ final class ConnectionOutput: Sendable {
             channel.writeAndFlush(channel.allocator.buffer(bytes: line), promise: nil)
             return
         }
-        // Written at once when the socket has room: the buffer is then this box's alone again,
-        // and the next line reuses its bytes. A line the socket could not take yet keeps the old
-        // storage, and the next one gets new.
-        buffer.value.clear()
-        buffer.value.writeBytes(line)
-        channel.writeAndFlush(buffer.value, promise: nil)
+        onLoop.send(line)
+    }
+
+    /// What only the connection's event loop touches: the line's buffer and the pipeline's
+    /// synchronous operations. With 1,000 clients the daemon spends most of an update's CPU on
+    /// the way from a line to its write system call: here the loop is checked once a line,
+    /// where a loop-bound box checked it at each of three touches of the buffer and the
+    /// pipeline's `writeAndFlush` once more (`BENCHMARKS.md`, round 2, seventh part).
+    private final class OnLoop: @unchecked Sendable {
+        private var buffer: ByteBuffer
+        private let pipeline: ChannelPipeline.SynchronousOperations
+
+        init(channel: any Channel) {
+            buffer = channel.allocator.buffer(capacity: 512)
+            pipeline = channel.pipeline.syncOperations
+        }
+
+        /// On the loop only. Written at once when the socket has room: the buffer is then this
+        /// object's alone again, and the next line reuses its bytes. A line the socket could not
+        /// take yet keeps the old storage, and the next one gets new.
+        func send(_ line: [UInt8]) {
+            buffer.clear()
+            buffer.writeBytes(line)
+            pipeline.writeAndFlush(NIOAny(buffer), promise: nil)
+        }
     }
 
     /// Calls `element` with each of `feed`'s elements, then `end` once when the feed ends (its
