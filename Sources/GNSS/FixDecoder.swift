@@ -240,6 +240,13 @@ public struct FixDecoder: Sendable {
         core.feeding(to: emit) { feeding in feeding.visit(sentence) }
     }
 
+    /// Assembles sentences a ``SentenceReader`` parsed, in their order; calls `emit` for every
+    /// completed epoch. The same fixes and counts as decoding their bytes, but the framer's and
+    /// the unparsable sentences', which the reader keeps.
+    public mutating func decode(_ sentences: ParsedSentences, _ emit: (Fix) -> Void) {
+        core.feeding(to: emit) { feeding in sentences.replay(into: &feeding) }
+    }
+
     /// Ends the input: the last epoch is handed out.
     public mutating func finish(_ emit: (Fix) -> Void) {
         Self.finish(&framer, &core, emit)

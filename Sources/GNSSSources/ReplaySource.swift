@@ -45,11 +45,17 @@ public struct ReplaySource: Sendable {
 
     /// Decodes the whole log as fast as possible, calling `body` for every fix, and returns the
     /// decoder's counts. `progress`, after each chunk, gets the bytes read from the file so far
-    /// (compressed, for a compressed log) and the file's size when it has one.
+    /// (compressed, for a compressed log) and the file's size when it has one. `onTwoThreads`:
+    /// a log file (not standard input, a pipe or a device) is read and parsed on a thread of its
+    /// own while this one assembles the fixes and calls `body`, in a little over half the time
+    /// (the default where two processors are online); the same fixes, counts and errors either
+    /// way.
     @discardableResult
     public func decodeAll(
+        onTwoThreads: Bool = ReplaySource.decodesOnTwoThreads,
         progress: ((_ bytesRead: Int, _ size: Int?) -> Void)? = nil, _ body: (Fix) throws -> Void
     ) throws -> DecodeStatistics {
+        if onTwoThreads && isRegularFile { return try decodeAllOnTwoThreads(progress: progress, body) }
         var reader = try ChunkReader(path: path, chunkSize: chunkSize)
         var state = DecodingState(framing: framing, referenceDate: referenceDate)
         var failure: (any Error)?
@@ -151,13 +157,26 @@ struct DecodingState: IncrementalDecoder {
         _ referenceBasis: inout String, _ chunk: UnsafeRawBufferPointer, _ emit: (Fix) -> Void
     ) {
         filter.append(chunk) { segment in
-            if !referenceSettled, let header = segment.headerDate {
-                decoder.assembler.referenceDate = .recordedOn(header)
-                referenceSettled = true
-                referenceBasis = "the log's '# Date' header, \(header)"
+            if let header = segment.headerDate {
+                settle(header: header, &decoder, &referenceSettled, &referenceBasis)
             }
             decoder.decode(segment.bytes, emit)
         }
+    }
+
+    /// A log's `# Date:` header: the reference date from here on, unless one is settled already.
+    mutating func settle(header: CivilDate) {
+        Self.settle(header: header, &decoder, &referenceSettled, &referenceBasis)
+    }
+
+    private static func settle(
+        header: CivilDate, _ decoder: inout FixDecoder, _ referenceSettled: inout Bool,
+        _ referenceBasis: inout String
+    ) {
+        guard !referenceSettled else { return }
+        decoder.assembler.referenceDate = .recordedOn(header)
+        referenceSettled = true
+        referenceBasis = "the log's '# Date' header, \(header)"
     }
 
     mutating func finish(_ emit: (Fix) -> Void) {
