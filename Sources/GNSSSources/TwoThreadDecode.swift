@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import CLinux
 import DescriptorIO
 import Dispatch
 import GNSS
@@ -15,8 +16,12 @@ import NMEA
 
 extension ReplaySource {
     /// Whether ``decodeAll(onTwoThreads:progress:_:)`` splits its work over two threads by
-    /// default: where two processors or more are online.
-    public static let decodesOnTwoThreads = sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2
+    /// default: where this process may run on two processors or more (its affinity, which a
+    /// container's or a unit's CPU set narrows, not merely the processors online).
+    public static let decodesOnTwoThreads: Bool = {
+        let usable = clinux_usable_processors()
+        return usable > 0 ? usable >= 2 : sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2
+    }()
 
     /// Whether the log is a file that can be read to its end at any time (a regular file, or a
     /// compressed one): not standard input, a pipe or a device, whose next read may wait for
