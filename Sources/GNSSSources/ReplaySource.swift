@@ -45,17 +45,23 @@ public struct ReplaySource: Sendable {
 
     /// Decodes the whole log as fast as possible, calling `body` for every fix, and returns the
     /// decoder's counts. `progress`, after each chunk, gets the bytes read from the file so far
-    /// (compressed, for a compressed log) and the file's size when it has one. `onTwoThreads`:
-    /// a log file (not standard input, a pipe or a device) is read and parsed on a thread of its
-    /// own while this one assembles the fixes and calls `body`, in a little over half the time
-    /// (the default where two processors are online); the same fixes, counts and errors either
-    /// way.
+    /// (compressed, for a compressed log) and the file's size when it has one.
+    ///
+    /// `onTwoThreads`: a log file (not standard input, a pipe or a device) is read and parsed on
+    /// a thread of its own while this one assembles the fixes and calls `body`, a long log in a
+    /// little over half the time; the same fixes, counts and errors either way. `nil`, the
+    /// default: for a file of ``twoThreadsFrom`` bytes or more, where this process may run on two
+    /// processors (below that the second thread costs more than it saves).
     @discardableResult
     public func decodeAll(
-        onTwoThreads: Bool = ReplaySource.decodesOnTwoThreads,
+        onTwoThreads: Bool? = nil,
         progress: ((_ bytesRead: Int, _ size: Int?) -> Void)? = nil, _ body: (Fix) throws -> Void
     ) throws -> DecodeStatistics {
-        if onTwoThreads && isRegularFile { return try decodeAllOnTwoThreads(progress: progress, body) }
+        if let size = regularFileSize,
+            onTwoThreads ?? (Self.decodesOnTwoThreads && size >= Self.twoThreadsFrom)
+        {
+            return try decodeAllOnTwoThreads(progress: progress, body)
+        }
         var reader = try ChunkReader(path: path, chunkSize: chunkSize)
         var state = DecodingState(framing: framing, referenceDate: referenceDate)
         var failure: (any Error)?
