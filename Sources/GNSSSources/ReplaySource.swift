@@ -50,15 +50,16 @@ public struct ReplaySource: Sendable {
     /// `onTwoThreads`: a log file (not standard input, a pipe or a device) is read and parsed on
     /// a thread of its own while this one assembles the fixes and calls `body`, a long log in a
     /// little over half the time; the same fixes, counts and errors either way. `nil`, the
-    /// default: for a file of ``twoThreadsFrom`` bytes or more, where this process may run on two
-    /// processors (below that the second thread costs more than it saves).
+    /// default: for a file of ``twoThreadsFrom`` bytes of text or more (a gzip, xz or zstd one
+    /// counted as six times its size), where this process may run on two processors (below that
+    /// the second thread costs more than it saves).
     @discardableResult
     public func decodeAll(
         onTwoThreads: Bool? = nil,
         progress: ((_ bytesRead: Int, _ size: Int?) -> Void)? = nil, _ body: (Fix) throws -> Void
     ) throws -> DecodeStatistics {
-        if let size = regularFileSize,
-            onTwoThreads ?? (Self.decodesOnTwoThreads && size >= Self.twoThreadsFrom)
+        if let text = regularFileText,
+            onTwoThreads ?? (Self.decodesOnTwoThreads && text >= Self.twoThreadsFrom)
         {
             return try decodeAllOnTwoThreads(progress: progress, body)
         }
