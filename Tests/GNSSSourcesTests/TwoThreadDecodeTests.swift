@@ -74,11 +74,12 @@ struct TwoThreadDecodeTests {
         return one
     }
 
-    static let directory: URL = {
+    /// A directory of the test's own, removed when the test ends.
+    static func makeDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("two-threads-\(UUID())")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
-    }()
+    }
 
     @Test(
         "every fixture, whole or in chunks down to a few bytes: the same fixes, counts and progress",
@@ -100,11 +101,13 @@ struct TwoThreadDecodeTests {
 
     @Test("a date header after sentences dates what follows it, in whichever chunk it falls")
     func headerAfterSentences() throws {
+        let directory = try Self.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
         // 1999-08-22 as a receiver that lost 1024 weeks sends 2019-04-07: the fix before the
         // header is dated by the default, the one after by the header.
         let rmc = SentenceBuilder.sentence("GPRMC,000430.00,A,4808.9993,N,01135.0798,E,0.1,0.0,220899,,,A")
         let later = SentenceBuilder.sentence("GPRMC,000431.00,A,4808.9993,N,01135.0798,E,0.1,0.0,220899,,,A")
-        let log = Self.directory.appendingPathComponent("header-after.nmea")
+        let log = directory.appendingPathComponent("header-after.nmea")
         try (rmc + "# Date: 2019-04-06\n" + later).write(to: log, atomically: true, encoding: .utf8)
         for chunkSize in [5, 40, 80, 1 << 18] {
             let outcome = Self.expectSame(ReplaySource(path: log.path, chunkSize: chunkSize))
@@ -115,13 +118,15 @@ struct TwoThreadDecodeTests {
 
     @Test("a gzip log cut short: every fix before the fault, then the same error")
     func damagedCompressedLog() async throws {
-        let plain = Self.directory.appendingPathComponent("cut.nmea")
+        let directory = try Self.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let plain = directory.appendingPathComponent("cut.nmea")
         try Data(try Fixtures.bytes("drive-1hz.nmea")).write(to: plain)
         let result = try await Runner.run(
             ["-k", "-f", plain.path], executable: URL(fileURLWithPath: "/bin/gzip"))
         #expect(result.status == 0)
         let compressed = try Data(contentsOf: URL(fileURLWithPath: plain.path + ".gz"))
-        let cut = Self.directory.appendingPathComponent("cut.nmea.gz")
+        let cut = directory.appendingPathComponent("cut.nmea.gz")
         try compressed.prefix(compressed.count * 2 / 3).write(to: cut)
         let outcome = Self.expectSame(ReplaySource(path: cut.path, chunkSize: 4096))
         #expect(outcome.error?.contains("gzip data ends early") == true, "\(outcome.error ?? "no error")")
@@ -137,7 +142,9 @@ struct TwoThreadDecodeTests {
 
     @Test("a caller that throws stops the decode with its error, the log closed when it returns")
     func callerThrows() throws {
-        let log = Self.directory.appendingPathComponent("stopped-\(UUID()).nmea")
+        let directory = try Self.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("stopped-\(UUID()).nmea")
         try Data(try Fixtures.bytes("drive-10hz.nmea")).write(to: log)
         for chunkSize in [64, 1 << 18] {
             let outcome = Self.expectSame(ReplaySource(path: log.path, chunkSize: chunkSize), failingAt: 10)
@@ -149,7 +156,9 @@ struct TwoThreadDecodeTests {
 
     @Test("a pipe is read on the calling thread: a caller that stops is not held by a read of more")
     func pipeStopsWithoutWaitingForMore() throws {
-        let fifo = Self.directory.appendingPathComponent("fifo-\(UUID())").path
+        let directory = try Self.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("fifo-\(UUID())").path
         #expect(mkfifo(fifo, 0o600) == 0)
         // Thirty epochs, less than a pipe holds: written at once, then the pipe stays open, as a
         // receiver's does, until the test lets the writer close it.
