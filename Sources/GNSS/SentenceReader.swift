@@ -26,27 +26,26 @@ public struct SentenceReader: Sendable {
     /// Frames and parses `chunk`, adding each sentence to `sentences`.
     public mutating func read(_ chunk: UnsafeRawBufferPointer, into sentences: inout ParsedSentences) {
         var failed = 0
-        framer.append(chunk) { framed in
-            do throws(NMEAParseError) {
-                try framed.parse(into: &sentences)
-            } catch {
-                failed += 1
-            }
-        }
+        framer.append(chunk) { Self.parse($0, into: &sentences, failed: &failed) }
         unparsable += failed
     }
 
     /// Ends the input: a last sentence without its line end is read.
     public mutating func finish(into sentences: inout ParsedSentences) {
         var failed = 0
-        framer.finish { framed in
-            do throws(NMEAParseError) {
-                try framed.parse(into: &sentences)
-            } catch {
-                failed += 1
-            }
-        }
+        framer.finish { Self.parse($0, into: &sentences, failed: &failed) }
         unparsable += failed
+    }
+
+    /// `framed` parsed into `sentences`, or counted in `failed`.
+    private static func parse(
+        _ framed: FramedSentence, into sentences: inout ParsedSentences, failed: inout Int
+    ) {
+        do throws(NMEAParseError) {
+            try framed.parse(into: &sentences)
+        } catch {
+            failed += 1
+        }
     }
 }
 
@@ -73,8 +72,7 @@ public struct ParsedSentences: Sendable, NMEASentenceVisitor {
 
     public init() {}
 
-    /// How many sentences it holds.
-    public var count: Int { kinds.count }
+    /// Whether it holds no sentence.
     public var isEmpty: Bool { kinds.isEmpty }
 
     /// Empties it, keeping its storage for the next chunk.
@@ -92,55 +90,24 @@ public struct ParsedSentences: Sendable, NMEASentenceVisitor {
         other.removeAll(keepingCapacity: true)
     }
 
-    public mutating func visit(_ sentence: NMEASentence) {
-        kinds.append(.other)
-        other.append(sentence)
+    /// Keeps `value` in `values`, its type's array, and its type in the order.
+    private mutating func keep<Value>(
+        _ value: Value, as kind: Kind, in values: WritableKeyPath<Self, [Value]>
+    ) {
+        kinds.append(kind)
+        self[keyPath: values].append(value)
     }
 
-    public mutating func visit(_ rmc: RMC) {
-        kinds.append(.rmc)
-        self.rmc.append(rmc)
-    }
-
-    public mutating func visit(_ gga: GGA) {
-        kinds.append(.gga)
-        self.gga.append(gga)
-    }
-
-    public mutating func visit(_ gsa: GSA) {
-        kinds.append(.gsa)
-        self.gsa.append(gsa)
-    }
-
-    public mutating func visit(_ gsv: GSV) {
-        kinds.append(.gsv)
-        self.gsv.append(gsv)
-    }
-
-    public mutating func visit(_ vtg: VTG) {
-        kinds.append(.vtg)
-        self.vtg.append(vtg)
-    }
-
-    public mutating func visit(_ gll: GLL) {
-        kinds.append(.gll)
-        self.gll.append(gll)
-    }
-
-    public mutating func visit(_ gns: GNS) {
-        kinds.append(.gns)
-        self.gns.append(gns)
-    }
-
-    public mutating func visit(_ gst: GST) {
-        kinds.append(.gst)
-        self.gst.append(gst)
-    }
-
-    public mutating func visit(_ zda: ZDA) {
-        kinds.append(.zda)
-        self.zda.append(zda)
-    }
+    public mutating func visit(_ sentence: NMEASentence) { keep(sentence, as: .other, in: \.other) }
+    public mutating func visit(_ rmc: RMC) { keep(rmc, as: .rmc, in: \.rmc) }
+    public mutating func visit(_ gga: GGA) { keep(gga, as: .gga, in: \.gga) }
+    public mutating func visit(_ gsa: GSA) { keep(gsa, as: .gsa, in: \.gsa) }
+    public mutating func visit(_ gsv: GSV) { keep(gsv, as: .gsv, in: \.gsv) }
+    public mutating func visit(_ vtg: VTG) { keep(vtg, as: .vtg, in: \.vtg) }
+    public mutating func visit(_ gll: GLL) { keep(gll, as: .gll, in: \.gll) }
+    public mutating func visit(_ gns: GNS) { keep(gns, as: .gns, in: \.gns) }
+    public mutating func visit(_ gst: GST) { keep(gst, as: .gst, in: \.gst) }
+    public mutating func visit(_ zda: ZDA) { keep(zda, as: .zda, in: \.zda) }
 
     /// Hands each sentence, in order, to `visitor`: each type's own `visit`, as parsing would.
     func replay(into visitor: inout some NMEASentenceVisitor) {
