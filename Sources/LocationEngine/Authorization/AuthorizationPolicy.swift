@@ -159,8 +159,11 @@ package struct AuthorizationState: Sendable {
         return sessions.values.lazy.filter { $0.explicit || !explicitOnly }
     }
 
+    /// Asked for every fix: a loop, where `map` would make an array of every session's level.
     package var requestedLevel: SessionLevel {
-        max(effectiveSessions.map(\.level).max() ?? .none, managerRequest ?? .none)
+        var level = managerRequest ?? .none
+        for session in effectiveSessions where session.level > level { level = session.level }
+        return level
     }
 
     package var serviceSessionRequired: Bool {

@@ -62,10 +62,16 @@ package struct LocationCore: Sendable {
 
     package private(set) var auth: AuthorizationState
     private var updates: [ID: UpdateSubscriber] = [:]
+    /// The keys of ``updates`` in ascending order, the order subscribers are told in: kept as
+    /// they come and go (numbers only grow) rather than sorted again for every fix.
+    private var updateOrder: [ID] = []
     private var diagnostics: [ID: DiagnosticSubscriber] = [:]
+    /// The keys of ``diagnostics`` in ascending order, as ``updateOrder``.
+    private var diagnosticOrder: [ID] = []
     /// Subscriptions to the receiver's fixes whole, told only while the app may have precise
     /// locations (satellites, errors, time: what gpsd's reports carry).
-    private var fixSubscribers: Set<ID> = []
+    /// In ascending order, as ``updateOrder``.
+    private var fixSubscribers: [ID] = []
     /// Precise-location requests of the delegate API, in the order they were made.
     private var accuracyRequests: [(id: ID, purposeKey: String)] = []
     /// Whether there is a receiver at all; without one, updates say `locationUnavailable`.
@@ -141,11 +147,12 @@ package struct LocationCore: Sendable {
     package mutating func removeSession(_ id: ID) -> [Action] {
         transact { core, actions in
             guard core.auth.sessions.removeValue(forKey: id) != nil else { return }
-            for (key, subscriber) in core.diagnostics.sorted(by: { $0.key < $1.key })
-            where subscriber.session == id {
+            for key in core.diagnosticOrder where core.diagnostics[key]!.session == id {
                 core.diagnostics.removeValue(forKey: key)
                 actions.append(.finish(key))
             }
+            let remaining = core.diagnostics
+            core.diagnosticOrder.removeAll { remaining[$0] == nil }
             core.withdrawPromptIfMoot(&actions)
         }
     }
@@ -159,6 +166,7 @@ package struct LocationCore: Sendable {
             let new = core.makeID()
             let flags = core.auth.diagnostic(for: requirement)
             core.diagnostics[new] = DiagnosticSubscriber(session: session, last: flags)
+            core.diagnosticOrder.append(new)
             actions.append(.diagnose(new, flags))
             id = new
         }
@@ -167,7 +175,8 @@ package struct LocationCore: Sendable {
 
     /// The consumer of diagnostics subscription `id` went away.
     package mutating func unsubscribeDiagnostics(_ id: ID) {
-        diagnostics.removeValue(forKey: id)
+        guard diagnostics.removeValue(forKey: id) != nil else { return }
+        diagnosticOrder.removeAll { $0 == id }
     }
 
     /// A prompt nobody wants any more (its session ended) is withdrawn.
@@ -230,6 +239,7 @@ package struct LocationCore: Sendable {
                 }
             }
             core.updates[id] = subscriber
+            core.updateOrder.append(id)
             if core.hasReceiver && !core.receiverRunning {
                 core.receiverRunning = true
                 actions.append(.startReceiver)
@@ -244,18 +254,19 @@ package struct LocationCore: Sendable {
     /// does not start the receiver: it comes beside an update subscription, which does.
     package mutating func subscribeFixes() -> ID {
         let id = makeID()
-        fixSubscribers.insert(id)
+        fixSubscribers.append(id)
         return id
     }
 
     package mutating func unsubscribeFixes(_ id: ID) {
-        fixSubscribers.remove(id)
+        fixSubscribers.removeAll { $0 == id }
     }
 
     /// The consumer of update subscription `id` went away.
     package mutating func unsubscribeUpdates(_ id: ID) -> [Action] {
         transact { core, actions in
             guard core.updates.removeValue(forKey: id) != nil else { return }
+            core.updateOrder.removeAll { $0 == id }
             core.auth.sessions.removeValue(forKey: id)
             if core.updates.isEmpty, core.receiverRunning {
                 core.receiverRunning = false
@@ -272,13 +283,13 @@ package struct LocationCore: Sendable {
     package mutating func receive(_ event: ReceiverEvent, origin: FixOrigin, received: Date) -> [Action] {
         transact { core, actions in
             let gate = core.auth.updateGate
-            let ids = core.updates.keys.sorted()
-            // An action for each subscriber, at most, and a few more: one allocation per fix.
+            let ids = core.updateOrder
+            // An action for each subscriber, at most, and a few more: the one allocation per fix.
             actions.reserveCapacity(actions.count + ids.count + core.fixSubscribers.count + 4)
             switch event {
             case .ended:
                 for id in ids { actions.append(.finish(id)) }
-                for id in core.fixSubscribers.sorted() { actions.append(.finish(id)) }
+                for id in core.fixSubscribers { actions.append(.finish(id)) }
             case .unavailable(let reason):
                 core.unavailable = reason
                 guard gate.deliver else { return }
@@ -293,7 +304,7 @@ package struct LocationCore: Sendable {
                 core.unavailable = nil
                 guard gate.deliver else { return }
                 if gate.full {
-                    for id in core.fixSubscribers.sorted() { actions.append(.deliverFix(id, fix)) }
+                    for id in core.fixSubscribers { actions.append(.deliverFix(id, fix)) }
                 }
                 let fallback = fix.bestTime(received: received)
                 let location = Location(fix: fix, origin: origin, fallbackTime: fallback)
@@ -474,11 +485,11 @@ package struct LocationCore: Sendable {
         // Subscribers that are blocked hear about every change of the reason.
         let gate = auth.updateGate
         if !gate.deliver {
-            for id in updates.keys.sorted() {
+            for id in updateOrder {
                 if let update = updates[id]!.status(gate.flags) { actions.append(.deliver(id, update)) }
             }
         }
-        for id in diagnostics.keys.sorted() {
+        for id in diagnosticOrder {
             guard let session = auth.sessions[diagnostics[id]!.session] else { continue }
             let flags = auth.diagnostic(for: session)
             if flags != diagnostics[id]!.last {
