@@ -24,6 +24,18 @@ let package = Package(
             path: "Benchmarks/NMEABenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "EngineBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "GNSS", package: "OpenCoreLocation"),
+                .product(name: "GNSSSimulation", package: "OpenCoreLocation"),
+                .product(name: "LocationEngine", package: "OpenCoreLocation"),
+                .product(name: "LocationWire", package: "OpenCoreLocation"),
+            ],
+            path: "Benchmarks/EngineBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // The race harnesses' input, read as the product reads a log.
         .target(name: "HarnessInput", path: "Sources/HarnessInput"),
         .executableTarget(

@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import LocationEngine
+@_spi(FrontEnd) import LocationEngine
 import NIOCore
 
 /// A connection's lines out, and where its feeds are read.

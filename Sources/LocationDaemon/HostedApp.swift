@@ -3,8 +3,8 @@
 
 import FoundationEssentials
 import GNSS
-import LocationEngine
-import LocationWire
+@_spi(FrontEnd) import LocationEngine
+@_spi(FrontEnd) import LocationWire
 import Locking
 
 /// One remote client's app as the daemon runs it: the same ``AppEngine`` as an app in its own

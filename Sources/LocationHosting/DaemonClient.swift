@@ -3,7 +3,7 @@
 
 import DescriptorIO
 import FoundationEssentials
-import LocationEngine
+@_spi(FrontEnd) import LocationEngine
 import LocationWire
 import Locking
 import SystemPackage

@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import LocationEngine
+@_spi(FrontEnd) import LocationEngine
 
 /// A context's updates in the engine's own values: what `CLLocationUpdate.liveUpdates()` turns
 /// into the API's types, and what gpsloc prints. Each iteration is a subscription of its own,

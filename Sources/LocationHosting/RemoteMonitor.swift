@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FoundationEssentials
-import LocationEngine
+@_spi(FrontEnd) import LocationEngine
 import LocationWire
 import Locking
 

@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import LocationEngine
+@_spi(FrontEnd) import LocationEngine
 import Locking
 
 /// A session registered with a context, ended once by whichever comes first: `invalidate()` or

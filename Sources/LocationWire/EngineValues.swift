@@ -44,7 +44,8 @@ extension AuthorizationFlags {
 }
 
 extension LocationUpdate {
-    package var wire: WireUpdate {
+    /// The update as gpslocd's wire protocol carries it.
+    @_spi(FrontEnd) public var wire: WireUpdate {
         WireUpdate(
             flags: flags.wireNames, stationary: isStationary, unavailable: locationUnavailable,
             location: location.map(\.wire))

@@ -3,7 +3,7 @@
 
 import ArgumentParser
 import GNSS
-import LocationEngine
+@_spi(FrontEnd) import LocationEngine
 import LocationHosting
 
 struct Monitor: AsyncParsableCommand {

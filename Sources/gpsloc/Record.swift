@@ -5,7 +5,7 @@ import ArgumentParser
 import Dispatch
 import FoundationEssentials
 import GNSSSources
-import LocationEngine
+@_spi(FrontEnd) import LocationEngine
 import LocationHosting
 
 struct Record: AsyncParsableCommand {

@@ -5,7 +5,7 @@ import DescriptorIO
 import FoundationEssentials
 import GNSS
 import GNSSSources
-import LocationEngine
+@_spi(FrontEnd) import LocationEngine
 import LocationHosting
 import Locking
 

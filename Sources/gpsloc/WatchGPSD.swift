@@ -5,7 +5,7 @@ import ArgumentParser
 import DescriptorIO
 import FoundationEssentials
 import GNSS
-import LocationEngine
+@_spi(FrontEnd) import LocationEngine
 import LocationHosting
 import Locking
 

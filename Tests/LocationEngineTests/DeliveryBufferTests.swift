@@ -4,7 +4,7 @@
 import GNSS
 import Testing
 
-@testable import LocationEngine
+@_spi(FrontEnd) @testable import LocationEngine
 
 /// The back-pressure policy of one subscriber, on its own.
 @Suite("Delivery buffer")

@@ -5,7 +5,7 @@ import Foundation
 import Locking
 import Testing
 
-@testable import LocationEngine
+@_spi(FrontEnd) @testable import LocationEngine
 
 /// A mailbox read by polling, as the daemon's event loop reads its clients' feeds: every element
 /// in order, a call when something arrives after an empty poll (once, never lost), and the end.

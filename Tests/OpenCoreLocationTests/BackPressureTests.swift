@@ -8,7 +8,7 @@ import Locking
 import TestSupport
 import Testing
 
-@testable import LocationEngine
+@_spi(FrontEnd) @testable import LocationEngine
 @testable import OpenCoreLocation
 
 /// A log replayed in real time on a manual clock: a receiver whose time the test moves.

@@ -5,7 +5,7 @@ import FoundationEssentials
 import GNSS
 
 /// An element a subscriber is sent, as far as its buffer needs to know.
-package protocol Deliverable: Sendable {
+@_spi(FrontEnd) public protocol Deliverable: Sendable {
     /// A newer element of the same kind makes this one worthless (a location): when the
     /// subscriber falls behind, the oldest such element is dropped. Everything else is a
     /// transition (authorization, availability, stationary) and is never dropped.
@@ -93,24 +93,24 @@ package struct DeliveryBuffer<Element: Deliverable>: Sendable {
     }
 }
 
-extension LocationUpdate: Deliverable {
+@_spi(FrontEnd) extension LocationUpdate: Deliverable {
     /// A location is replaceable by a newer one; a stationary update is a transition.
-    package var isReplaceable: Bool { location != nil && !isStationary }
+    public var isReplaceable: Bool { location != nil && !isStationary }
 
-    package func repeats(_ other: LocationUpdate) -> Bool {
+    public func repeats(_ other: LocationUpdate) -> Bool {
         location == nil && other.location == nil && isStationary == other.isStationary
             && Status(flags: flags, unavailable: locationUnavailable)
                 == Status(flags: other.flags, unavailable: other.locationUnavailable)
     }
 }
 
-extension AuthorizationFlags: Deliverable {
-    package var isReplaceable: Bool { false }
-    package func repeats(_ other: AuthorizationFlags) -> Bool { false }
+@_spi(FrontEnd) extension AuthorizationFlags: Deliverable {
+    public var isReplaceable: Bool { false }
+    public func repeats(_ other: AuthorizationFlags) -> Bool { false }
 }
 
-extension Fix: Deliverable {
+@_spi(FrontEnd) extension Fix: Deliverable {
     /// A fix is replaced by a newer one when its subscriber falls behind, as a location is.
-    package var isReplaceable: Bool { true }
-    package func repeats(_ other: Fix) -> Bool { false }
+    public var isReplaceable: Bool { true }
+    public func repeats(_ other: Fix) -> Bool { false }
 }

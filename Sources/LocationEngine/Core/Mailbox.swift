@@ -22,7 +22,7 @@ import Locking
 ///
 /// A reader that is told rather than awaited (a daemon's event loop) takes elements with
 /// ``poll(waking:)`` instead: no task, no continuation, nothing allocated per element.
-package final class Mailbox<Element: Deliverable>: Sendable {
+@_spi(FrontEnd) public final class Mailbox<Element: Deliverable>: Sendable {
     private struct State {
         var buffer: DeliveryBuffer<Element>
         var finished = false
@@ -119,7 +119,7 @@ package final class Mailbox<Element: Deliverable>: Sendable {
     /// awaited. When none waits, `wake` is kept and called once, on the thread of whatever comes
     /// next (an element, the end, the close) and outside the lock; the reader then polls again.
     /// One reader: `next()` and `poll` are not mixed on one mailbox.
-    package func poll(waking wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element> {
+    public func poll(waking wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element> {
         let (polled, senders) = state.withLock {
             state -> (MailboxPoll<Element>, [CheckedContinuation<Void, Never>]) in
             if let (value, released) = Self.take(&state) {
@@ -172,7 +172,7 @@ package final class Mailbox<Element: Deliverable>: Sendable {
 }
 
 /// What ``Mailbox/poll(waking:)`` found.
-package enum MailboxPoll<Element> {
+@_spi(FrontEnd) public enum MailboxPoll<Element> {
     case element(Element)
     /// Nothing yet: the reader is called when there is.
     case empty
@@ -180,7 +180,7 @@ package enum MailboxPoll<Element> {
     case end
 
     /// The element converted; the rest as they are.
-    package func map<Other>(_ transform: (Element) -> Other) -> MailboxPoll<Other> {
+    public func map<Other>(_ transform: (Element) -> Other) -> MailboxPoll<Other> {
         switch self {
         case .element(let element): .element(transform(element))
         case .empty: .empty
@@ -190,9 +190,9 @@ package enum MailboxPoll<Element> {
 }
 
 /// Closes its mailbox when the last iterator holding it goes away (a loop that ended by `break`).
-package final class MailboxLease<Element: Deliverable>: Sendable {
-    package let mailbox: Mailbox<Element>
-    package init(_ mailbox: Mailbox<Element>) { self.mailbox = mailbox }
+@_spi(FrontEnd) public final class MailboxLease<Element: Deliverable>: Sendable {
+    public let mailbox: Mailbox<Element>
+    public init(_ mailbox: Mailbox<Element>) { self.mailbox = mailbox }
     deinit { mailbox.close() }
 }
 
@@ -201,12 +201,12 @@ package final class MailboxLease<Element: Deliverable>: Sendable {
 // witnesses: a few percent of the daemon's CPU with 1,000 clients. These entry points, one per
 // element the engine hands out, are compiled here for their concrete element.
 
-extension MailboxLease where Element == LocationUpdate {
+@_spi(FrontEnd) extension MailboxLease where Element == LocationUpdate {
     /// The next update, or `nil` when the subscription is over.
     package func next() async -> LocationUpdate? { await mailbox.next() }
 
     /// ``Mailbox/poll(waking:)``, for this element.
-    package func poll(waking wake: @escaping @Sendable () -> Void) -> MailboxPoll<LocationUpdate> {
+    public func poll(waking wake: @escaping @Sendable () -> Void) -> MailboxPoll<LocationUpdate> {
         mailbox.poll(waking: wake)
     }
 }

@@ -59,7 +59,7 @@ public final class AppEngine: Sendable {
     /// An engine over `configuration`'s receiver, store and prompter. A `detached` engine decides
     /// nothing for real (the façade's when gpslocd decides for the app): it reads no store and
     /// keeps no reduced state.
-    package init(_ configuration: Configuration, detached: Bool = false) {
+    @_spi(FrontEnd) public init(_ configuration: Configuration, detached: Bool = false) {
         self.configuration = configuration
         monitorCensus = MonitorCensus(
             directory: configuration.store.directory + "/monitors/"
@@ -277,7 +277,7 @@ public final class AppEngine: Sendable {
     /// `implicitSession` is false, for the delegate API). `wantsReduced`: reduced locations
     /// whatever the authorization allows. `preciseAsStatus`: precise locations as their status
     /// alone, for a front-end that takes them from ``subscribePreciseFixes()``.
-    package func subscribeUpdates(
+    @_spi(FrontEnd) public func subscribeUpdates(
         profile: ActivityProfile, monitoring: Bool = false, wantsReduced: Bool = false,
         continuous: Bool = false, implicitSession: Bool = true, preciseAsStatus: Bool = false
     ) -> Mailbox<LocationUpdate> {

@@ -369,8 +369,8 @@ extension String {
     }
 }
 
-extension MonitorEvent: Deliverable {
+@_spi(FrontEnd) extension MonitorEvent: Deliverable {
     /// Every event is a change of a condition: none is ever dropped.
-    package var isReplaceable: Bool { false }
-    package func repeats(_ other: MonitorEvent) -> Bool { false }
+    public var isReplaceable: Bool { false }
+    public func repeats(_ other: MonitorEvent) -> Bool { false }
 }

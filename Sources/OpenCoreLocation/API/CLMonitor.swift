@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import GNSS
-import LocationEngine
+@_spi(FrontEnd) import LocationEngine
 
 /// A condition a ``CLMonitor`` watches: ``CLMonitor/CircularGeographicCondition`` or
 /// ``CLMonitor/BeaconIdentityCondition``.

@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import LocationEngine
+@_spi(FrontEnd) import LocationEngine
 import Locking
 
 /// A declaration that the app needs location services at a level of authorization, for as long
