@@ -209,17 +209,18 @@ class Client:
     def close(self):
         self.socket.close()
 
-def granted_client(path):
+def granted_client(path, timeout=10):
     """A connection whose program (this interpreter, as the daemon knows it) an administrator — this
-    user, through its group — granted Always, with a session and a subscription open."""
+    user, through its group — granted Always, with a session and a subscription open; each reply
+    awaited `timeout` seconds at most."""
     client = Client(path)
     client.send({"op": "hello", "version": 1})
-    hello = client.read_reply()
+    hello = client.read_reply(timeout)
     if hello.get("reply") != "hello":
         sys.exit("gpslocd refused the hello: %s" % hello)
     app = hello["identity"]["app"]
     client.send({"op": "auth.grant", "id": 1, "uid": os.getuid(), "app": app, "level": "always"})
-    answer = client.read_reply()
+    answer = client.read_reply(timeout)
     if answer.get("reply") != "ok":
         sys.exit("gpslocd refused the grant (%s); is %s an administrators' group?" % (answer, grp.getgrgid(os.getgid()).gr_name))
     subscribe(client)

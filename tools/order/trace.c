@@ -5,8 +5,11 @@
 // every instruction of the program's own code that runs. The code starts without execute
 // permission; each fetch faults, is recorded, and runs alone (the trap flag), after which its
 // page is closed again. Slow (minutes for a start that takes milliseconds), exact, and meant for
-// nothing but making the order file. At exit, FILE gets the file offset of each instruction run.
+// nothing but making the order file. At exit, FILE gets the file offset of each instruction run;
+// each SIGUSR2 before it ends a phase of the run: FILE.0, FILE.1, … get those the phase ran, and
+// the next phase starts with none (FILE then holds the last phase's alone).
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +22,9 @@ static unsigned long start, end;
 static unsigned char *executed;   // a bit per byte of code
 static char exe[4096];
 static __thread unsigned long reopened;
+static unsigned long code_offset;  // the code segment's offset in the file
+static int snapshots;
+static void snapshot(int sig);
 
 static void segv(int sig, siginfo_t *info, void *context) {
     unsigned long address = (unsigned long)info->si_addr;
@@ -45,7 +51,7 @@ __attribute__((constructor)) static void begin(void) {
     while (fgets(line, sizeof line, maps)) {
         unsigned long a, b, offset; char perms[8]; char path[4096] = "";
         if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %4095s", &a, &b, perms, &offset, path) >= 4
-            && strcmp(path, exe) == 0 && perms[2] == 'x') { start = a; end = b; }
+            && strcmp(path, exe) == 0 && perms[2] == 'x') { start = a; end = b; code_offset = offset; }
     }
     fclose(maps);
     if (!start) return;
@@ -56,7 +62,39 @@ __attribute__((constructor)) static void begin(void) {
     sigaction(SIGSEGV, &action, NULL);
     action.sa_sigaction = trap;
     sigaction(SIGTRAP, &action, NULL);
+    signal(SIGUSR2, snapshot);
     mprotect((void *)start, end - start, PROT_READ);
+}
+
+// What ran since the last snapshot, to FILE.N, then forgotten: only system calls, as a signal
+// handler may make.
+static void snapshot(int sig) {
+    const char *out = getenv("EXECUTED_CODE");
+    char path[4096];
+    size_t length = strlen(out);
+    if (length + 8 > sizeof path) return;
+    memcpy(path, out, length);
+    path[length] = '.';
+    path[length + 1] = (char)('0' + snapshots % 10);
+    path[length + 2] = 0;
+    snapshots++;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    char buffer[1 << 16];
+    size_t used = 0;
+    for (unsigned long byte = 0; byte < end - start; byte++) {
+        if (!(executed[byte >> 3] & (1 << (byte & 7)))) continue;
+        char digits[24];
+        int count = 0;
+        unsigned long value = code_offset + byte;
+        do { digits[count++] = "0123456789abcdef"[value & 15]; value >>= 4; } while (value);
+        if (used + count + 1 > sizeof buffer) { write(fd, buffer, used); used = 0; }
+        while (count) buffer[used++] = digits[--count];
+        buffer[used++] = '\n';
+    }
+    write(fd, buffer, used);
+    close(fd);
+    for (unsigned long index = 0; index < ((end - start) >> 3) + 1; index++) executed[index] = 0;
 }
 
 __attribute__((destructor)) static void finish(void) {
