@@ -286,7 +286,10 @@ struct IdentityAttackTests {
                 socketDirectory: (daemon.socket as NSString).deletingLastPathComponent,
                 infoFile: try flatpakInfoFile(app: "org.example.Maps"),
                 command: ["/usr/bin/script", "-qfec", inner, "/dev/null"]))
-        #expect(await app.process.waitForOutput(within: 20) { $0.contains("ready") }, "\(app.process.errors)")
+        // A sandbox that never started (bubblewrap or socat missing) ends the test here, not after
+        // every wait below has run out.
+        try #require(
+            await app.process.waitForOutput(within: 20) { $0.contains("ready") }, "\(app.process.errors)")
         await app.hello()
         let identity = try #require(app.identity, "\(app.output)\n\(app.process.errors)\n\(daemon.log)")
         #expect(identity.flatpak == "org.example.Maps" && identity.app == "org.example.Maps", "\(identity)")
