@@ -209,6 +209,38 @@ class Client:
     def close(self):
         self.socket.close()
 
+class GPSDClient:
+    """A client of gpsd's protocol on TCP, watching JSON; an update is the epoch's TPV."""
+    def __init__(self, port):
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                self.socket = socket.create_connection(("127.0.0.1", port), timeout=5)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    sys.exit("nothing serves gpsd's protocol on port %d" % port)
+                time.sleep(0.1)
+        self.socket.sendall(b'?WATCH={"enable":true,"json":true};\n')
+        self.pending = b""
+
+    def fileno(self):
+        return self.socket.fileno()
+
+    def lines(self):
+        """The whole lines that have arrived."""
+        chunk = self.socket.recv(1 << 20)
+        if not chunk:
+            sys.exit("the server of gpsd's protocol closed the connection")
+        self.pending += chunk
+        *lines, self.pending = self.pending.split(b"\n")
+        return lines
+
+    def read(self, stamp, seconds=None):
+        """Whether the TPV of the epoch at `stamp` came."""
+        wanted = ('"time":"%s"' % stamp).encode()
+        return any(b'"class":"TPV"' in line and wanted in line for line in self.lines())
+
 def granted_client(path, timeout=10):
     """A connection whose program (this interpreter, as the daemon knows it) an administrator — this
     user, through its group — granted Always, with a session and a subscription open; each reply

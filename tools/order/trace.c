@@ -21,6 +21,7 @@
 static unsigned long start, end;
 static unsigned char *executed;   // a bit per byte of code
 static char exe[4096];
+static char output[4096];          // FILE
 static __thread unsigned long reopened;
 static unsigned long code_offset;  // the code segment's offset in the file
 static int snapshots;
@@ -44,8 +45,11 @@ static void trap(int sig, siginfo_t *info, void *context) {
 
 __attribute__((constructor)) static void begin(void) {
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0 || !getenv("EXECUTED_CODE")) return;
+    const char *out = getenv("EXECUTED_CODE");
+    // Room for FILE's name and a snapshot's ".N".
+    if (n <= 0 || !out || strlen(out) + 3 > sizeof output) return;
     exe[n] = 0;
+    strcpy(output, out);
     FILE *maps = fopen("/proc/self/maps", "r");
     char line[8192];
     while (fgets(line, sizeof line, maps)) {
@@ -66,18 +70,9 @@ __attribute__((constructor)) static void begin(void) {
     mprotect((void *)start, end - start, PROT_READ);
 }
 
-// What ran since the last snapshot, to FILE.N, then forgotten: only system calls, as a signal
-// handler may make.
-static void snapshot(int sig) {
-    const char *out = getenv("EXECUTED_CODE");
-    char path[4096];
-    size_t length = strlen(out);
-    if (length + 8 > sizeof path) return;
-    memcpy(path, out, length);
-    path[length] = '.';
-    path[length + 1] = (char)('0' + snapshots % 10);
-    path[length + 2] = 0;
-    snapshots++;
+// The file offset of each instruction recorded, a line each in hex, to `path`, then forgotten:
+// only system calls and functions a signal handler may call.
+static void write_executed(const char *path) {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return;
     char buffer[1 << 16];
@@ -94,22 +89,22 @@ static void snapshot(int sig) {
     }
     write(fd, buffer, used);
     close(fd);
-    for (unsigned long index = 0; index < ((end - start) >> 3) + 1; index++) executed[index] = 0;
+    memset(executed, 0, (end - start) / 8 + 1);
+}
+
+// A phase ends: what it ran, to FILE.N.
+static void snapshot(int sig) {
+    char path[sizeof output];
+    size_t length = strlen(output);
+    memcpy(path, output, length);
+    path[length] = '.';
+    path[length + 1] = (char)('0' + snapshots++ % 10);
+    path[length + 2] = 0;
+    write_executed(path);
 }
 
 __attribute__((destructor)) static void finish(void) {
-    const char *out = getenv("EXECUTED_CODE");
-    if (!start || !out) return;
+    if (!start) return;
     mprotect((void *)start, end - start, PROT_READ | PROT_EXEC);
-    FILE *maps = fopen("/proc/self/maps", "r");
-    char line[8192]; unsigned long offset = 0;
-    while (fgets(line, sizeof line, maps)) {
-        unsigned long a, o; char perms[8];
-        if (sscanf(line, "%lx-%*x %7s %lx", &a, perms, &o) == 3 && a == start) offset = o;
-    }
-    fclose(maps);
-    FILE *f = fopen(out, "a");
-    for (unsigned long byte = 0; byte < end - start; byte++)
-        if (executed[byte >> 3] & (1 << (byte & 7))) fprintf(f, "%lx\n", offset + byte);
-    fclose(f);
+    write_executed(output);
 }
