@@ -93,6 +93,7 @@ public final class PseudoTerminal: Sendable {
     /// while (the port is closed), what does not fit is lost, as it would be on the wire.
     private func writeAll(_ bytes: ArraySlice<UInt8>) {
         var offset = bytes.startIndex
+        var waited = 0
         while offset < bytes.endIndex {
             let start = offset
             guard
@@ -103,11 +104,17 @@ public final class PseudoTerminal: Sendable {
             else { return }
             if count > 0 {
                 offset += count
+                waited = 0
             } else if error == EAGAIN {
-                // Waiting holds no lock: a close meanwhile ends the wait, or the next write.
-                guard let fd = withMaster({ $0 }) else { return }
+                // Full: wait for the reader to make room, 200 ms at most without progress, then
+                // the rest is lost. While nobody holds the slave open, poll says POLLHUP at once
+                // however full it is: the wait is then a sleep, never a loop around poll (which
+                // held a processor for as long as the port stayed closed).
+                guard waited < 200, let fd = withMaster({ $0 }) else { return }
                 var pending = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                if poll(&pending, 1, 200) <= 0 { return }
+                let ready = poll(&pending, 1, 10)
+                if ready > 0 && pending.revents & Int16(POLLHUP) != 0 { usleep(10_000) }
+                waited += 10
             } else if error != EINTR {
                 return
             }
