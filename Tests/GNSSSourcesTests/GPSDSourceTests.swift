@@ -103,9 +103,9 @@ struct GPSDDecoderTests {
     }
 
     @Test("Reports split anywhere decode the same as whole, a last one without its line end too")
-    func chunks() {
+    func chunks() async {
         let text = Array(reports.joined(separator: "\n").utf8)
-        let fixes = verifyDripFeed(text, make: { GPSDDecoder() }, into: [Fix]()) { fixes, output in
+        let fixes = await verifyDripFeed(text, make: { GPSDDecoder() }, into: [Fix]()) { fixes, output in
             if case .fix(let fix) = output { fixes.append(fix) }
         }
         #expect(fixes.count == 3)

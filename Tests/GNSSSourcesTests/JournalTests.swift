@@ -4,6 +4,7 @@
 import Crypto
 import Foundation
 import GNSSSources
+import TestSupport
 import Testing
 
 /// The track journal: what is written is read back with the key alone, and no change to the
@@ -123,7 +124,7 @@ struct JournalTests {
     @Test(
         "any byte altered or any tail cut, at random (400 times; OPENCORELOCATION_JOURNAL_TRIALS for more), is told"
     )
-    func randomDamage() throws {
+    func randomDamage() async throws {
         let trials = Int(ProcessInfo.processInfo.environment["OPENCORELOCATION_JOURNAL_TRIALS"] ?? "") ?? 400
         let journal = Fixture()
         let writer = try journal.writer(.init(segmentBytes: 2048, syncEachRecord: false))
@@ -134,7 +135,9 @@ struct JournalTests {
         var generator = SystemRandomNumberGenerator()
         var undetected = 0
         var told = 0
+        var yielder = Yielder()
         for trial in 0..<trials {
+            await yielder.giveWay()
             let file = Int.random(in: 0..<pristine.count, using: &generator)
             var bytes = pristine[file]
             if trial % 2 == 0 {

@@ -29,7 +29,7 @@ struct ReplaySourceTests {
         #expect(statistics.framer.bytes < size ?? 0)
     }
 
-    @Test func commentFilterIsChunkingInvariantAndReadsTheDateHeader() {
+    @Test func commentFilterIsChunkingInvariantAndReadsTheDateHeader() async {
         let text =
             "# Name: x\n# Date: 2019-3-14\n$GPGGA,1*00\r\n#not a header $GPRMC,2*00\n$GPTXT,a#b*00\n#\n$GPVTG,3*00\n"
         let bytes = Array(text.utf8)
@@ -37,7 +37,8 @@ struct ReplaySourceTests {
             var kept: [UInt8] = []
             var header: CivilDate?
         }
-        let filtered = verifyDripFeed(bytes, make: { CommentFilter() }, into: Filtered()) { result, segment in
+        let filtered = await verifyDripFeed(bytes, make: { CommentFilter() }, into: Filtered()) {
+            result, segment in
             result.kept += segment.bytes
             result.header = segment.headerDate
         }

@@ -54,9 +54,14 @@ struct TwoThreadDecodeTests {
     static func expectSame(
         _ source: ReplaySource, failingAt failure: Int? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) -> Outcome {
-        let one = decode(source, onTwoThreads: false, failingAt: failure)
-        var two = decode(source, onTwoThreads: true, failingAt: failure)
+    ) async -> Outcome {
+        let (one, decodedTwice) = await onAThreadOfItsOwn {
+            (
+                decode(source, onTwoThreads: false, failingAt: failure),
+                decode(source, onTwoThreads: true, failingAt: failure)
+            )
+        }
+        var two = decodedTwice
         let context = "\(source.path ?? "stdin") in chunks of \(source.chunkSize)"
         #expect(two.fixes.count == one.fixes.count, "\(context)", sourceLocation: sourceLocation)
         if let index = one.fixes.indices.first(where: {
@@ -84,23 +89,23 @@ struct TwoThreadDecodeTests {
     @Test(
         "every fixture, whole or in chunks down to a few bytes: the same fixes, counts and progress",
         arguments: ["drive-1hz.nmea", "drive-10hz.nmea", "drive-faults.nmea"], [7, 4096, 1 << 18])
-    func fixtures(_ name: String, _ chunkSize: Int) {
-        let outcome = Self.expectSame(ReplaySource(path: Fixtures.url(name).path, chunkSize: chunkSize))
+    func fixtures(_ name: String, _ chunkSize: Int) async {
+        let outcome = await Self.expectSame(ReplaySource(path: Fixtures.url(name).path, chunkSize: chunkSize))
         #expect(outcome.fixes.count > 100 && outcome.error == nil)
     }
 
     @Test("gpsd's corpus, each log: the same fixes and counts")
-    func gpsdCorpus() throws {
+    func gpsdCorpus() async throws {
         let logs = try Fixtures.gpsdLogs()
         guard !logs.isEmpty else {
             Issue.record(Comment(rawValue: Fixtures.gpsdCorpusMissing))
             return
         }
-        for log in logs { Self.expectSame(ReplaySource(path: log.path, chunkSize: 1000)) }
+        for log in logs { await Self.expectSame(ReplaySource(path: log.path, chunkSize: 1000)) }
     }
 
     @Test("a date header after sentences dates what follows it, in whichever chunk it falls")
-    func headerAfterSentences() throws {
+    func headerAfterSentences() async throws {
         let directory = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         // 1999-08-22 as a receiver that lost 1024 weeks sends 2019-04-07: the fix before the
@@ -110,7 +115,7 @@ struct TwoThreadDecodeTests {
         let log = directory.appendingPathComponent("header-after.nmea")
         try (rmc + "# Date: 2019-04-06\n" + later).write(to: log, atomically: true, encoding: .utf8)
         for chunkSize in [5, 40, 80, 1 << 18] {
-            let outcome = Self.expectSame(ReplaySource(path: log.path, chunkSize: chunkSize))
+            let outcome = await Self.expectSame(ReplaySource(path: log.path, chunkSize: chunkSize))
             #expect(outcome.fixes.compactMap { $0.time?.iso8601 }.last == "2019-04-07T00:04:31.000Z")
             #expect(outcome.referenceBasis?.contains("'# Date' header") == true)
         }
@@ -128,26 +133,27 @@ struct TwoThreadDecodeTests {
         let compressed = try Data(contentsOf: URL(fileURLWithPath: plain.path + ".gz"))
         let cut = directory.appendingPathComponent("cut.nmea.gz")
         try compressed.prefix(compressed.count * 2 / 3).write(to: cut)
-        let outcome = Self.expectSame(ReplaySource(path: cut.path, chunkSize: 4096))
+        let outcome = await Self.expectSame(ReplaySource(path: cut.path, chunkSize: 4096))
         #expect(outcome.error?.contains("gzip data ends early") == true, "\(outcome.error ?? "no error")")
         #expect(outcome.fixes.count > 10)
     }
 
     @Test("a log that cannot be opened: the same error, nothing decoded")
-    func missingLog() {
-        let outcome = Self.expectSame(ReplaySource(path: "/no/such/log.nmea"))
+    func missingLog() async {
+        let outcome = await Self.expectSame(ReplaySource(path: "/no/such/log.nmea"))
         #expect(outcome.error?.contains("cannot open '/no/such/log.nmea'") == true)
         #expect(outcome.fixes.isEmpty && outcome.progress.isEmpty)
     }
 
     @Test("a caller that throws stops the decode with its error, the log closed when it returns")
-    func callerThrows() throws {
+    func callerThrows() async throws {
         let directory = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let log = directory.appendingPathComponent("stopped-\(UUID()).nmea")
         try Data(try Fixtures.bytes("drive-10hz.nmea")).write(to: log)
         for chunkSize in [64, 1 << 18] {
-            let outcome = Self.expectSame(ReplaySource(path: log.path, chunkSize: chunkSize), failingAt: 10)
+            let outcome = await Self.expectSame(
+                ReplaySource(path: log.path, chunkSize: chunkSize), failingAt: 10)
             #expect(outcome.error == "stopped at fix 10" && outcome.fixes.count == 10)
             // The reader stopped with the assembler, and closed the log before decodeAll returned.
             #expect(!Self.openDescriptorTargets().contains(log.path))

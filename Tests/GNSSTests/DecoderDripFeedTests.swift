@@ -8,9 +8,9 @@ import Testing
 @Suite("The fix decoder, drip-fed")
 struct DecoderDripFeedTests {
     @Test("Bytes cut anywhere give the same fixes as whole, faults and all")
-    func faultyLog() throws {
+    func faultyLog() async throws {
         let bytes = try Fixtures.bytes("drive-faults.nmea")
-        let fixes = verifyDripFeed(bytes, seeds: 1..<4, make: { FixDecoder() }, into: [Fix]()) {
+        let fixes = await verifyDripFeed(bytes, seeds: 1..<4, make: { FixDecoder() }, into: [Fix]()) {
             $0.append($1)
         }
         #expect(fixes.count == 240)

@@ -39,7 +39,7 @@ struct FixLossTimingTests {
 
     @Test(
         "updates, continuous updates, wanted-reduced updates and a monitor's feed: the same outputs' timing")
-    func everyKind() {
+    func everyKind() async {
         var core = ReducedAccuracyCoreTests.core()
         let kinds: [(String, LocationCore.ID)] = [
             ("updates", core.subscribeUpdates(profile: .default).0),
@@ -57,7 +57,9 @@ struct FixLossTimingTests {
         var flagChanges = 0
         let reference = LocationUpdate(location: nil, flags: Self.grantFlags)
         var second = 0.0
+        var yielder = Yielder(roundsPerLook: 64)
         while second < 86_400 {
+            await yielder.giveWay()
             let event: LocationCore.ReceiverEvent =
                 Self.inGap(second)
                 ? (Int(second) % 2 == 0

@@ -37,13 +37,15 @@ struct ReducedAccuracyCoreTests {
     }
 
     @Test("Subscribing again every ten seconds learns nothing one long subscription does not")
-    func resubscribing() {
+    func resubscribing() async {
         var core = Self.core()
+        var yielder = Yielder(roundsPerLook: 64)
         let (long, _) = core.subscribeUpdates(profile: .default)
         var (short, first) = core.subscribeUpdates(profile: .default)
         var longSeen = Self.located(first, to: long)
         var shortSeen = Self.located(first, to: short)
         for second in stride(from: 0.0, to: 4 * 3600, by: 1) {
+            await yielder.giveWay()
             let actions = core.receive(Self.fix(second), origin: .receiver)
             longSeen += Self.located(actions, to: long)
             shortSeen += Self.located(actions, to: short)

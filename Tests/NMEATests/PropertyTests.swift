@@ -151,9 +151,11 @@ final class SentenceGenerator {
 @Suite("Round trips")
 struct PropertyTests {
     @Test(arguments: 1...5)
-    func parseEncodeParseIsTheIdentity(seed: UInt64) throws {
+    func parseEncodeParseIsTheIdentity(seed: UInt64) async throws {
         let generator = SentenceGenerator(random: SeededGenerator(seed: seed))
+        var yielder = Yielder()
         for _ in 0..<2000 {
+            await yielder.giveWay()
             let sentence = generator.sentence()
             let bytes = sentence.encoded()
             // The encoding frames with a valid checksum and parses back to the same value.
@@ -218,10 +220,12 @@ struct PropertyTests {
 
     /// Any text of up to 22 characters, mostly digits and points, is read as a reading character
     /// by character reads it: every length the parser reads a word at a time, and either side of it.
-    @Test func decimalsReadAsCharacterByCharacter() {
+    @Test func decimalsReadAsCharacterByCharacter() async {
         var random = SeededGenerator(seed: 11)
         let alphabet = Array("0123456789012345678901234567890123456789..-+x, /:".utf8)
+        var yielder = Yielder(roundsPerLook: 16)
         for _ in 0..<50_000 {
+            await yielder.giveWay()
             let length = Int.random(in: 0...22, using: &random)
             let text = (0..<length).map { _ in alphabet.randomElement(using: &random)! }
             let parsed = text.withUnsafeBufferPointer { NMEADecimal.parse($0) }
@@ -292,14 +296,16 @@ struct PropertyTests {
     /// Satellites laid out as NMEA prescribes (`nn,ee,aaa,ss`, or with an empty signal strength)
     /// are read straight from the bytes; with a stray sign, point or letter in a field they must
     /// read exactly as field by field.
-    @Test func standardSatelliteLayoutReadsAsFieldByField() throws {
+    @Test func standardSatelliteLayoutReadsAsFieldByField() async throws {
         var random = SeededGenerator(seed: 21)
         let alphabet = Array("0123456789012345678901234567890123456789-+.x ")
         func text(_ width: Int) -> String {
             String((0..<width).map { _ in alphabet.randomElement(using: &random)! })
         }
         func whole(_ text: String) -> Int16? { NMEADecimal(text).flatMap { Int16(exactly: $0.integerPart) } }
+        var yielder = Yielder()
         for _ in 0..<5000 {
+            await yielder.giveWay()
             var blocks: [(id: String, elevation: String, azimuth: String, snr: String)] = []
             for _ in 0..<Int.random(in: 1...4, using: &random) {
                 blocks.append((text(2), text(2), text(3), Bool.random(using: &random) ? text(2) : ""))

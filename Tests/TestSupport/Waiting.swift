@@ -1,6 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
+
 /// Waits until `condition` holds, looking every `interval` and for at most `seconds` in all;
 /// says whether it held. For the live tests, whose daemons and threads take real time.
 public func waitUntil(
@@ -38,5 +40,15 @@ public struct Yielder {
         guard now - since >= .milliseconds(2) else { return }
         await Task.yield()
         since = ContinuousClock.now
+    }
+}
+
+/// Runs `body` on a thread of its own, and waits for it without holding a thread of the
+/// concurrency pool: for seconds of work that cannot give way (one call that decodes a whole log),
+/// which on the pool would stop every other test's tasks meanwhile. Expectations belong after it,
+/// in the test, where Swift Testing knows which test they are for.
+public func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
     }
 }
