@@ -126,7 +126,11 @@ let package = Package(
         .executableTarget(
             name: "where-am-i", dependencies: ["GNSSSources", "LocationEngine", "OpenCoreLocation"],
             path: "examples/WhereAmI"),
-        .target(name: "TestSupport", dependencies: ["NMEA", "GNSS", "Locking"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["NMEA", "GNSS", "Locking", "TestWidth"],
+            path: "Tests/TestSupport"),
+        // How many tests run at once (Tests/TestWidth/width.c says why).
+        .target(name: "TestWidth", path: "Tests/TestWidth"),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "GNSS", "TestSupport"]),
         .testTarget(name: "GNSSTests", dependencies: ["GNSS", "GNSSSimulation", "TestSupport"]),
         .testTarget(
