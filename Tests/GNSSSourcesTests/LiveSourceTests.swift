@@ -298,21 +298,18 @@ struct NetworkSourceTests {
         func serve(_ bytes: [UInt8]) -> Task<Void, Never> {
             let listener = listener
             return Task {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    Thread {
-                        defer { continuation.resume() }
-                        let client = accept(listener, nil, nil)
-                        guard client >= 0 else { return }
-                        var offset = 0
-                        while offset < bytes.count {
-                            let count = bytes[offset...].withUnsafeBytes {
-                                write(client, $0.baseAddress, $0.count)
-                            }
-                            if count <= 0 { break }
-                            offset += count
+                await onAThreadOfItsOwn {
+                    let client = accept(listener, nil, nil)
+                    guard client >= 0 else { return }
+                    var offset = 0
+                    while offset < bytes.count {
+                        let count = bytes[offset...].withUnsafeBytes {
+                            write(client, $0.baseAddress, $0.count)
                         }
-                        close(client)
-                    }.start()
+                        if count <= 0 { break }
+                        offset += count
+                    }
+                    close(client)
                 }
             }
         }

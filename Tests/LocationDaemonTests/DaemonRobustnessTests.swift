@@ -69,22 +69,19 @@ struct DaemonRobustnessTests {
 
     /// Reads every connection as it becomes readable, until stopped.
     static func collect(_ connections: [Connection], until stop: Flag) async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread {
-                var live = connections
-                while !stop.raised.load(ordering: .relaxed) && !live.isEmpty {
-                    var fds = live.map {
-                        pollfd(fd: $0.connection.descriptor.rawValue, events: Int16(POLLIN), revents: 0)
-                    }
-                    guard poll(&fds, nfds_t(fds.count), 100) > 0 else { continue }
-                    var keep: [Connection] = []
-                    for (index, entry) in fds.enumerated() {
-                        if entry.revents == 0 || live[index].read() { keep.append(live[index]) }
-                    }
-                    live = keep
+        await onAThreadOfItsOwn {
+            var live = connections
+            while !stop.raised.load(ordering: .relaxed) && !live.isEmpty {
+                var fds = live.map {
+                    pollfd(fd: $0.connection.descriptor.rawValue, events: Int16(POLLIN), revents: 0)
                 }
-                done.resume()
-            }.start()
+                guard poll(&fds, nfds_t(fds.count), 100) > 0 else { continue }
+                var keep: [Connection] = []
+                for (index, entry) in fds.enumerated() {
+                    if entry.revents == 0 || live[index].read() { keep.append(live[index]) }
+                }
+                live = keep
+            }
         }
     }
 

@@ -60,9 +60,7 @@ public func driveSample(epochs: Int, allSentences: Bool = false) throws -> (byte
     // tests take a sample, and splitting the whole 400 kB log into characters for each held a
     // thread of the test pool for a fifth of a second.
     let file = try Fixtures.bytes("drive-1hz.nmea")
-    let kind = { (line: ArraySlice<UInt8>, name: String) in
-        line.count >= 6 && line.dropFirst(3).prefix(3).elementsEqual(name.utf8)
-    }
+    let kind = { (line: ArraySlice<UInt8>, name: String) in line.dropFirst(3).starts(with: name.utf8) }
     var bytes: [UInt8] = []
     var seen = 0
     var start = file.startIndex

@@ -46,15 +46,8 @@ public enum Runner {
         _ arguments: [String], input: Data? = nil, executable: URL = gpsloc,
         environment: [String: String] = [:]
     ) async throws -> ProcessResult {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(
-                    with: Result {
-                        try runWaiting(
-                            arguments, input: input, executable: executable, environment: environment)
-                    })
-            }
-            thread.start()
+        try await onAThreadOfItsOwn {
+            try runWaiting(arguments, input: input, executable: executable, environment: environment)
         }
     }
 

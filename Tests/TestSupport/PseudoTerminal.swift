@@ -54,13 +54,7 @@ public final class PseudoTerminal: Sendable {
     /// Writes `bytes` paced as a UART at `baud` (10 bits per byte) on a thread of its own, so
     /// that the waiting between slices holds none of the threads Swift's concurrency runs on.
     public func send(_ bytes: [UInt8], baud: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let thread = Thread { [self] in
-                write(bytes, baud: baud)
-                continuation.resume()
-            }
-            thread.start()
-        }
+        await onAThreadOfItsOwn { [self] in write(bytes, baud: baud) }
     }
 
     /// Writes `bytes`, paced as a UART at `baud` (10 bits per byte) in 10 ms slices when given.

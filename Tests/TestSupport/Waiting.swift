@@ -44,11 +44,22 @@ public struct Yielder {
 }
 
 /// Runs `body` on a thread of its own, and waits for it without holding a thread of the
-/// concurrency pool: for seconds of work that cannot give way (one call that decodes a whole log),
-/// which on the pool would stop every other test's tasks meanwhile. Expectations belong after it,
-/// in the test, where Swift Testing knows which test they are for.
-public func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
+/// concurrency pool: for work that blocks (a program waited for, a paced write, `accept`) or
+/// computes for seconds without a place to give way (one call that decodes a whole log), which
+/// on the pool would stop every other test's tasks meanwhile. Expectations belong after it, in
+/// the test, where Swift Testing knows which test they are for.
+public func onAThreadOfItsOwn<T: Sendable, Failure: Error>(
+    _ body: @escaping @Sendable () throws(Failure) -> T
+) async throws(Failure) -> T {
+    let result = await withCheckedContinuation {
+        (continuation: CheckedContinuation<Result<T, Failure>, Never>) in
+        Thread {
+            do throws(Failure) {
+                continuation.resume(returning: .success(try body()))
+            } catch {
+                continuation.resume(returning: .failure(error))
+            }
+        }.start()
     }
+    return try result.get()
 }

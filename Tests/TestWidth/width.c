@@ -8,7 +8,7 @@
 // a task waited 0.05 s to 10 s for its turn in that queue, so that a test whose work passes
 // through a few tasks (a source's run, a relay) failed its 20 s wait while the suite ran, and
 // passed alone. Eight tests at a time on two cores (four per core on more) gave turns of 5-10 ms
-// on average and 74 ms at most, and the whole suite ended sooner (149-164 s against 172-186 s).
+// on average and 74 ms at most, and the whole suite ended sooner (149-166 s against 172-186 s).
 //
 // Swift Testing reads the width from SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH when it
 // starts; this sets it before main unless it was set by whoever ran the tests, whose value wins.
