@@ -71,9 +71,14 @@ __attribute__((constructor)) static void begin(void) {
 }
 
 // The file offset of each instruction recorded, a line each in hex, to `path`, then forgotten:
-// only system calls and functions a signal handler may call.
+// only system calls and functions a signal handler may call. Written to `path`.part and renamed,
+// so that `path` appears whole.
 static void write_executed(const char *path) {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    char part[sizeof output + 8];
+    size_t length = strlen(path);
+    memcpy(part, path, length);
+    memcpy(part + length, ".part", 6);
+    int fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return;
     char buffer[1 << 16];
     size_t used = 0;
@@ -89,6 +94,7 @@ static void write_executed(const char *path) {
     }
     write(fd, buffer, used);
     close(fd);
+    rename(part, path);
     memset(executed, 0, (end - start) / 8 + 1);
 }
 
