@@ -48,10 +48,11 @@ public struct StationaryDetector: Sendable {
             self.anchor = location
             return .deliver
         }
-        let threshold = max(tuning.radius, 2 * location.horizontalAccuracy)
+        // The speed first: a moving device says so for the price of a comparison, where the
+        // distance takes trigonometry (every subscriber of every app, at every fix).
         let moved =
-            location.distance(from: anchor) > threshold
-            || (location.speed >= 0 && location.speed > tuning.speed)
+            (location.speed >= 0 && location.speed > tuning.speed)
+            || location.distance(from: anchor) > max(tuning.radius, 2 * location.horizontalAccuracy)
         if moved {
             self.anchor = location
             isStationary = false
