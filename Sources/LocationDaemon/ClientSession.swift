@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import LocationEngine
-import LocationWire
+@_spi(FrontEnd) import LocationWire
 import Locking
 
 /// One connection after its hello: its requests turned into the inputs of the app's core, and
@@ -104,13 +104,14 @@ final class ClientSession: Sendable {
             let number, let configuration, let monitoring, let reduced, let continuous, let implicitSession):
             try reserveFeed(number)
             ok(id)
+            let lines = app.updateLines
             start(
                 number,
                 app.updates(
                     configuration: configuration, monitoring: monitoring, reduced: reduced,
                     continuous: continuous, implicitSession: implicitSession)
-            ) {
-                WireEvent.update(subscription: number, $0)
+            ) { update, line in
+                lines.append(update, subscription: number, to: &line)
             }
         case .subscribeDiagnostics(let number, let sessionNumber):
             guard let session = state.withLock({ $0.sessions[sessionNumber] }) else {
@@ -118,8 +119,8 @@ final class ClientSession: Sendable {
             }
             try reserveFeed(number)
             ok(id)
-            start(number, app.diagnostics(session: session.id)) {
-                WireEvent.diagnostic(subscription: number, flags: $0)
+            start(number, app.diagnostics(session: session.id)) { flags, line in
+                WireEvent.diagnostic(subscription: number, flags: flags).append(to: &line)
             }
         case .unsubscribe(let number):
             let feed = state.withLock { $0.feeds.removeValue(forKey: number) }
@@ -209,14 +210,15 @@ final class ClientSession: Sendable {
     /// then says so with `finish`; an unsubscribed feed ends without one. On the connection's
     /// event loop, where each line is written as it is made.
     private func start<Element: Sendable>(
-        _ number: Int, _ feed: HostedFeed<Element>, _ event: @escaping @Sendable (Element) -> WireEvent
+        _ number: Int, _ feed: HostedFeed<Element>,
+        _ write: @escaping @Sendable (Element, inout [UInt8]) -> Void
     ) {
         let output = output
         // One line's buffer for the whole feed: `send` copies it out before it returns.
         var line: [UInt8] = []
         output.deliver(feed) { element in
             line.removeAll(keepingCapacity: true)
-            event(element).append(to: &line)
+            write(element, &line)
             output.send(line)
         } end: {
             // Unsubscribed, or the connection ended: the feed was taken out first, and says nothing.

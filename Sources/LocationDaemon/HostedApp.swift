@@ -126,22 +126,22 @@ final class HostedApp: Sendable {
         engine.removeSession(id)
     }
 
+    /// The lines of the app's updates on gpslocd's protocol: each update written once for all
+    /// its subscriptions (``updates(configuration:monitoring:reduced:continuous:implicitSession:)``).
+    let updateLines = WireUpdateLines()
+
     /// `liveUpdates` with an activity's raw value (an unknown one is `.default`), or a monitor's
-    /// feed.
+    /// feed; written with ``updateLines``.
     func updates(
         configuration: Int, monitoring: Bool, reduced: Bool = false, continuous: Bool = false,
         implicitSession: Bool = true
-    )
-        -> HostedFeed<
-            WireUpdate
-        >
-    {
+    ) -> HostedFeed<LocationUpdate> {
         let mailbox = engine.subscribeUpdates(
             profile: ActivityProfile(rawValue: configuration) ?? .default,
             monitoring: monitoring,
             wantsReduced: reduced, continuous: continuous, implicitSession: implicitSession)
         let lease = MailboxLease(mailbox)
-        return HostedFeed(poll: { lease.poll(waking: $0).map(\.wire) }, cancel: { lease.mailbox.close() })
+        return HostedFeed(poll: { lease.poll(waking: $0) }, cancel: { lease.mailbox.close() })
     }
 
     /// Every update as the engine gives it (never pausing while the device stands still), for a

@@ -8,11 +8,13 @@
 // event loop hands it a fix it has just decoded, run through each app's engine (its decision,
 // its sessions, its privacy pipeline) into each subscriber's mailbox, then taken out of every
 // mailbox by polling, as the daemon's connections take it, and written as the subscriber's line
-// of gpslocd's protocol into a buffer kept for the subscriber. What is not here is the socket:
-// SwiftNIO's write and the system call (`tools/daemon-load` measures the daemon whole).
+// of gpslocd's protocol into a buffer kept for the subscriber (each update's JSON written once
+// for all the app's subscribers, as gpslocd does). What is not here is the socket: SwiftNIO's
+// write and the system call (`tools/daemon-load` measures the daemon whole).
 //
-// The malloc count is per fix, for every subscriber together: on the steady path it must be
-// zero, whatever the number of subscribers.
+// The malloc count is per fix, for every subscriber together: on the steady path it must not
+// grow with the subscribers, only with the apps (each app's list of actions, and its update's
+// line written once).
 import Benchmark
 import Foundation
 import GNSS
@@ -55,6 +57,9 @@ final class FanOut: @unchecked Sendable {
     /// Each subscriber's mailbox and its line's buffer.
     private var leases: [MailboxLease<LocationUpdate>] = []
     private var lines: [[UInt8]] = []
+    /// Each app's update lines, as gpslocd keeps them for the app's subscribers.
+    private var updateLines: [WireUpdateLines] = []
+    private let subscribersPerApp: Int
     private let fixes: [Fix]
     private var next = 0
     /// The service's call for each fix read.
@@ -64,6 +69,7 @@ final class FanOut: @unchecked Sendable {
     init(apps: Int, subscribersPerApp: Int, fixes: [Fix]) {
         self.fixes = fixes
         subscribers = apps * subscribersPerApp
+        self.subscribersPerApp = subscribersPerApp
         // The stores are read when each engine starts, and not again (no prompt, no change).
         let directory = NSTemporaryDirectory() + "engine-benchmark-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -83,6 +89,7 @@ final class FanOut: @unchecked Sendable {
                     store: store, prompter: ScriptedPrompter(), activity: AppActivity(inUse: true),
                     service: service, watchesStore: false, receiverName: "benchmark", log: { _ in }))
             engines.append(engine)
+            updateLines.append(WireUpdateLines())
             for _ in 0..<subscribersPerApp {
                 leases.append(MailboxLease(engine.subscribeUpdates(profile: .default)))
                 lines.append([])
@@ -107,7 +114,7 @@ final class FanOut: @unchecked Sendable {
         for index in leases.indices {
             while case .element(let update) = leases[index].poll(waking: wake) {
                 lines[index].removeAll(keepingCapacity: true)
-                WireEvent.update(subscription: index, update.wire).append(to: &lines[index])
+                updateLines[index / subscribersPerApp].append(update, subscription: index, to: &lines[index])
                 taken += 1
             }
         }

@@ -1,0 +1,66 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import LocationEngine
+import Locking
+
+/// An app's update lines, each update's JSON written once for all the app's subscriptions.
+///
+/// The subscriptions of one app are told the same update at each fix (all but those that differ
+/// by their profile, their accuracy or a pause), and its line differs between them only by the
+/// subscription's number: `{"event":"update","subscription":N,` then the update's members.
+/// Those members are written for the first subscription that needs them and kept, with the
+/// update, for the next; a handful of the latest updates are kept, so that subscriptions told
+/// different updates (precise and reduced) each find theirs. A line is byte for byte
+/// ``WireEvent/update(subscription:_:)``'s.
+@_spi(FrontEnd) public final class WireUpdateLines: Sendable {
+    private struct Written {
+        var update: LocationUpdate
+        /// The line after the subscription's number: `,"flags":[…],…}` and the newline.
+        var tail: [UInt8]
+    }
+
+    /// The latest updates written, the newest last.
+    private let written = Mutex<[Written]>([])
+    private static let kept = 4
+    private static let head = Array(#"{"event":"update","subscription":"#.utf8)
+
+    public init() {}
+
+    /// Appends the line of `update` for subscription `subscription` to `bytes`.
+    public func append(_ update: LocationUpdate, subscription: Int, to bytes: inout [UInt8]) {
+        let tail =
+            written.withLock { written in written.last { $0.update == update }?.tail }
+            ?? write(update)
+        bytes.append(contentsOf: Self.head)
+        appendDecimal(subscription, to: &bytes)
+        bytes.append(contentsOf: tail)
+    }
+
+    private func write(_ update: LocationUpdate) -> [UInt8] {
+        // The line for subscription 0, less its head and the number: one allocation per update.
+        var tail = WireEvent.update(subscription: 0, update.wire).encoded()
+        tail.removeFirst(Self.head.count + 1)
+        written.withLock { written in
+            if written.count == Self.kept { written.removeFirst() }
+            written.append(Written(update: update, tail: tail))
+        }
+        return tail
+    }
+
+    /// `value` in decimal, as JSON and ``JSONObjectWriter`` write an integer.
+    private func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits, no allocation
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { room in
+            repeat {
+                room[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(room[index]) }
+        }
+    }
+}
