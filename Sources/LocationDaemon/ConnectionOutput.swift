@@ -93,7 +93,10 @@ private final class FeedPump<Element: Sendable>: @unchecked Sendable {
     func start() {
         let drain: @Sendable () -> Void = { self.drain() }
         let (loop, channel) = (channel.eventLoop, channel)
-        wake = { if channel.isActive { loop.execute(drain) } }
+        // On the loop itself the loop is running and the check is saved (a cold line of the
+        // channel's, for each client at each fix); from elsewhere, a closed connection's loop may
+        // be going away with the daemon.
+        wake = { if loop.inEventLoop || channel.isActive { loop.execute(drain) } }
         loop.execute(drain)
     }
 
