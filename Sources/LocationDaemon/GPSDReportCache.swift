@@ -17,20 +17,37 @@ final class GPSDReportCache: Sendable {
     }
 
     private struct Entry {
+        /// The `device` the reports name, as written.
+        var device: [UInt8]
         var fix: Fix
         var reports: Reports
     }
 
-    /// By the `device` the reports name (one entry per receiver).
-    private let entries = Mutex<[[UInt8]: Entry]>([:])
+    /// One entry per receiver: a few, looked through in order, where hashing the device's name
+    /// for every watcher at every fix cost more than comparing it.
+    private let entries = Mutex<[Entry]>([])
 
     /// The reports of `fix` naming `device`: the ones already written when another watcher
     /// asked for the same fix, else written now.
     func reports(of fix: Fix, device: QuotedText?) -> Reports {
         let key = device?.bytes ?? []
-        if let hit = entries.withLock({ $0[key] }), hit.fix == fix { return hit.reports }
+        // Compared where it lies: the entry's fix is not copied out for each watcher.
+        let hit = entries.withLock { entries -> Reports? in
+            guard let index = entries.firstIndex(where: { $0.device == key && $0.fix == fix }) else {
+                return nil
+            }
+            return entries[index].reports
+        }
+        if let hit { return hit }
         let reports = Self.write(fix, device: device)
-        entries.withLock { $0[key] = Entry(fix: fix, reports: reports) }
+        entries.withLock { entries in
+            let entry = Entry(device: key, fix: fix, reports: reports)
+            if let index = entries.firstIndex(where: { $0.device == key }) {
+                entries[index] = entry
+            } else {
+                entries.append(entry)
+            }
+        }
         return reports
     }
 
