@@ -98,21 +98,31 @@ import Locking
     /// The consumer has gone: drop everything and release the senders. Returns what was
     /// waiting, oldest first.
     @discardableResult
-    package func close() -> [Element] {
+    package func close() -> [Element] { close(terminating: true) }
+
+    /// Closes; runs `onTermination` too when `terminating` (else it waits for
+    /// ``runTermination()``).
+    @discardableResult
+    private func close(terminating: Bool) -> [Element] {
         let (consumer, senders, termination, waiting, waker) = state.withLock { state in
-            let result = (state.consumer, state.senders, state.closed ? nil : state.onTermination)
             state.closed = true
-            state.consumer = nil
-            state.senders = []
-            let waiting = state.buffer.removeAll()
-            state.onTermination = nil
-            return (result.0, result.1, result.2, waiting, state.waker.take())
+            defer {
+                state.consumer = nil
+                state.senders = []
+            }
+            let termination = terminating ? state.onTermination.take() : nil
+            return (state.consumer, state.senders, termination, state.buffer.removeAll(), state.waker.take())
         }
         consumer?.resume(returning: nil)
         for sender in senders { sender.resume() }
         termination?()
         waker?()
         return waiting
+    }
+
+    /// `onTermination`, if the mailbox closed and it has not run yet.
+    private func runTermination() {
+        state.withLock { $0.closed ? $0.onTermination.take() : nil }?()
     }
 
     /// The oldest waiting element, without suspending, for a reader that is told rather than
@@ -138,9 +148,10 @@ import Locking
         // An element already waiting is taken without suspending.
         if let (value, senders) = state.withLock({ Self.take(&$0) }) {
             for sender in senders { sender.resume() }
+            if value == nil { runTermination() }
             return value
         }
-        return await withTaskCancellationHandler {
+        let value = await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Element?, Never>) in
                 let (value, ready, senders) = state.withLock {
                     state -> (Element?, Bool, [CheckedContinuation<Void, Never>]) in
@@ -153,8 +164,16 @@ import Locking
                 if ready { continuation.resume(returning: value) }
             }
         } onCancel: {
-            close()
+            // Run inside the runtime's lock of the cancelled task, which a thread that resumes the
+            // task needs: the engine's, posting under its own lock. So nothing here may wait for
+            // that lock, and `onTermination` (which takes it, to unsubscribe) runs once `next`
+            // has returned from its wait, below.
+            close(terminating: false)
         }
+        // Closed by the cancellation, whether the wait ended with the close or with an element
+        // posted just before it.
+        runTermination()
+        return value
     }
 
     /// What `next` returns at once, if anything: the oldest element (with the senders its room
