@@ -81,7 +81,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .target(name: "LocationWire", dependencies: ["GNSS", "LocationEngine", "Locking"]),
+        .target(name: "LocationWire", dependencies: ["GNSS", "LocationEngine", "Locking", "NMEA"]),
         // Where an app's engine runs: in its own process, or in gpslocd reached over its socket;
         // in the engine's types, without Foundation, so that gpsloc needs no more than this.
         .target(

@@ -23,8 +23,8 @@ final class GPSDReportCache: Sendable {
         var reports: Reports
     }
 
-    /// One entry per receiver: a few, looked through in order, where hashing the device's name
-    /// for every watcher at every fix cost more than comparing it.
+    /// One entry per receiver: a few, looked through in order, so that no watcher hashes the
+    /// device's name at every fix.
     private let entries = Mutex<[Entry]>([])
 
     /// The reports of `fix` naming `device`: the ones already written when another watcher

@@ -136,10 +136,15 @@ final class HostedApp: Sendable {
         configuration: Int, monitoring: Bool, reduced: Bool = false, continuous: Bool = false,
         implicitSession: Bool = true
     ) -> HostedFeed<LocationUpdate> {
-        let mailbox = engine.subscribeUpdates(
-            profile: ActivityProfile(rawValue: configuration) ?? .default,
-            monitoring: monitoring,
-            wantsReduced: reduced, continuous: continuous, implicitSession: implicitSession)
+        Self.feed(
+            engine.subscribeUpdates(
+                profile: ActivityProfile(rawValue: configuration) ?? .default,
+                monitoring: monitoring,
+                wantsReduced: reduced, continuous: continuous, implicitSession: implicitSession))
+    }
+
+    /// An update mailbox as a feed, polled through its lease (specialized for updates).
+    private static func feed(_ mailbox: Mailbox<LocationUpdate>) -> HostedFeed<LocationUpdate> {
         let lease = MailboxLease(mailbox)
         return HostedFeed(poll: { lease.poll(waking: $0) }, cancel: { lease.mailbox.close() })
     }
@@ -149,10 +154,9 @@ final class HostedApp: Sendable {
     /// app's reduced locations even where precise ones are allowed; `preciseAsStatus` precise
     /// locations as their status alone, for a front-end that has them from ``preciseFixes()``.
     func engineUpdates(reduced: Bool = false, preciseAsStatus: Bool = false) -> HostedFeed<LocationUpdate> {
-        let lease = MailboxLease(
+        Self.feed(
             engine.subscribeUpdates(
                 profile: .default, wantsReduced: reduced, continuous: true, preciseAsStatus: preciseAsStatus))
-        return HostedFeed(poll: { lease.poll(waking: $0) }, cancel: { lease.mailbox.close() })
     }
 
     /// The receiver's fixes whole, while the app may have precise locations; beside

@@ -3,6 +3,7 @@
 
 import LocationEngine
 import Locking
+import NMEA
 
 /// An app's update lines, each update's JSON written once for all the app's subscriptions.
 ///
@@ -30,10 +31,11 @@ import Locking
     /// Appends the line of `update` for subscription `subscription` to `bytes`.
     public func append(_ update: LocationUpdate, subscription: Int, to bytes: inout [UInt8]) {
         let tail =
-            written.withLock { written in written.last { $0.update == update }?.tail }
+            written.withLock { written in written.lastIndex { $0.update == update }.map { written[$0].tail } }
             ?? write(update)
         bytes.append(contentsOf: Self.head)
-        appendDecimal(subscription, to: &bytes)
+        // As the JSON writer writes an integer.
+        NMEADecimal(subscription).appendASCII(to: &bytes)
         bytes.append(contentsOf: tail)
     }
 
@@ -46,21 +48,5 @@ import Locking
             written.append(Written(update: update, tail: tail))
         }
         return tail
-    }
-
-    /// `value` in decimal, as JSON and ``JSONObjectWriter`` write an integer.
-    private func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits, no allocation
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { room in
-            repeat {
-                room[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            if value < 0 { bytes.append(UInt8(ascii: "-")) }
-            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(room[index]) }
-        }
     }
 }

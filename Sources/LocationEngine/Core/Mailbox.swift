@@ -172,7 +172,7 @@ import Locking
         }
         // Closed by the cancellation, whether the wait ended with the close or with an element
         // posted just before it.
-        runTermination()
+        if value == nil || Task.isCancelled { runTermination() }
         return value
     }
 
