@@ -32,3 +32,10 @@ static inline int clinux_usable_processors(void) {
     }
     return count;
 }
+
+// accept4, which needs _GNU_SOURCE: a connection's descriptor made non-blocking and closed on
+// exec in the one call, so that no other thread's fork and exec inherits it.
+#include <sys/socket.h>
+static inline int clinux_accept_nonblocking(int socket) {
+    return accept4(socket, 0, 0, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}

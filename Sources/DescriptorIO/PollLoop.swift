@@ -70,6 +70,21 @@ public final class PollLoop: Sendable {
         try wait(for: descriptor, until: nil)!
     }
 
+    /// Waits until `deadline` or until the loop is stopped, whichever comes first: `true` when
+    /// it was stopped.
+    public func pause(until deadline: ContinuousClock.Instant) -> Bool {
+        var fds = [pollfd(fd: wakeRead.rawValue, events: Int16(POLLIN), revents: 0)]
+        while true {
+            let left = deadline - ContinuousClock.now
+            if left <= .zero { return isStopped }
+            let timeout = Int32(min(left / .milliseconds(1), Double(Int32.max)).rounded(.up))
+            fds[0].revents = 0
+            let ready = Glibc.poll(&fds, 1, timeout)
+            if ready > 0 { return true }
+            if ready < 0, errno != EINTR { return isStopped }
+        }
+    }
+
     /// As ``wait(for:)``, giving up at `deadline`: `nil` when it passed first.
     private func wait(for descriptor: FileDescriptor, until deadline: ContinuousClock.Instant?) throws(Errno)
         -> Readiness?

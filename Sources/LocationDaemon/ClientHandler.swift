@@ -38,12 +38,16 @@ final class ClientHandler: ChannelInboundHandler {
     /// Whether the connection came to gpsd's TCP listener: gpsd's protocol from the start, and
     /// the peer traced through the kernel's table of sockets.
     private let tcp: Bool
+    /// The connection's socket, which its channel owns: where its output writes while it is open.
+    private let descriptor: CInt
 
-    init(daemon: Daemon, statistics: ServerStatistics, limits: ConnectionLimits, tcp: Bool = false) {
+    init(daemon: Daemon, statistics: ServerStatistics, limits: ConnectionLimits, tcp: Bool, descriptor: CInt)
+    {
         self.daemon = daemon
         self.statistics = statistics
         self.limits = limits
         self.tcp = tcp
+        self.descriptor = descriptor
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -71,7 +75,8 @@ final class ClientHandler: ChannelInboundHandler {
         }
         admitted = credentials.uid
         let worker = ConnectionWorker(
-            channel: channel, peer: .unix(credentials), daemon: daemon, statistics: statistics)
+            channel: channel, descriptor: descriptor, peer: .unix(credentials), daemon: daemon,
+            statistics: statistics)
         self.worker = worker
         scheduleHelloDeadline(context: context, worker: worker)
         context.fireChannelActive()
@@ -90,8 +95,9 @@ final class ClientHandler: ChannelInboundHandler {
         sawFirstByte = true
         speaksGPSD = true
         let worker = ConnectionWorker(
-            channel: channel, peer: .tcp(client: client, server: server, limits: limits), daemon: daemon,
-            statistics: statistics)
+            channel: channel, descriptor: descriptor,
+            peer: .tcp(client: client, server: server, limits: limits),
+            daemon: daemon, statistics: statistics)
         self.worker = worker
         scheduleHelloDeadline(context: context, worker: worker)
         context.fireChannelActive()
@@ -215,6 +221,8 @@ final class ClientHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        // First of all: the channel has closed the socket, and its number may be another file's.
+        worker?.socketClosed()
         helloDeadline?.cancel()
         helloDeadline = nil
         if let uid = admitted { limits.release(uid: uid) }

@@ -4,53 +4,89 @@
 @_spi(FrontEnd) import LocationEngine
 import NIOCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// A connection's lines out, and where its feeds are read.
 ///
 /// A feed (``deliver(_:_:end:)``) is read on the connection's event loop: the engine's mailbox,
 /// when an element arrives, hands the loop a call made once for the feed, and the loop takes
-/// what waits and writes each line into one buffer kept for the connection, flushed at once.
-/// While the socket takes what is written, an update costs no allocation, no task and one hand-
-/// over between threads: the receiver's to the loop's. A line sent from elsewhere (a request's
-/// reply, from the connection's worker) is handed to the event loop, in order with the others.
+/// what waits and writes each line to the socket. While the socket takes what is written, an
+/// update costs no allocation, no task, one hand-over between threads (the receiver's to the
+/// loop's) and one system call. A line sent from elsewhere (a request's reply, from the
+/// connection's worker) is handed to the event loop, in order with the others.
 final class ConnectionOutput: Sendable {
     private let channel: any Channel
     private let onLoop: OnLoop
 
-    init(channel: any Channel) {
+    init(channel: any Channel, descriptor: CInt) {
         self.channel = channel
-        onLoop = OnLoop(channel: channel)
+        onLoop = OnLoop(channel: channel, descriptor: descriptor)
     }
 
     /// Writes and flushes `line` (its bytes as they go on the wire).
     func send(_ line: [UInt8]) {
         guard channel.eventLoop.inEventLoop else {
-            channel.writeAndFlush(channel.allocator.buffer(bytes: line), promise: nil)
+            // Through the loop, so that it keeps its place among the lines written there.
+            let onLoop = onLoop
+            channel.eventLoop.execute { onLoop.send(line) }
             return
         }
         onLoop.send(line)
     }
 
-    /// What only the connection's event loop touches: the line's buffer and the pipeline's
-    /// synchronous operations. With 1,000 clients the daemon spends most of an update's CPU on
-    /// the way from a line to its write system call: here the loop is checked once a line,
-    /// where a loop-bound box checked it at each of three touches of the buffer and the
-    /// pipeline's `writeAndFlush` once more (`BENCHMARKS.md`, round 2, seventh part).
-    private final class OnLoop: @unchecked Sendable {
-        private var buffer: ByteBuffer
-        private let pipeline: ChannelPipeline.SynchronousOperations
+    /// On the event loop, as the channel closes the socket: nothing is written there any more.
+    func socketClosed() {
+        onLoop.socketClosed()
+    }
 
-        init(channel: any Channel) {
-            buffer = channel.allocator.buffer(capacity: 512)
+    /// What only the connection's event loop touches. A line goes straight to the socket with one
+    /// `send(2)` while SwiftNIO holds none of the connection's bytes: with many clients, most of
+    /// an update's CPU was the way from a line through the channel's pipeline and its queue of
+    /// writes to that same call (`BENCHMARKS.md`, round 2, eleventh part). What the socket does
+    /// not take at once (it is full, or failed) goes through the channel, which waits for room,
+    /// holds the client to the buffer's bound (``ClientHandler`` cuts it off past it) or closes
+    /// on the error; and the lines after it follow it there until the channel has written all.
+    private final class OnLoop: @unchecked Sendable {
+        private let descriptor: CInt
+        private let channel: any Channel
+        private let pipeline: ChannelPipeline.SynchronousOperations
+        /// Cleared once the channel closed the socket, whose number may then be another file's.
+        private var open = true
+        /// Writes handed to the channel and not finished yet.
+        private var queued = 0
+
+        init(channel: any Channel, descriptor: CInt) {
+            self.channel = channel
+            self.descriptor = descriptor
             pipeline = channel.pipeline.syncOperations
         }
 
-        /// On the loop only. Written at once when the socket has room: the buffer is then this
-        /// object's alone again, and the next line reuses its bytes. A line the socket could not
-        /// take yet keeps the old storage, and the next one gets new.
+        func socketClosed() {
+            open = false
+        }
+
+        /// On the loop only.
         func send(_ line: [UInt8]) {
-            buffer.clear()
-            buffer.writeBytes(line)
-            pipeline.writeAndFlush(NIOAny(buffer), promise: nil)
+            guard open else { return }
+            guard queued == 0 else { return hand(line[...]) }
+            let written = line.withUnsafeBytes { bytes in
+                Glibc.send(
+                    descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            }
+            if written == line.count { return }
+            // Full, interrupted or failed: the channel writes the rest, or meets the error and closes.
+            hand(line[max(0, written)...])
+        }
+
+        private func hand(_ bytes: ArraySlice<UInt8>) {
+            queued += 1
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            promise.futureResult.assumeIsolated().whenComplete { _ in self.queued -= 1 }
+            pipeline.writeAndFlush(NIOAny(channel.allocator.buffer(bytes: bytes)), promise: promise)
         }
     }
 

@@ -50,10 +50,10 @@ final class ConnectionWorker: Sendable {
         case tcp(client: TCPPeer.Endpoint, server: TCPPeer.Endpoint, limits: ConnectionLimits)
     }
 
-    /// Starts the worker for a connection from `peer`.
-    init(channel: any Channel, peer: Peer, daemon: Daemon, statistics: ServerStatistics) {
+    /// Starts the worker for a connection from `peer` on `channel`, whose socket is `descriptor`.
+    init(channel: any Channel, descriptor: CInt, peer: Peer, daemon: Daemon, statistics: ServerStatistics) {
         self.channel = channel
-        output = ConnectionOutput(channel: channel)
+        output = ConnectionOutput(channel: channel, descriptor: descriptor)
         self.daemon = daemon
         self.statistics = statistics
         let (stream, continuation) = AsyncStream.makeStream(of: Item.self)
@@ -167,6 +167,9 @@ final class ConnectionWorker: Sendable {
         }
         continuation.yield(item)
     }
+
+    /// On the event loop, as the channel closes: nothing is written to its socket any more.
+    func socketClosed() { output.socketClosed() }
 
     /// The connection ended: what waits is dropped, and the session ends once the request being
     /// served (if any) is done.

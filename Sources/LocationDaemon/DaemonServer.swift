@@ -37,34 +37,73 @@ public final class DaemonServer: Sendable {
         self.limits = limits
     }
 
-    private var bootstrap: ServerBootstrap { bootstrap(tcp: false) }
-
-    /// gpsd's TCP listener: the same connections, traced through the kernel's table of sockets.
-    private var gpsdBootstrap: ServerBootstrap {
-        bootstrap(tcp: true).serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-    }
-
-    private func bootstrap(tcp: Bool) -> ServerBootstrap {
+    /// How connection `descriptor`, just accepted, joins an event loop: as gpsd's TCP client, or
+    /// the Unix socket's (either protocol). Its channel owns the descriptor from then on and
+    /// closes it when it closes; its output writes there while the channel is open.
+    ///
+    /// Called on the listener's thread, which waits here until the loop has taken the connection:
+    /// a client connecting and hanging up thousands of times a second gets one connection at a
+    /// time onto the loop, as when the loop accepted them itself, and never a queue of them ahead
+    /// of the others' updates.
+    private func join(_ descriptor: CInt, tcp: Bool) {
         let (daemon, statistics, buffer, limits) = (daemon, statistics, clientBuffer, limits)
-        return ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 512)
-            .childChannelOption(.autoRead, value: false)
-            .childChannelOption(.writeBufferWaterMark, value: .init(low: buffer / 2, high: buffer))
+        let joined = ClientBootstrap(group: group)
+            .channelOption(.autoRead, value: false)
+            .channelOption(.writeBufferWaterMark, value: .init(low: buffer / 2, high: buffer))
             // The kernel's send buffer is part of the bound: without this, a stalled client
             // would hold the socket's default (about 200 KiB) before the daemon noticed.
-            .childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(buffer))
-            .childChannelInitializer { channel in
+            .channelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(buffer))
+            .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        ClientHandler(daemon: daemon, statistics: statistics, limits: limits, tcp: tcp))
+                        ClientHandler(
+                            daemon: daemon, statistics: statistics, limits: limits, tcp: tcp,
+                            descriptor: descriptor))
                 }
             }
+            .withConnectedSocket(descriptor)
+        // A connection refused or closed at once fails here; its handler has said why.
+        _ = try? joined.wait()
+    }
+
+    /// Accepts the connections of `descriptor`, a socket bound and listening, which the
+    /// listener owns from here.
+    private func serve(_ descriptor: CInt, tcp: Bool) throws -> Listener {
+        let accepted: @Sendable (CInt) -> Void = { [self] in join($0, tcp: tcp) }
+        do {
+            return try Listener(
+                descriptor: descriptor, name: tcp ? "gpsd accept" : "accept", log: daemon.log,
+                accepted: accepted)
+        } catch {
+            Glibc.close(descriptor)
+            throw ServerError(description: "cannot start accepting connections: \(error)")
+        }
+    }
+
+    /// A new socket bound at `address` and listening, or the reason it could not be.
+    private static func listeningSocket(
+        _ address: SocketAddress, reuseAddress: Bool
+    ) -> Result<CInt, Errno> {
+        let descriptor = socket(
+            CInt(address.protocol.rawValue), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return .failure(Errno(rawValue: errno)) }
+        var one: CInt = 1
+        if reuseAddress {
+            _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<CInt>.size))
+        }
+        let bound = address.withSockAddr { bind(descriptor, $0, socklen_t($1)) }
+        guard bound == 0, Glibc.listen(descriptor, 512) == 0 else {
+            let code = Errno(rawValue: errno)
+            Glibc.close(descriptor)
+            return .failure(code)
+        }
+        return .success(descriptor)
     }
 
     /// Listens at `path`, which any local user may connect to (what each may know is decided per
     /// connection). A stale socket file left by a daemon that died is replaced; a live one is
     /// an error, never taken over.
-    public func listen(at path: String) async throws -> any Channel {
+    public func listen(at path: String) throws -> Listener {
         let directory = FilePath(path).removingLastComponent().string
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
             do {
@@ -85,51 +124,72 @@ public final class DaemonServer: Sendable {
             }
             unlink(path)
         }
-        let channel: any Channel
+        let bound: Result<CInt, Errno>
         do {
-            channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
+            bound = Self.listeningSocket(try SocketAddress(unixDomainSocketPath: path), reuseAddress: false)
         } catch {
+            throw ServerError(
+                description: "cannot listen on \(path) (\(error)); pass --socket with a shorter path")
+        }
+        switch bound {
+        case .success(let descriptor):
+            chmod(path, 0o666)
+            return try serve(descriptor, tcp: false)
+        case .failure(let error):
             throw ServerError(
                 description: "cannot listen on \(path) (\(error)); pass --socket with a writable place")
         }
-        chmod(path, 0o666)
-        return channel
     }
 
     /// Serves gpsd's protocol on TCP at `host` and `port` (gpsd's is 2947): each client traced to
     /// its process through the kernel's table of sockets and decided on like any other; a client
     /// of another host is a network client, which gets nothing.
-    public func listenGPSD(host: String, port: Int) async throws -> any Channel {
+    public func listenGPSD(host: String, port: Int) throws -> Listener {
+        let fix =
+            "is gpsd running there? stop it (systemctl stop gpsd.socket gpsd), or pass another --gpsd-listen"
+        let address: SocketAddress
         do {
-            return try await gpsdBootstrap.bind(host: host, port: port).get()
+            address = try SocketAddress.makeAddressResolvingHost(host, port: port)
         } catch {
             throw ServerError(
-                description: "cannot listen for gpsd's clients on \(host):\(port) (\(error)); "
-                    + "is gpsd running there? stop it (systemctl stop gpsd.socket gpsd), or pass another --gpsd-listen"
+                description:
+                    "cannot listen for gpsd's clients on \(host):\(port) (\(error)); pass another --gpsd-listen"
             )
+        }
+        switch Self.listeningSocket(address, reuseAddress: true) {
+        case .success(let descriptor): return try serve(descriptor, tcp: true)
+        case .failure(let error):
+            throw ServerError(
+                description: "cannot listen for gpsd's clients on \(host):\(port) (\(error)); \(fix)")
         }
     }
 
     /// Serves gpsd's protocol on a TCP socket systemd passed (`FileDescriptorName=gpsd`).
-    public func adoptGPSD(descriptor: CInt) async throws -> any Channel {
-        do {
-            return try await gpsdBootstrap.withBoundSocket(descriptor).get()
-        } catch {
-            throw ServerError(
-                description:
-                    "cannot serve gpsd's protocol on the socket systemd passed (descriptor \(descriptor)): \(error)"
-            )
-        }
+    public func adoptGPSD(descriptor: CInt) throws -> Listener {
+        try adopt(descriptor, tcp: true)
     }
 
     /// Serves on a socket systemd passed, already bound and listening.
-    public func adopt(descriptor: CInt) async throws -> any Channel {
-        do {
-            return try await bootstrap.withBoundSocket(descriptor).get()
-        } catch {
+    public func adopt(descriptor: CInt) throws -> Listener {
+        try adopt(descriptor, tcp: false)
+    }
+
+    private func adopt(_ descriptor: CInt, tcp: Bool) throws -> Listener {
+        var type: CInt = 0
+        var length = socklen_t(MemoryLayout<CInt>.size)
+        var listening: CInt = 0
+        var listeningLength = socklen_t(MemoryLayout<CInt>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_TYPE, &type, &length) == 0, type == SOCK_STREAM.rawValue,
+            getsockopt(descriptor, SOL_SOCKET, SO_ACCEPTCONN, &listening, &listeningLength) == 0,
+            listening != 0
+        else {
             throw ServerError(
-                description: "cannot serve on the socket systemd passed (descriptor \(descriptor)): \(error)")
+                description:
+                    "the socket systemd passed (descriptor \(descriptor)) is not a listening stream socket; "
+                    + "check ListenStream= in the socket unit")
         }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        return try serve(descriptor, tcp: tcp)
     }
 
     /// Whether a process accepts connections at `path`.

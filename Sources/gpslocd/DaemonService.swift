@@ -139,24 +139,24 @@ struct DaemonService {
         log(limits.summary)
         let server = DaemonServer(
             daemon: daemon, group: group, clientBuffer: settings.clientBuffer, limits: limits)
-        let channel: any Channel
+        let listener: Listener
         // Sockets systemd passed: gpsd's (named "gpsd" by gpslocd-gpsd.socket) and the daemon's own.
         let passed = Systemd.listenSockets()
         let own = passed.first { $0.name != "gpsd" }
         if let own {
-            channel = try await server.adopt(descriptor: own.descriptor)
+            listener = try server.adopt(descriptor: own.descriptor)
             log("serving on the socket systemd passed")
         } else {
-            channel = try await server.listen(at: settings.socket)
+            listener = try server.listen(at: settings.socket)
             log("listening on \(settings.socket)")
         }
-        var gpsdChannels: [any Channel] = []
+        var gpsdListeners: [Listener] = []
         for gpsd in passed where gpsd.name == "gpsd" {
-            gpsdChannels.append(try await server.adoptGPSD(descriptor: gpsd.descriptor))
+            gpsdListeners.append(try server.adoptGPSD(descriptor: gpsd.descriptor))
             log("serving gpsd's protocol on the socket systemd passed (descriptor \(gpsd.descriptor))")
         }
         if let (host, port) = settings.gpsdEndpoint {
-            gpsdChannels.append(try await server.listenGPSD(host: host, port: port))
+            gpsdListeners.append(try server.listenGPSD(host: host, port: port))
             log("serving gpsd's protocol on \(host):\(port)")
         }
         var geoclue: GeoClueService?
@@ -208,8 +208,8 @@ struct DaemonService {
         Systemd.notify("STOPPING=1")
         let signal = stoppedBy == SIGINT ? "SIGINT" : "SIGTERM"
         log("stopping on \(signal): \(server.statistics.summary)")
-        try? await channel.close()
-        for gpsd in gpsdChannels { try? await gpsd.close() }
+        listener.close()
+        for gpsd in gpsdListeners { gpsd.close() }
         // The receivers first: read on the event loop, and telling their apps through it.
         await daemon.stopReceivers()
         try? await group.shutdownGracefully()

@@ -1,0 +1,138 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import LocationDaemon
+
+/// A connection's lines written straight to its socket while it takes them, through the channel
+/// once it is full: a reader that falls behind, then catches up, gets every byte in order; and a
+/// closed connection's descriptor, reused by another file, is never written to.
+@Suite("gpslocd: a connection's lines, to its socket and through its channel")
+struct ConnectionOutputTests {
+    /// A connected pair of Unix sockets: the first end joins an event loop of `group` as the
+    /// daemon's accepted connections do; the second is the client's, read here.
+    private static func connection(
+        on group: MultiThreadedEventLoopGroup
+    ) async throws -> (channel: any Channel, output: ConnectionOutput, socket: CInt, client: CInt) {
+        var pair: [CInt] = [-1, -1]
+        let made = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair)
+        try #require(made == 0)
+        // Small buffers, so that the socket fills after a few lines.
+        var small: CInt = 4096
+        setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<CInt>.size))
+        setsockopt(pair[1], SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<CInt>.size))
+        // A line lost would leave the reader waiting: it gives up after 10 s instead.
+        var patience = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(pair[1], SOL_SOCKET, SO_RCVTIMEO, &patience, socklen_t(MemoryLayout<timeval>.size))
+        let channel = try await ClientBootstrap(group: group)
+            .channelOption(.autoRead, value: false)
+            .withConnectedSocket(pair[0]).get()
+        return (channel, ConnectionOutput(channel: channel, descriptor: pair[0]), pair[0], pair[1])
+    }
+
+    /// Reads `descriptor` until it has `count` bytes or the stream ends.
+    private static func read(_ descriptor: CInt, count: Int) -> [UInt8] {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while received.count < count {
+            let got = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            guard got > 0 else { break }
+            received += buffer[..<got]
+        }
+        return received
+    }
+
+    /// What `descriptor` has now, without waiting.
+    private static func readWaiting(_ descriptor: CInt) -> [UInt8] {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let got = buffer.withUnsafeMutableBytes {
+                recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+            }
+            guard got > 0 else { return received }
+            received += buffer[..<got]
+        }
+    }
+
+    private static func line(_ number: Int) -> [UInt8] {
+        // Lines of different lengths, so that a line cut or repeated at any byte shows.
+        Array("{\"line\":\(number),\"pad\":\"\(String(repeating: "x", count: number % 97))\"}\n".utf8)
+    }
+
+    @Test("a reader that falls behind, then catches up, gets every line whole and in order")
+    func fallsBehind() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (channel, output, _, client) = try await Self.connection(on: group)
+        defer { close(client) }
+        // Lines from the loop and from elsewhere, in one order: far more than the socket holds, so
+        // that many go through the channel, and lines after them must wait for them.
+        let lines = (0..<3200).map(Self.line)
+        let expected = Array(lines.joined())
+        var received: [UInt8] = []
+        var next = 0
+        while next + 160 <= lines.count {
+            // A fix's run of lines on the loop, far more than the socket holds; halfway, the reader
+            // takes what the socket has, so that it has room while the channel still holds lines.
+            let run = lines[next..<next + 150]
+            received += try await channel.eventLoop.submit {
+                var taken: [UInt8] = []
+                for (index, line) in run.enumerated() {
+                    output.send(line)
+                    if index == 100 { taken = Self.readWaiting(client) }
+                }
+                return taken
+            }.get()
+            // And lines from elsewhere between the runs.
+            for line in lines[next + 150..<next + 160] { output.send(line) }
+            next += 160
+        }
+        received += Self.read(client, count: expected.count - received.count)
+        #expect(received.count == expected.count)
+        let difference = received.indices.first { $0 >= expected.count || received[$0] != expected[$0] }
+        #expect(difference == nil, "the bytes differ from byte \(difference ?? 0) on")
+        try await channel.close()
+        try await group.shutdownGracefully()
+    }
+
+    @Test("a closed connection's descriptor, now another file's, gets nothing")
+    func closedDescriptor() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (channel, output, socket, client) = try await Self.connection(on: group)
+        defer { close(client) }
+        output.send(Self.line(1))
+        #expect(Self.read(client, count: Self.line(1).count) == Self.line(1))
+        // Closed as the daemon's are: the handler hears of it on the loop and tells the output.
+        final class Closing: ChannelInboundHandler, Sendable {
+            typealias InboundIn = ByteBuffer
+            let output: ConnectionOutput
+            init(_ output: ConnectionOutput) { self.output = output }
+            func channelInactive(context: ChannelHandlerContext) {
+                output.socketClosed()
+                context.fireChannelInactive()
+            }
+        }
+        try await channel.pipeline.addHandler(Closing(output))
+        var other: [CInt] = [-1, -1]
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &other) == 0)
+        _ = fcntl(other[1], F_SETFL, O_NONBLOCK)
+        try await channel.close()
+        // The socket's number, free again, is given to another connection's socket.
+        try #require(dup2(other[0], socket) == socket)
+        defer {
+            close(other[0])
+            close(other[1])
+            close(socket)
+        }
+        output.send(Self.line(2))
+        try await channel.eventLoop.submit { output.send(Self.line(3)) }.get()
+        var byte: UInt8 = 0
+        #expect(Glibc.read(other[1], &byte, 1) == -1, "another connection got a line meant for a closed one")
+        #expect(Self.read(client, count: 1).isEmpty, "the closed connection's peer got more")
+        try await group.shutdownGracefully()
+    }
+}
