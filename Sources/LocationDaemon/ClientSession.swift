@@ -214,12 +214,8 @@ final class ClientSession: Sendable {
         _ write: @escaping @Sendable (Element, inout [UInt8]) -> Void
     ) {
         let output = output
-        // One line's buffer for the whole feed: `send` copies it out before it returns.
-        var line: [UInt8] = []
         output.deliver(feed) { element in
-            line.removeAll(keepingCapacity: true)
-            write(element, &line)
-            output.send(line)
+            output.sendOnLoop { write(element, &$0) }
         } end: {
             // Unsubscribed, or the connection ended: the feed was taken out first, and says nothing.
             let wanted = self.state.withLock { $0.feeds.removeValue(forKey: number) != nil }

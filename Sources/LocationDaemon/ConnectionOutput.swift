@@ -38,6 +38,12 @@ final class ConnectionOutput: Sendable {
         onLoop.send(line)
     }
 
+    /// On the event loop only (in a feed's call of ``deliver(_:_:end:)``): writes the line
+    /// `make` writes into a buffer kept for the connection.
+    func sendOnLoop(_ make: (inout [UInt8]) -> Void) {
+        onLoop.send(making: make)
+    }
+
     /// On the event loop, as the channel closes the socket: nothing is written there any more.
     func socketClosed() {
         onLoop.socketClosed()
@@ -69,20 +75,32 @@ final class ConnectionOutput: Sendable {
             open = false
         }
 
+        /// The line ``send(making:)`` writes, its storage kept from line to line.
+        private var line: [UInt8] = []
+
         /// On the loop only.
         func send(_ line: [UInt8]) {
-            guard open else { return }
-            guard queued == 0 else { return hand(line[...]) }
-            let written = line.withUnsafeBytes { bytes in
-                Glibc.send(
-                    descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
-            }
-            if written == line.count { return }
-            // Full, interrupted or failed: the channel writes the rest, or meets the error and closes.
-            hand(line[max(0, written)...])
+            line.withUnsafeBytes { send($0) }
         }
 
-        private func hand(_ bytes: ArraySlice<UInt8>) {
+        /// On the loop only.
+        func send(making make: (inout [UInt8]) -> Void) {
+            line.removeAll(keepingCapacity: true)
+            make(&line)
+            line.withUnsafeBytes { send($0) }
+        }
+
+        private func send(_ bytes: UnsafeRawBufferPointer) {
+            guard open else { return }
+            guard queued == 0 else { return hand(bytes) }
+            let written = Glibc.send(
+                descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            if written == bytes.count { return }
+            // Full, interrupted or failed: the channel writes the rest, or meets the error and closes.
+            hand(UnsafeRawBufferPointer(rebasing: bytes[max(0, written)...]))
+        }
+
+        private func hand(_ bytes: UnsafeRawBufferPointer) {
             queued += 1
             let promise = channel.eventLoop.makePromise(of: Void.self)
             promise.futureResult.assumeIsolated().whenComplete { _ in self.queued -= 1 }
