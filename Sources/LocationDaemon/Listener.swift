@@ -22,8 +22,7 @@ import SystemPackage
 /// leaves the connection waiting in the backlog: the thread says so once and tries again in a
 /// tenth of a second, so that it neither spins nor stops.
 public final class Listener: Sendable {
-    /// The listening socket: closed by the accepting thread when it stops.
-    let descriptor: CInt
+    /// Stops the accepting thread, which then closes the listening socket.
     private let stopper: PollLoop
 
     /// Listens on `descriptor`, a socket bound and listening already (made here, or passed by
@@ -33,7 +32,6 @@ public final class Listener: Sendable {
         descriptor: CInt, name: String, log: @escaping @Sendable (String) -> Void,
         accepted: @escaping @Sendable (CInt) -> Void
     ) throws(Errno) {
-        self.descriptor = descriptor
         let stopper = try PollLoop()
         self.stopper = stopper
         let flags = fcntl(descriptor, F_GETFL)
