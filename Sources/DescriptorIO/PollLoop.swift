@@ -73,16 +73,8 @@ public final class PollLoop: Sendable {
     /// Waits until `deadline` or until the loop is stopped, whichever comes first: `true` when
     /// it was stopped.
     public func pause(until deadline: ContinuousClock.Instant) -> Bool {
-        var fds = [pollfd(fd: wakeRead.rawValue, events: Int16(POLLIN), revents: 0)]
-        while true {
-            let left = deadline - ContinuousClock.now
-            if left <= .zero { return isStopped }
-            let timeout = Int32(min(left / .milliseconds(1), Double(Int32.max)).rounded(.up))
-            fds[0].revents = 0
-            let ready = Glibc.poll(&fds, 1, timeout)
-            if ready > 0 { return true }
-            if ready < 0, errno != EINTR { return isStopped }
-        }
+        // The wait on no descriptor (poll(2) passes over a negative one): only the pipe can end it.
+        (try? wait(for: FileDescriptor(rawValue: -1), until: deadline)) == .stopped
     }
 
     /// As ``wait(for:)``, giving up at `deadline`: `nil` when it passed first.

@@ -64,6 +64,8 @@ final class ConnectionOutput: Sendable {
         private var open = true
         /// Writes handed to the channel and not finished yet.
         private var queued = 0
+        /// The line ``send(making:)`` writes, its storage kept from line to line.
+        private var line: [UInt8] = []
 
         init(channel: any Channel, descriptor: CInt) {
             self.channel = channel
@@ -74,9 +76,6 @@ final class ConnectionOutput: Sendable {
         func socketClosed() {
             open = false
         }
-
-        /// The line ``send(making:)`` writes, its storage kept from line to line.
-        private var line: [UInt8] = []
 
         /// On the loop only.
         func send(_ line: [UInt8]) {

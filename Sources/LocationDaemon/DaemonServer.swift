@@ -87,8 +87,8 @@ public final class DaemonServer: Sendable {
         let descriptor = socket(
             CInt(address.protocol.rawValue), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return .failure(Errno(rawValue: errno)) }
-        var one: CInt = 1
         if reuseAddress {
+            var one: CInt = 1
             _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<CInt>.size))
         }
         let bound = address.withSockAddr { bind(descriptor, $0, socklen_t($1)) }
@@ -175,14 +175,12 @@ public final class DaemonServer: Sendable {
     }
 
     private func adopt(_ descriptor: CInt, tcp: Bool) throws -> Listener {
-        var type: CInt = 0
-        var length = socklen_t(MemoryLayout<CInt>.size)
-        var listening: CInt = 0
-        var listeningLength = socklen_t(MemoryLayout<CInt>.size)
-        guard getsockopt(descriptor, SOL_SOCKET, SO_TYPE, &type, &length) == 0, type == SOCK_STREAM.rawValue,
-            getsockopt(descriptor, SOL_SOCKET, SO_ACCEPTCONN, &listening, &listeningLength) == 0,
-            listening != 0
-        else {
+        func option(_ name: CInt) -> CInt? {
+            var value: CInt = 0
+            var length = socklen_t(MemoryLayout<CInt>.size)
+            return getsockopt(descriptor, SOL_SOCKET, name, &value, &length) == 0 ? value : nil
+        }
+        guard option(SO_TYPE) == CInt(SOCK_STREAM.rawValue), option(SO_ACCEPTCONN) ?? 0 != 0 else {
             throw ServerError(
                 description:
                     "the socket systemd passed (descriptor \(descriptor)) is not a listening stream socket; "
@@ -194,21 +192,10 @@ public final class DaemonServer: Sendable {
 
     /// Whether a process accepts connections at `path`.
     static func someoneListens(at path: String) -> Bool {
+        guard let address = try? SocketAddress(unixDomainSocketPath: path) else { return false }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        return connected == 0
+        return address.withSockAddr { connect(fd, $0, socklen_t($1)) } == 0
     }
 }

@@ -34,29 +34,19 @@ struct ConnectionOutputTests {
         return (channel, ConnectionOutput(channel: channel, descriptor: pair[0]), pair[0], pair[1])
     }
 
-    /// Reads `descriptor` until it has `count` bytes or the stream ends.
-    private static func read(_ descriptor: CInt, count: Int) -> [UInt8] {
+    /// Reads `descriptor` until it has `count` bytes or the stream ends; with `waiting` false,
+    /// only what is there now.
+    private static func read(_ descriptor: CInt, count: Int = .max, waiting: Bool = true) -> [UInt8] {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while received.count < count {
-            let got = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            let got = buffer.withUnsafeMutableBytes {
+                recv(descriptor, $0.baseAddress, $0.count, waiting ? 0 : Int32(MSG_DONTWAIT))
+            }
             guard got > 0 else { break }
             received += buffer[..<got]
         }
         return received
-    }
-
-    /// What `descriptor` has now, without waiting.
-    private static func readWaiting(_ descriptor: CInt) -> [UInt8] {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let got = buffer.withUnsafeMutableBytes {
-                recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
-            }
-            guard got > 0 else { return received }
-            received += buffer[..<got]
-        }
     }
 
     private static func line(_ number: Int) -> [UInt8] {
@@ -83,7 +73,7 @@ struct ConnectionOutputTests {
                 var taken: [UInt8] = []
                 for (index, line) in run.enumerated() {
                     output.send(line)
-                    if index == 100 { taken = Self.readWaiting(client) }
+                    if index == 100 { taken = Self.read(client, waiting: false) }
                 }
                 return taken
             }.get()
