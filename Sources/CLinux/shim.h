@@ -39,3 +39,14 @@ static inline int clinux_usable_processors(void) {
 static inline int clinux_accept_nonblocking(int socket) {
     return accept4(socket, 0, 0, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
+
+// socket(2) and socketpair(2) closed on exec (and non-blocking when asked) in the one call. The
+// flags are named here only: once this module includes <sys/socket.h>, which module Swift credits
+// with SOCK_CLOEXEC depends on the order a compiler process loads its modules in, so a Swift file
+// that imports Glibc alone finds it in one build and not in the next.
+static inline int clinux_socket(int domain, int type, int nonblocking) {
+    return socket(domain, type | SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0), 0);
+}
+static inline int clinux_socketpair(int domain, int type, int pair[2]) {
+    return socketpair(domain, type | SOCK_CLOEXEC, 0, pair);
+}

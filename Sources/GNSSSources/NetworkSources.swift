@@ -110,10 +110,8 @@ enum Socket {
             var entry: UnsafeMutablePointer<addrinfo>? = first
             while let info = entry {
                 entry = info.pointee.ai_next
-                let raw = socket(
-                    info.pointee.ai_family,
-                    Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-                        | Int32(SOCK_NONBLOCK.rawValue), 0)
+                let raw = closeOnExecSocket(
+                    domain: info.pointee.ai_family, type: Int32(SOCK_STREAM.rawValue), nonBlocking: true)
                 guard raw >= 0 else {
                     last = DisconnectError("\(name): cannot create a socket", errno: Errno(rawValue: errno))
                     continue
@@ -164,7 +162,7 @@ enum Socket {
                 hint: "name an address of this machine, 0.0.0.0 or [::]")
         }
         defer { freeaddrinfo(list) }
-        let raw = socket(info.ai_family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let raw = closeOnExecSocket(domain: info.ai_family, type: Int32(SOCK_DGRAM.rawValue))
         guard raw >= 0 else {
             throw DisconnectError("\(name): cannot create a socket", errno: Errno(rawValue: errno))
         }

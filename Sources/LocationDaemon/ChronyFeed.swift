@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import FoundationEssentials
 import GNSS
 import GNSSSources
@@ -43,7 +44,7 @@ final class ChronyFeed: Sendable {
         self.receiver = receiver
         path = directory + "/chrony." + name + ".sock"
         self.log = log
-        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        descriptor = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue))
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)

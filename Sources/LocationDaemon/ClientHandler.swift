@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import LocationWire
 import Locking
 import NIOCore
@@ -296,18 +297,16 @@ private func now<Value>(_ future: EventLoopFuture<Value>) -> Result<Value, any E
 /// taken for a kernel without the option.
 public enum PidfdSupport {
     public static let isSupported: Bool = {
-        var pair: [CInt] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0
-        else {
+        guard let pair = closeOnExecSocketPair(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue)) else {
             return false
         }
         defer {
-            close(pair[0])
-            close(pair[1])
+            close(pair.0)
+            close(pair.1)
         }
         var pidfd: CInt = -1
         var length = socklen_t(MemoryLayout<CInt>.size)
-        guard getsockopt(pair[0], SOL_SOCKET, ClientHandler.peerPidfdOption, &pidfd, &length) == 0 else {
+        guard getsockopt(pair.0, SOL_SOCKET, ClientHandler.peerPidfdOption, &pidfd, &length) == 0 else {
             return false
         }
         close(pidfd)

@@ -84,8 +84,8 @@ public final class DaemonServer: Sendable {
     private static func listeningSocket(
         _ address: SocketAddress, reuseAddress: Bool
     ) -> Result<CInt, Errno> {
-        let descriptor = socket(
-            CInt(address.protocol.rawValue), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = closeOnExecSocket(
+            domain: CInt(address.protocol.rawValue), type: Int32(SOCK_STREAM.rawValue))
         guard descriptor >= 0 else { return .failure(Errno(rawValue: errno)) }
         if reuseAddress {
             var one: CInt = 1
@@ -193,7 +193,7 @@ public final class DaemonServer: Sendable {
     /// Whether a process accepts connections at `path`.
     static func someoneListens(at path: String) -> Bool {
         guard let address = try? SocketAddress(unixDomainSocketPath: path) else { return false }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue))
         guard fd >= 0 else { return false }
         defer { close(fd) }
         return address.withSockAddr { connect(fd, $0, socklen_t($1)) } == 0

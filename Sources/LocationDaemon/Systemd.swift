@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import FoundationEssentials
 
 #if canImport(Glibc)
@@ -56,7 +57,7 @@ public enum Systemd {
         guard var path = environment["NOTIFY_SOCKET"], !path.isEmpty else { return nil }
         let abstract = path.hasPrefix("@")
         if abstract { path.removeFirst() }
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue))
         guard fd >= 0 else { return "socket: \(String(cString: strerror(errno)))" }
         defer { close(fd) }
         var address = sockaddr_un()

@@ -23,7 +23,7 @@ package struct DaemonConnection: Sendable {
 
     /// Connects to the daemon's socket at `path`.
     package static func open(path: String) throws(ConnectError) -> DaemonConnection {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue))
         guard fd >= 0 else { throw ConnectError(description: "socket: \(Errno(rawValue: errno))") }
         let descriptor = FileDescriptor(rawValue: fd)
         var address = sockaddr_un()

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import Foundation
 import NIOCore
 import NIOPosix
@@ -18,9 +19,8 @@ struct ConnectionOutputTests {
     private static func connection(
         on group: MultiThreadedEventLoopGroup
     ) async throws -> (channel: any Channel, output: ConnectionOutput, socket: CInt, client: CInt) {
-        var pair: [CInt] = [-1, -1]
-        let made = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair)
-        try #require(made == 0)
+        let made = try #require(closeOnExecSocketPair(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue)))
+        let pair = [made.0, made.1]
         // Small buffers, so that the socket fills after a few lines.
         var small: CInt = 4096
         setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<CInt>.size))

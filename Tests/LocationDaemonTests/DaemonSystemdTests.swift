@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import Foundation
 import LocationWire
 import TestSupport
@@ -18,7 +19,7 @@ struct DaemonSystemdTests {
 
         init(directory: String) {
             path = directory + "/notify"
-            descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            descriptor = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue))
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)
             withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
