@@ -35,7 +35,7 @@ final class ChronyFeed: Sendable {
     private let failure = Mutex<String?>(nil)
     private let descriptor: Int32
     /// chronyd's socket address, made once; `nil` when the path is too long for one.
-    private let address: sockaddr_un?
+    private let address: UnixSocketAddress?
 
     /// The feed of `receiver` into `directory`, `nil` for a receiver without a device file.
     init?(receiver: Receiver, directory: String, log: @escaping @Sendable (String) -> Void) {
@@ -45,15 +45,7 @@ final class ChronyFeed: Sendable {
         path = directory + "/chrony." + name + ".sock"
         self.log = log
         descriptor = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue))
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        if bytes.count < MemoryLayout.size(ofValue: address.sun_path) {
-            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-            self.address = address
-        } else {
-            self.address = nil
-        }
+        address = UnixSocketAddress(path: path)
     }
 
     deinit { if descriptor >= 0 { close(descriptor) } }
@@ -109,14 +101,10 @@ final class ChronyFeed: Sendable {
     }
 
     private func send(_ sample: [UInt8]) {
-        guard var address else { return }
+        guard let address else { return }
         let sent = sample.withUnsafeBytes { raw in
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(
-                        descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT), $0,
-                        socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
+            address.withSockAddr {
+                sendto(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT), $0, $1)
             }
         }
         if sent < 0 && errno != EAGAIN {

@@ -60,21 +60,11 @@ public enum Systemd {
         let fd = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue))
         guard fd >= 0 else { return "socket: \(String(cString: strerror(errno)))" }
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var bytes = Array(path.utf8)
-        if abstract { bytes.insert(0, at: 0) }
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            return "NOTIFY_SOCKET is too long"
+        guard let address = UnixSocketAddress(path: path, abstract: abstract) else {
+            return path.isEmpty ? "NOTIFY_SOCKET names no socket" : "NOTIFY_SOCKET is too long"
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (abstract ? 0 : 1))
         let sent = state.withCString { text in
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, text, strlen(text), Int32(MSG_NOSIGNAL), $0, length)
-                }
-            }
+            address.withSockAddr { sendto(fd, text, strlen(text), Int32(MSG_NOSIGNAL), $0, $1) }
         }
         return sent < 0 ? "sendto \(path): \(String(cString: strerror(errno)))" : nil
     }

@@ -26,19 +26,13 @@ package struct DaemonConnection: Sendable {
         let fd = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue))
         guard fd >= 0 else { throw ConnectError(description: "socket: \(Errno(rawValue: errno))") }
         let descriptor = FileDescriptor(rawValue: fd)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard let address = UnixSocketAddress(path: path) else {
             try? descriptor.close()
-            throw ConnectError(description: "the socket path \(path) is too long")
+            throw ConnectError(
+                description: path.isEmpty
+                    ? "no socket path was given" : "the socket path \(path) is too long (107 bytes at most)")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let connected = address.withSockAddr { connect(fd, $0, $1) }
         guard connected == 0 else {
             let code = Errno(rawValue: errno)
             try? descriptor.close()

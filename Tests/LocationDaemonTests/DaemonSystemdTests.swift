@@ -20,14 +20,7 @@ struct DaemonSystemdTests {
         init(directory: String) {
             path = directory + "/notify"
             descriptor = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue))
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-            _ = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
+            _ = UnixSocketAddress(path: path)?.withSockAddr { bind(descriptor, $0, $1) }
         }
 
         /// The next notification, waiting up to `seconds`.
