@@ -1,7 +1,6 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import CLinux
 import DescriptorIO
 import Dispatch
 import GNSS
@@ -19,8 +18,7 @@ extension ReplaySource {
     /// default: where this process may run on two processors or more (its affinity, which a
     /// container's or a unit's CPU set narrows, not merely the processors online).
     public static let decodesOnTwoThreads: Bool = {
-        let usable = clinux_usable_processors()
-        return usable > 0 ? usable >= 2 : sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2
+        usableProcessors() >= 2
     }()
 
     /// The size from which a log file is decoded on two threads by default, 2 MiB: a 1 MB log

@@ -26,13 +26,17 @@ public final class DaemonServer: Sendable {
     public let clientBuffer: Int
     /// How many connections each user may hold, and how long one may stay silent at first.
     public let limits: ConnectionLimits
-    private let group: any EventLoopGroup
+    /// Which of the group's loops each connection joins.
+    private let placement: LoopPlacement
 
+    /// Connections join `group`'s first loop, which reads the receivers, until it holds
+    /// `spreadAbove`; then the loop holding the fewest.
     public init(
-        daemon: Daemon, group: any EventLoopGroup, clientBuffer: Int = 64 * 1024, limits: ConnectionLimits
+        daemon: Daemon, group: any EventLoopGroup, clientBuffer: Int = 64 * 1024, limits: ConnectionLimits,
+        spreadAbove: Int = 100
     ) {
         self.daemon = daemon
-        self.group = group
+        placement = LoopPlacement(group: group, spreadAbove: spreadAbove)
         self.clientBuffer = clientBuffer
         self.limits = limits
     }
@@ -47,7 +51,8 @@ public final class DaemonServer: Sendable {
     /// of the others' updates.
     private func join(_ descriptor: CInt, tcp: Bool) {
         let (daemon, statistics, buffer, limits) = (daemon, statistics, clientBuffer, limits)
-        let joined = ClientBootstrap(group: group)
+        let (loop, release) = placement.place()
+        let joined = ClientBootstrap(group: loop)
             .channelOption(.autoRead, value: false)
             .channelOption(.writeBufferWaterMark, value: .init(low: buffer / 2, high: buffer))
             // The kernel's send buffer is part of the bound: without this, a stalled client
@@ -63,7 +68,11 @@ public final class DaemonServer: Sendable {
             }
             .withConnectedSocket(descriptor)
         // A connection refused or closed at once fails here; its handler has said why.
-        _ = try? joined.wait()
+        if let channel = try? joined.wait() {
+            channel.closeFuture.whenComplete { _ in release() }
+        } else {
+            release()
+        }
     }
 
     /// Accepts the connections of `descriptor`, a socket bound and listening, which the

@@ -29,11 +29,11 @@ struct DaemonService {
     let settings: DaemonSettings
     let daemon: Daemon
     let log: @Sendable (String) -> Void
-    /// One event loop for every connection and every serial receiver. A loop per processor wrote
-    /// the last of a thousand clients 15–25 % sooner (tools/daemon-load --latency --hold), but every
-    /// epoch then woke each loop: with 60 clients an update cost 1.28× gpsd's CPU against 1.13×
-    /// with one (tools/daemon-load --gpsd), and a small box with a few clients is what this is for.
-    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    /// An event loop per processor this process may run on, up to four. The first reads every
+    /// serial receiver and serves the first hundred connections; only past those do the others
+    /// take any (`LoopPlacement`), so that a small box with a few clients wakes one loop per
+    /// epoch, and a thousand clients are written on every processor at once.
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: min(usableProcessors(), 4))
 
     init(settings: DaemonSettings, log: @escaping @Sendable (String) -> Void) throws(DaemonSettings
         .SettingsError)
@@ -41,6 +41,9 @@ struct DaemonService {
         self.settings = settings
         self.log = log
         var receivers: [Receiver] = []
+        // The group's first loop (`LoopPlacement` gives it the first connections too).
+        var loops = group.makeIterator()
+        let receiverLoop = loops.next()!
         for text in settings.sources {
             let address: SourceAddress
             let source: any FixSource
@@ -58,7 +61,7 @@ struct DaemonService {
             }
             // A serial receiver is read on the event loop, and each app after the first is told
             // of its fixes there in turn, after the clients of the one before were written.
-            let loop = group.next()
+            let loop = receiverLoop
             do {
                 source = try address.open(host: EventLoopReceiverHost(loop: loop))
             } catch {
