@@ -41,9 +41,10 @@ struct DaemonService {
         self.settings = settings
         self.log = log
         var receivers: [Receiver] = []
-        // The group's first loop (`LoopPlacement` gives it the first connections too).
+        // The group's first loop reads every serial receiver (`LoopPlacement` gives it the first
+        // connections too).
         var loops = group.makeIterator()
-        let receiverLoop = loops.next()!
+        let loop = loops.next()!
         for text in settings.sources {
             let address: SourceAddress
             let source: any FixSource
@@ -61,7 +62,6 @@ struct DaemonService {
             }
             // A serial receiver is read on the event loop, and each app after the first is told
             // of its fixes there in turn, after the clients of the one before were written.
-            let loop = receiverLoop
             do {
                 source = try address.open(host: EventLoopReceiverHost(loop: loop))
             } catch {

@@ -16,8 +16,7 @@ import Testing
 struct EventLoopReceiverHostTests {
     /// What a hosted run delivered, and whether each fix came on the loop's thread.
     final class Delivered: Sendable {
-        private let state = Mutex<(fixes: [Fix], offLoop: Int, connected: Bool, failure: String?)>(
-            ([], 0, false, nil))
+        private let state = Mutex<(fixes: [Fix], offLoop: Int)>(([], 0))
         func add(_ fix: Fix, onLoop: Bool) {
             state.withLock { state in
                 var bare = fix
@@ -26,13 +25,17 @@ struct EventLoopReceiverHostTests {
                 if !onLoop { state.offLoop += 1 }
             }
         }
+        var fixes: [Fix] { state.withLock { $0.fixes } }
+        var offLoop: Int { state.withLock { $0.offLoop } }
+    }
+
+    /// How one run's opening of the port went: opened, or why the run ended first.
+    final class Opening: Sendable {
+        private let state = Mutex<(connected: Bool, failure: String?)>((false, nil))
         func connect() { state.withLock { $0.connected = true } }
         func fail(_ error: any Error) { state.withLock { $0.failure = "\(error)" } }
         var connected: Bool { state.withLock { $0.connected } }
-        /// Why the run ended before it connected, if it did.
         var failure: String? { state.withLock { $0.failure } }
-        var fixes: [Fix] { state.withLock { $0.fixes } }
-        var offLoop: Int { state.withLock { $0.offLoop } }
     }
 
     /// A source on `pty` read by a loop of `group`, run until it ends; returned once it has
@@ -51,15 +54,12 @@ struct EventLoopReceiverHostTests {
         let source = SerialSource(path: pty.slavePath, baud: 115200, host: EventLoopReceiverHost(loop: loop))
         let deadline = ContinuousClock.now + .seconds(20)
         while true {
-            let attempt = Delivered()
+            let attempt = Opening()
             let run = Task {
                 do {
                     try await source.run(
                         .immediate { delivered.add($0, onLoop: loop.inEventLoop) },
-                        connected: { _ in
-                            attempt.connect()
-                            delivered.connect()
-                        })
+                        connected: { _ in attempt.connect() })
                 } catch {
                     attempt.fail(error)
                     throw error
