@@ -17,10 +17,27 @@ struct DaemonSystemdTests {
         let path: String
         let descriptor: Int32
 
-        init(directory: String) {
+        /// Why the socket could not be made: the test stops there, rather than wait for
+        /// notifications that cannot come.
+        struct Unbound: Error, CustomStringConvertible {
+            var description: String
+        }
+
+        init(directory: String) throws {
             path = directory + "/notify"
             descriptor = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue))
-            _ = UnixSocketAddress(path: path)?.withSockAddr { bind(descriptor, $0, $1) }
+            guard descriptor >= 0 else {
+                throw Unbound(description: "no socket for \(path): \(String(cString: strerror(errno)))")
+            }
+            guard let address = UnixSocketAddress(path: path) else {
+                close(descriptor)
+                throw Unbound(description: "\(path) is too long for a socket's address")
+            }
+            guard address.withSockAddr({ bind(descriptor, $0, $1) }) == 0 else {
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                throw Unbound(description: "cannot bind \(path): \(reason)")
+            }
         }
 
         /// The next notification, waiting up to `seconds`.
@@ -82,7 +99,7 @@ struct DaemonSystemdTests {
         let activate = try #require(
             Daemons.path(of: "systemd-socket-activate"), "install Debian's systemd package")
         let daemon = try DaemonHarness(sources: [])
-        let notify = NotifySocket(directory: daemon.root)
+        let notify = try NotifySocket(directory: daemon.root)
         try FileManager.default.createDirectory(
             atPath: daemon.root + "/run", withIntermediateDirectories: true)
         let process = try RunningProcess(
