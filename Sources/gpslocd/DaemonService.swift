@@ -94,6 +94,26 @@ struct DaemonService {
         )
     }
 
+    /// Looks at the clients' processes once a second (``Daemon/refreshActivity()``) until
+    /// cancelled, on a thread of its own that sleeps in between: woken once a second and by
+    /// nothing else, where a sleeping task wakes the runtime's timer thread and a worker each time
+    /// (half the idle daemon's CPU: `BENCHMARKS.md`). Not on an event loop, where reading the
+    /// `/proc` of a thousand processes would hold up the receivers' clients.
+    static func checkActivity(of daemon: Daemon) async {
+        let pause: PollLoop
+        do { pause = try PollLoop() } catch {
+            // Out of descriptors at start: the runtime's sleep, which needs none.
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                daemon.refreshActivity()
+            }
+            return
+        }
+        await onThread(named: "gpslocd-activity", stop: { pause.stop() }) {
+            while !pause.pause(until: .now + .seconds(1)) { daemon.refreshActivity() }
+        }
+    }
+
     /// Makes the state directory the daemon's own: created 0700 if missing, made 0700 if it is open
     /// to others.
     static func prepareStateDirectory(_ path: String) throws(DaemonSettings.SettingsError) {
@@ -191,12 +211,7 @@ struct DaemonService {
                 let directory = settings.chronySockets
                 tasks.addTask { await daemon.feedChrony(directory: directory) }
             }
-            tasks.addTask {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(1))
-                    daemon.refreshActivity()
-                }
-            }
+            tasks.addTask { await Self.checkActivity(of: daemon) }
             if let interval = Systemd.watchdogInterval() {
                 tasks.addTask {
                     while !Task.isCancelled {
