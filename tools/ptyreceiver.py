@@ -48,11 +48,16 @@ def latency_summary(values):
     return "median %.2f ms   p99 %.2f ms   max %.2f ms" % (statistics.median(values), p99, values[-1])
 
 def cpu_seconds(pid):
-    """Time process `pid`'s threads have run on a processor: the sum of each thread's
-    /proc/<pid>/task/<tid>/schedstat, in nanoseconds. /proc/<pid>/stat counts in clock ticks
-    (10 ms): a daemon that takes 0.6 % of a core over 20 s is 12 ticks, and a tick more or less
-    is 8 % of the figure. (A thread that ended during the window is not counted: the daemons'
-    threads live as long as they do.) Falls back to /proc/<pid>/stat where there is no schedstat."""
+    """Time process `pid` has run on a processor, every thread of it included, those that ended too
+    (a daemon's runtime starts and ends worker threads as it likes): the kernel's CPU-time clock of
+    the process, in nanoseconds (clock_getcpuclockid(3); the clock's number is made as glibc
+    makes it). /proc/<pid>/stat counts in clock ticks (10 ms): a daemon that takes 0.6 % of a core
+    over 20 s is 12 ticks, and a tick more or less is 8 % of the figure. Falls back to the sum of
+    the live threads' /proc/<pid>/task/<tid>/schedstat, then to /proc/<pid>/stat."""
+    try:
+        return time.clock_gettime_ns(((~pid) << 3) | 2) / 1e9
+    except OSError:
+        pass
     try:
         total = 0
         for task in os.listdir("/proc/%d/task" % pid):
