@@ -214,9 +214,7 @@ final class ClientSession: Sendable {
         _ write: @escaping @Sendable (Element, inout [UInt8]) -> Void
     ) {
         let output = output
-        output.deliver(feed) { element in
-            output.sendOnLoop { write(element, &$0) }
-        } end: {
+        output.deliverLines(feed, write) {
             // Unsubscribed, or the connection ended: the feed was taken out first, and says nothing.
             let wanted = self.state.withLock { $0.feeds.removeValue(forKey: number) != nil }
             if wanted { output.send(WireEvent.finish(subscription: number).encoded()) }

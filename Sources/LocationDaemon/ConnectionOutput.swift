@@ -12,12 +12,17 @@ import NIOCore
 
 /// A connection's lines out, and where its feeds are read.
 ///
-/// A feed (``deliver(_:_:end:)``) is read on the connection's event loop: the engine's mailbox,
-/// when an element arrives, hands the loop a call made once for the feed, and the loop takes
-/// what waits and writes each line to the socket. While the socket takes what is written, an
-/// update costs no allocation, no task, one hand-over between threads (the receiver's to the
-/// loop's) and one system call. A line sent from elsewhere (a request's reply, from the
-/// connection's worker) is handed to the event loop, in order with the others.
+/// A feed (``deliver(_:_:end:)``, ``deliverLines(_:_:end:)``) is read on the connection's event
+/// loop: the engine's mailbox, when an element arrives, hands the loop a call made once for the
+/// feed, and the loop takes what waits and writes each line to the socket. While the socket takes
+/// what is written, an update costs no allocation, no task, one hand-over between threads (the
+/// receiver's to the loop's) and one system call. A line sent from elsewhere (a request's reply,
+/// from the connection's worker) is handed to the event loop, in order with the others.
+///
+/// With many clients an update's way through the loop is paid mostly in memory each client's
+/// objects must be fetched from (`BENCHMARKS.md`, round 2, fourteenth part), so the way is kept
+/// short: the pump reads the mailbox and writes to the socket itself, and a line is made in a
+/// buffer of the loop's thread rather than of the connection.
 final class ConnectionOutput: Sendable {
     private let channel: any Channel
     private let onLoop: OnLoop
@@ -38,12 +43,6 @@ final class ConnectionOutput: Sendable {
         onLoop.send(line)
     }
 
-    /// On the event loop only (in a feed's call of ``deliver(_:_:end:)``): writes the line
-    /// `make` writes into a buffer kept for the connection.
-    func sendOnLoop(_ make: (inout [UInt8]) -> Void) {
-        onLoop.send(making: make)
-    }
-
     /// On the event loop, as the channel closes the socket: nothing is written there any more.
     func socketClosed() {
         onLoop.socketClosed()
@@ -56,7 +55,7 @@ final class ConnectionOutput: Sendable {
     /// not take at once (it is full, or failed) goes through the channel, which waits for room,
     /// holds the client to the buffer's bound (``ClientHandler`` cuts it off past it) or closes
     /// on the error; and the lines after it follow it there until the channel has written all.
-    private final class OnLoop: @unchecked Sendable {
+    fileprivate final class OnLoop: @unchecked Sendable {
         private let descriptor: CInt
         private let channel: any Channel
         private let pipeline: ChannelPipeline.SynchronousOperations
@@ -64,8 +63,6 @@ final class ConnectionOutput: Sendable {
         private var open = true
         /// Writes handed to the channel and not finished yet.
         private var queued = 0
-        /// The line ``send(making:)`` writes, its storage kept from line to line.
-        private var line: [UInt8] = []
 
         init(channel: any Channel, descriptor: CInt) {
             self.channel = channel
@@ -82,11 +79,13 @@ final class ConnectionOutput: Sendable {
             line.withUnsafeBytes { send($0) }
         }
 
-        /// On the loop only.
+        /// On the loop only: writes the line `make` writes into the loop's thread's buffer (one
+        /// buffer of each connection would be one more place in memory to fetch per update).
         func send(making make: (inout [UInt8]) -> Void) {
-            line.removeAll(keepingCapacity: true)
-            make(&line)
-            line.withUnsafeBytes { send($0) }
+            let scratch = LineScratch.ofThisThread
+            scratch.line.removeAll(keepingCapacity: true)
+            make(&scratch.line)
+            scratch.line.withUnsafeBytes { send($0) }
         }
 
         private func send(_ bytes: UnsafeRawBufferPointer) {
@@ -112,7 +111,43 @@ final class ConnectionOutput: Sendable {
     func deliver<Element: Sendable>(
         _ feed: HostedFeed<Element>, _ element: @escaping (Element) -> Void, end: @escaping () -> Void
     ) {
-        FeedPump(feed: feed, channel: channel, element: element, end: end).start()
+        FeedPump(feed: feed, channel: channel, output: onLoop, handler: .call(element), end: end)
+            .start()
+    }
+
+    /// Writes the line `write` makes of each of `feed`'s elements, then calls `end` once when
+    /// the feed ends, all on the connection's event loop: ``deliver(_:_:end:)`` for a feed whose
+    /// elements are lines and nothing else.
+    func deliverLines<Element: Sendable>(
+        _ feed: HostedFeed<Element>, _ write: @escaping (Element, inout [UInt8]) -> Void,
+        end: @escaping () -> Void
+    ) {
+        FeedPump(feed: feed, channel: channel, output: onLoop, handler: .line(write), end: end).start()
+    }
+}
+
+/// The buffer a loop's thread makes its connections' lines in, one line at a time; released
+/// with the thread.
+private final class LineScratch {
+    var line: [UInt8] = []
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let created = pthread_key_create(&key) { scratch in
+            if let scratch { Unmanaged<LineScratch>.fromOpaque(scratch).release() }
+        }
+        precondition(created == 0, "no thread-specific key for the lines' buffer (error \(created))")
+        return key
+    }()
+
+    /// The calling thread's, made on its first line.
+    static var ofThisThread: LineScratch {
+        if let stored = pthread_getspecific(key) {
+            return Unmanaged<LineScratch>.fromOpaque(stored).takeUnretainedValue()
+        }
+        let scratch = LineScratch()
+        pthread_setspecific(key, Unmanaged.passRetained(scratch).toOpaque())
+        return scratch
     }
 }
 
@@ -123,23 +158,34 @@ final class ConnectionOutput: Sendable {
 /// takes the feed with it, and the loop may be going away with the daemon (a call handed to a
 /// loop that has shut down is refused with an error on standard error).
 private final class FeedPump<Element: Sendable>: @unchecked Sendable {
-    // Everything here is touched on the channel's loop only, but `channel` and `feed`, which
+    /// What becomes of each element.
+    enum Handler {
+        /// A call on the loop.
+        case call((Element) -> Void)
+        /// A line, made and written on the loop.
+        case line((Element, inout [UInt8]) -> Void)
+    }
+
+    // Everything here is touched on the channel's loop only, but `channel` and `poll`, which
     // never change.
-    private let feed: HostedFeed<Element>
+    /// The feed's poll, held here rather than through the feed: one place in memory fewer.
+    private let poll: @Sendable (_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element>
     private let channel: any Channel
-    private let element: (Element) -> Void
+    private let output: ConnectionOutput.OnLoop
+    private let handler: Handler
     private let end: () -> Void
     /// The call the feed makes when something arrives: made once, as each call made anew
     /// would allocate; dropped at the end, which ends the pump's hold on itself.
     private var wake: (@Sendable () -> Void)?
 
     init(
-        feed: HostedFeed<Element>, channel: any Channel, element: @escaping (Element) -> Void,
+        feed: HostedFeed<Element>, channel: any Channel, output: ConnectionOutput.OnLoop, handler: Handler,
         end: @escaping () -> Void
     ) {
-        self.feed = feed
+        poll = feed.polling
         self.channel = channel
-        self.element = element
+        self.output = output
+        self.handler = handler
         self.end = end
     }
 
@@ -157,9 +203,12 @@ private final class FeedPump<Element: Sendable>: @unchecked Sendable {
         // A call still queued when the feed ended finds nothing to do.
         guard let wake else { return }
         while true {
-            switch feed.poll(waking: wake) {
+            switch poll(wake) {
             case .element(let value):
-                element(value)
+                switch handler {
+                case .call(let element): element(value)
+                case .line(let write): output.send { write(value, &$0) }
+                }
             case .empty:
                 return
             case .end:

@@ -146,7 +146,10 @@ final class HostedApp: Sendable {
     /// An update mailbox as a feed, polled through its lease (specialized for updates).
     private static func feed(_ mailbox: Mailbox<LocationUpdate>) -> HostedFeed<LocationUpdate> {
         let lease = MailboxLease(mailbox)
-        return HostedFeed(poll: { lease.poll(waking: $0) }, cancel: { lease.mailbox.close() })
+        // The poll reaches the mailbox without going through the lease, which it only keeps.
+        return HostedFeed(
+            poll: { [mailbox] wake in withExtendedLifetime(lease) { mailbox.pollUpdate(waking: wake) } },
+            cancel: { lease.mailbox.close() })
     }
 
     /// Every update as the engine gives it (never pausing while the device stands still), for a
@@ -212,7 +215,8 @@ final class HostedApp: Sendable {
 /// wire values; ``cancel()`` or release ends the subscription. Polled on an event loop
 /// (``poll(waking:)``, ``ConnectionOutput/deliver(_:_:end:)``) or awaited (``next()``), not both.
 final class HostedFeed<Element: Sendable>: Sendable {
-    private let polling: @Sendable (_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element>
+    /// ``poll(waking:)`` itself, for a reader that holds it rather than the feed.
+    let polling: @Sendable (_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element>
     private let stop: @Sendable () -> Void
 
     /// A feed whose elements `poll` takes from the engine (through its lease, whose release ends

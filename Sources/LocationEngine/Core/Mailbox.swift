@@ -220,6 +220,13 @@ import Locking
 // witnesses: a few percent of the daemon's CPU with 1,000 clients. These entry points, one per
 // element the engine hands out, are compiled here for their concrete element.
 
+@_spi(FrontEnd) extension Mailbox where Element == LocationUpdate {
+    /// ``poll(waking:)``, for this element.
+    public func pollUpdate(waking wake: @escaping @Sendable () -> Void) -> MailboxPoll<LocationUpdate> {
+        poll(waking: wake)
+    }
+}
+
 @_spi(FrontEnd) extension MailboxLease where Element == LocationUpdate {
     /// The next update, or `nil` when the subscription is over.
     package func next() async -> LocationUpdate? { await mailbox.next() }
