@@ -40,7 +40,8 @@ final class HostedClient: Sendable {
     }
 
     private struct Connection {
-        var identity: PeerIdentity
+        /// Whether its process is in the foreground, asked every second.
+        var probe: PeerIdentity.ForegroundProbe
         var claimsBackground = false
         /// Whether it acted as the app (a session, a subscription, a request): an agent's or an
         /// administrator's connection never does, and never keeps the app in use or alive.
@@ -74,7 +75,7 @@ final class HostedClient: Sendable {
         latest.identity = identity
         return state.withLock { state in
             state.nextConnection += 1
-            state.connections[state.nextConnection] = Connection(identity: identity)
+            state.connections[state.nextConnection] = Connection(probe: identity.foregroundProbe)
             return state.nextConnection
         }
     }
@@ -153,9 +154,9 @@ final class HostedClient: Sendable {
         var notForeground = Set<Int32>()
         let inUse = connections.contains { connection in
             guard !connection.claimsBackground else { return false }
-            let pid = connection.identity.credentials.pid
+            let pid = connection.probe.credentials.pid
             guard !notForeground.contains(pid) else { return false }
-            if connection.identity.isForeground { return true }
+            if connection.probe.isForeground { return true }
             notForeground.insert(pid)
             return false
         }

@@ -219,11 +219,28 @@ public struct PeerIdentity: Sendable, Hashable {
 
     /// In the foreground of its terminal now, by `/proc`; a service never is, nor a sandboxed
     /// program whose terminal session began inside a sandbox (it could open a terminal of its own).
-    public var isForeground: Bool {
-        guard !isService, let state = ProcessFacts.terminalState(pid: credentials.pid), state.isForeground
-        else { return false }
-        if sandbox != nil, !Self.beganOutsideSandboxes(session: state.session) { return false }
-        return credentials.isAlive
+    public var isForeground: Bool { foregroundProbe.isForeground }
+
+    /// What ``isForeground`` is decided from, without the rest of the identity.
+    public var foregroundProbe: ForegroundProbe {
+        ForegroundProbe(credentials: credentials, isService: isService, sandboxed: sandbox != nil)
+    }
+
+    /// What deciding whether a process is in the foreground takes: kept by each connection, and
+    /// asked every second for all of them, where copying whole identities (their strings and
+    /// arrays) was most of the check's cost.
+    public struct ForegroundProbe: Sendable {
+        public var credentials: PeerCredentials
+        var isService: Bool
+        var sandboxed: Bool
+
+        /// ``PeerIdentity/isForeground``.
+        public var isForeground: Bool {
+            guard !isService, let state = ProcessFacts.terminalState(pid: credentials.pid), state.isForeground
+            else { return false }
+            if sandboxed, !PeerIdentity.beganOutsideSandboxes(session: state.session) { return false }
+            return credentials.isAlive
+        }
     }
 
     /// Whether a terminal session's leader runs outside any sandbox: in the daemon's user
