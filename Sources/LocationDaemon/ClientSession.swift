@@ -104,15 +104,11 @@ final class ClientSession: Sendable {
             let number, let configuration, let monitoring, let reduced, let continuous, let implicitSession):
             try reserveFeed(number)
             ok(id)
-            let lines = app.updateLines
-            start(
-                number,
-                app.updates(
-                    configuration: configuration, monitoring: monitoring, reduced: reduced,
-                    continuous: continuous, implicitSession: implicitSession)
-            ) { update, line in
-                lines.append(update, subscription: number, to: &line)
-            }
+            let (lines, output) = (app.updateLines, output)
+            let feed = app.updates(
+                configuration: configuration, monitoring: monitoring, reduced: reduced,
+                continuous: continuous, implicitSession: implicitSession)
+            start(number, feed) { output.deliverUpdateLines(feed, lines, subscription: number, end: $0) }
         case .subscribeDiagnostics(let number, let sessionNumber):
             guard let session = state.withLock({ $0.sessions[sessionNumber] }) else {
                 throw WireError("no session \(sessionNumber) is open on this connection; open it first")
@@ -214,7 +210,15 @@ final class ClientSession: Sendable {
         _ write: @escaping @Sendable (Element, inout [UInt8]) -> Void
     ) {
         let output = output
-        output.deliverLines(feed, write) {
+        start(number, feed) { output.deliverLines(feed, write, end: $0) }
+    }
+
+    /// ``start(_:_:_:)`` with the way `deliver` reads the feed, given what to call when it ends.
+    private func start<Element: Sendable>(
+        _ number: Int, _ feed: HostedFeed<Element>, delivering deliver: (_ end: @escaping () -> Void) -> Void
+    ) {
+        let output = output
+        deliver {
             // Unsubscribed, or the connection ended: the feed was taken out first, and says nothing.
             let wanted = self.state.withLock { $0.feeds.removeValue(forKey: number) != nil }
             if wanted { output.send(WireEvent.finish(subscription: number).encoded()) }

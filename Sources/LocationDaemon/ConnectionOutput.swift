@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 @_spi(FrontEnd) import LocationEngine
+@_spi(FrontEnd) import LocationWire
 import NIOCore
 
 #if canImport(Glibc)
@@ -111,7 +112,7 @@ final class ConnectionOutput: Sendable {
     func deliver<Element: Sendable>(
         _ feed: HostedFeed<Element>, _ element: @escaping (Element) -> Void, end: @escaping () -> Void
     ) {
-        FeedPump(feed: feed, channel: channel, output: onLoop, handler: .call(element), end: end)
+        FeedPump(PolledFeed(feed), CallHandler(call: element), channel: channel, output: onLoop, end: end)
             .start()
     }
 
@@ -122,7 +123,22 @@ final class ConnectionOutput: Sendable {
         _ feed: HostedFeed<Element>, _ write: @escaping (Element, inout [UInt8]) -> Void,
         end: @escaping () -> Void
     ) {
-        FeedPump(feed: feed, channel: channel, output: onLoop, handler: .line(write), end: end).start()
+        FeedPump(PolledFeed(feed), LineHandler(write: write), channel: channel, output: onLoop, end: end)
+            .start()
+    }
+
+    /// ``deliverLines(_:_:end:)`` for an app's updates, each update's line written by `lines`
+    /// for subscription `subscription`: the way of most clients' lines, where the pump reads the
+    /// mailbox and writes the line with nothing between them to fetch.
+    func deliverUpdateLines(
+        _ feed: HostedFeed<LocationUpdate>, _ lines: WireUpdateLines, subscription: Int,
+        end: @escaping () -> Void
+    ) {
+        let handler = UpdateLineHandler(lines: lines, subscription: subscription)
+        guard let mailbox = feed.updateMailbox else {
+            return FeedPump(PolledFeed(feed), handler, channel: channel, output: onLoop, end: end).start()
+        }
+        FeedPump(mailbox, handler, channel: channel, output: onLoop, end: end).start()
     }
 }
 
@@ -151,41 +167,82 @@ private final class LineScratch {
     }
 }
 
+/// Where a pump takes its elements from.
+private protocol PumpSource: SendableMetatype {
+    associatedtype Element: Sendable
+    func poll(_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element>
+}
+
+/// Any feed, through its poll.
+private struct PolledFeed<Element: Sendable>: PumpSource {
+    let polling: @Sendable (_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element>
+    init(_ feed: HostedFeed<Element>) { polling = feed.polling }
+    func poll(_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element> { polling(wake) }
+}
+
+/// An app's updates, from their mailbox itself (the feed's lease kept with it).
+extension HostedFeed<LocationUpdate>.UpdateMailbox: PumpSource {
+    func poll(_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<LocationUpdate> {
+        mailbox.pollUpdate(waking: wake)
+    }
+}
+
+/// What a pump does with each element, on the loop.
+private protocol PumpHandler: SendableMetatype {
+    associatedtype Element
+    func handle(_ element: Element, _ output: ConnectionOutput.OnLoop)
+}
+
+private struct CallHandler<Element>: PumpHandler {
+    let call: (Element) -> Void
+    func handle(_ element: Element, _ output: ConnectionOutput.OnLoop) { call(element) }
+}
+
+private struct LineHandler<Element>: PumpHandler {
+    let write: (Element, inout [UInt8]) -> Void
+    func handle(_ element: Element, _ output: ConnectionOutput.OnLoop) { output.send { write(element, &$0) } }
+}
+
+private struct UpdateLineHandler: PumpHandler {
+    let lines: WireUpdateLines
+    let subscription: Int
+    func handle(_ update: LocationUpdate, _ output: ConnectionOutput.OnLoop) {
+        output.send { lines.append(update, subscription: subscription, to: &$0) }
+    }
+}
+
 /// One feed read on an event loop. It keeps itself alive through the call its feed holds while
 /// it waits (or the loop's queue, while a call is pending), until the feed ends.
 ///
 /// Once the connection has closed, the feed is not read any more: its session is closing and
 /// takes the feed with it, and the loop may be going away with the daemon (a call handed to a
 /// loop that has shut down is refused with an error on standard error).
-private final class FeedPump<Element: Sendable>: @unchecked Sendable {
-    /// What becomes of each element.
-    enum Handler {
-        /// A call on the loop.
-        case call((Element) -> Void)
-        /// A line, made and written on the loop.
-        case line((Element, inout [UInt8]) -> Void)
-    }
+///
+/// The source and the handler are held in the pump itself: with many clients each place in
+/// memory an update goes through is fetched anew for every client (`BENCHMARKS.md`, round 2,
+/// fourteenth part).
+private final class FeedPump<Source: PumpSource, Handler: PumpHandler>: @unchecked Sendable
+where Source.Element == Handler.Element {
+    typealias Element = Source.Element
 
-    // Everything here is touched on the channel's loop only, but `channel` and `poll`, which
-    // never change.
-    /// The feed's poll, held here rather than through the feed: one place in memory fewer.
-    private let poll: @Sendable (_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element>
+    // Everything here is touched on the channel's loop only, but what never changes.
+    private let source: Source
+    private let handler: Handler
     private let channel: any Channel
     private let output: ConnectionOutput.OnLoop
-    private let handler: Handler
     private let end: () -> Void
     /// The call the feed makes when something arrives: made once, as each call made anew
     /// would allocate; dropped at the end, which ends the pump's hold on itself.
     private var wake: (@Sendable () -> Void)?
 
     init(
-        feed: HostedFeed<Element>, channel: any Channel, output: ConnectionOutput.OnLoop, handler: Handler,
+        _ source: Source, _ handler: Handler, channel: any Channel, output: ConnectionOutput.OnLoop,
         end: @escaping () -> Void
     ) {
-        poll = feed.polling
+        self.source = source
+        self.handler = handler
         self.channel = channel
         self.output = output
-        self.handler = handler
         self.end = end
     }
 
@@ -203,12 +260,9 @@ private final class FeedPump<Element: Sendable>: @unchecked Sendable {
         // A call still queued when the feed ended finds nothing to do.
         guard let wake else { return }
         while true {
-            switch poll(wake) {
+            switch source.poll(wake) {
             case .element(let value):
-                switch handler {
-                case .call(let element): element(value)
-                case .line(let write): output.send { write(value, &$0) }
-                }
+                handler.handle(value, output)
             case .empty:
                 return
             case .end:

@@ -145,11 +145,7 @@ final class HostedApp: Sendable {
 
     /// An update mailbox as a feed, polled through its lease (specialized for updates).
     private static func feed(_ mailbox: Mailbox<LocationUpdate>) -> HostedFeed<LocationUpdate> {
-        let lease = MailboxLease(mailbox)
-        // The poll reaches the mailbox without going through the lease, which it only keeps.
-        return HostedFeed(
-            poll: { [mailbox] wake in withExtendedLifetime(lease) { mailbox.pollUpdate(waking: wake) } },
-            cancel: { lease.mailbox.close() })
+        HostedFeed(updates: mailbox)
     }
 
     /// Every update as the engine gives it (never pausing while the device stands still), for a
@@ -218,6 +214,14 @@ final class HostedFeed<Element: Sendable>: Sendable {
     /// ``poll(waking:)`` itself, for a reader that holds it rather than the feed.
     let polling: @Sendable (_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element>
     private let stop: @Sendable () -> Void
+    /// An app's updates' mailbox, for a reader that polls it itself; `nil` for any other feed.
+    let updateMailbox: UpdateMailbox?
+
+    /// An update mailbox with the lease whose release ends its subscription.
+    struct UpdateMailbox: Sendable {
+        let mailbox: Mailbox<LocationUpdate>
+        let lease: MailboxLease<LocationUpdate>
+    }
 
     /// A feed whose elements `poll` takes from the engine (through its lease, whose release ends
     /// the subscription) and converts; `cancel` ends it.
@@ -227,6 +231,16 @@ final class HostedFeed<Element: Sendable>: Sendable {
     ) {
         polling = poll
         stop = cancel
+        updateMailbox = nil
+    }
+
+    /// The feed of an app's updates from `mailbox`, polled through its lease (specialized for
+    /// updates), or from the mailbox itself by a reader that takes ``updateMailbox``.
+    init(updates mailbox: Mailbox<LocationUpdate>) where Element == LocationUpdate {
+        let lease = MailboxLease(mailbox)
+        polling = { lease.poll(waking: $0) }
+        stop = { lease.mailbox.close() }
+        updateMailbox = UpdateMailbox(mailbox: mailbox, lease: lease)
     }
 
     /// The next element if one waits; else `wake` is called when one does, or the end comes.
