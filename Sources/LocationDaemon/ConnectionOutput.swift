@@ -4,6 +4,7 @@
 @_spi(FrontEnd) import LocationEngine
 @_spi(FrontEnd) import LocationWire
 import NIOCore
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -64,6 +65,8 @@ final class ConnectionOutput: Sendable {
         private var open = true
         /// Writes handed to the channel and not finished yet.
         private var queued = 0
+        /// The feeds read on the connection, told when its socket closes.
+        private var feeds: [ObjectIdentifier: any LoopFeed] = [:]
 
         init(channel: any Channel, descriptor: CInt) {
             self.channel = channel
@@ -73,6 +76,20 @@ final class ConnectionOutput: Sendable {
 
         func socketClosed() {
             open = false
+            for feed in feeds.values { feed.connectionClosed() }
+            feeds = [:]
+        }
+
+        /// A feed is read on the connection from now on; `false` if its socket closed already.
+        func join(_ feed: any LoopFeed) -> Bool {
+            guard open else { return false }
+            feeds[ObjectIdentifier(feed)] = feed
+            return true
+        }
+
+        /// The feed has ended.
+        func leave(_ feed: any LoopFeed) {
+            feeds[ObjectIdentifier(feed)] = nil
         }
 
         /// On the loop only.
@@ -211,6 +228,11 @@ private struct UpdateLineHandler: PumpHandler {
     }
 }
 
+/// A feed read on a connection's event loop, told there when the connection's socket closes.
+private protocol LoopFeed: AnyObject {
+    func connectionClosed()
+}
+
 /// One feed read on an event loop. It keeps itself alive through the call its feed holds while
 /// it waits (or the loop's queue, while a call is pending), until the feed ends.
 ///
@@ -221,44 +243,61 @@ private struct UpdateLineHandler: PumpHandler {
 /// The source and the handler are held in the pump itself: with many clients each place in
 /// memory an update goes through is fetched anew for every client (`BENCHMARKS.md`, round 2,
 /// fourteenth part).
-private final class FeedPump<Source: PumpSource, Handler: PumpHandler>: @unchecked Sendable
+private final class FeedPump<Source: PumpSource, Handler: PumpHandler>: LoopFeed, @unchecked Sendable
 where Source.Element == Handler.Element {
     typealias Element = Source.Element
 
-    // Everything here is touched on the channel's loop only, but what never changes.
+    /// Cleared on the loop when the connection's socket closes, and read by a wake-up from
+    /// another thread: a flag of the pump's own, first of its fields, where the wake-up takes
+    /// its reference on the pump (the channel's own flag was two more places in memory to fetch
+    /// for every client at every update).
+    private let connected = Atomic<Bool>(true)
+    private let loop: any EventLoop
+    // Everything else is touched on the loop only, but what never changes.
     private let source: Source
     private let handler: Handler
-    private let channel: any Channel
     private let output: ConnectionOutput.OnLoop
     private let end: () -> Void
-    /// The call the feed makes when something arrives: made once, as each call made anew
-    /// would allocate; dropped at the end, which ends the pump's hold on itself.
+    /// The call the feed makes when something arrives; dropped at the end, which ends the
+    /// pump's hold on itself. It holds the pump alone, which is then its context: making it, or
+    /// the loop's call, allocates nothing.
     private var wake: (@Sendable () -> Void)?
+    /// Whether the pump has joined the connection's feeds.
+    private var joined = false
 
     init(
         _ source: Source, _ handler: Handler, channel: any Channel, output: ConnectionOutput.OnLoop,
         end: @escaping () -> Void
     ) {
+        loop = channel.eventLoop
         self.source = source
         self.handler = handler
-        self.channel = channel
         self.output = output
         self.end = end
     }
 
     func start() {
-        let drain: @Sendable () -> Void = { self.drain() }
-        let (loop, channel) = (channel.eventLoop, channel)
-        // On the loop itself the loop is running and the check is saved (2 % of the daemon's
-        // samples with 60 clients); from elsewhere, a closed connection's loop may be going away
-        // with the daemon.
-        wake = { if loop.inEventLoop || channel.isActive { loop.execute(drain) } }
-        loop.execute(drain)
+        wake = { self.wakeUp() }
+        loop.execute { self.drain() }
+    }
+
+    /// On the loop itself the loop is running and the check is saved; from elsewhere, a closed
+    /// connection's loop may be going away with the daemon.
+    private func wakeUp() {
+        if loop.inEventLoop || connected.load(ordering: .relaxed) { loop.execute { self.drain() } }
+    }
+
+    func connectionClosed() {
+        connected.store(false, ordering: .relaxed)
     }
 
     private func drain() {
         // A call still queued when the feed ended finds nothing to do.
         guard let wake else { return }
+        if !joined {
+            joined = true
+            if !output.join(self) { connectionClosed() }
+        }
         while true {
             switch source.poll(wake) {
             case .element(let value):
@@ -267,6 +306,7 @@ where Source.Element == Handler.Element {
                 return
             case .end:
                 self.wake = nil
+                output.leave(self)
                 end()
                 return
             }
