@@ -287,8 +287,12 @@ where Source.Element == Handler.Element {
         if loop.inEventLoop || connected.load(ordering: .relaxed) { loop.execute { self.drain() } }
     }
 
+    /// On the loop. The feed is not read any more: its end, called from the thread that closes
+    /// the session, reaches a wake-up that hands the loop nothing, so the pump lets go of
+    /// itself here, or it would be kept by its own wake-up for as long as the daemon runs.
     func connectionClosed() {
         connected.store(false, ordering: .relaxed)
+        wake = nil
     }
 
     private func drain() {
@@ -296,7 +300,8 @@ where Source.Element == Handler.Element {
         guard let wake else { return }
         if !joined {
             joined = true
-            if !output.join(self) { connectionClosed() }
+            // Closed before its first read: nothing of it is read.
+            guard output.join(self) else { return connectionClosed() }
         }
         while true {
             switch source.poll(wake) {
