@@ -234,7 +234,8 @@ private protocol LoopFeed: AnyObject {
 }
 
 /// One feed read on an event loop. It keeps itself alive through the call its feed holds while
-/// it waits (or the loop's queue, while a call is pending), until the feed ends.
+/// it waits (or the loop's queue, while a call is pending), until the feed ends or the
+/// connection's socket closes.
 ///
 /// Once the connection has closed, the feed is not read any more: its session is closing and
 /// takes the feed with it, and the loop may be going away with the daemon (a call handed to a
