@@ -105,10 +105,12 @@ final class ClientSession: Sendable {
             try reserveFeed(number)
             ok(id)
             let (lines, output) = (app.updateLines, output)
-            let feed = app.updates(
+            let updates = app.updates(
                 configuration: configuration, monitoring: monitoring, reduced: reduced,
                 continuous: continuous, implicitSession: implicitSession)
-            start(number, feed) { output.deliverUpdateLines(feed, lines, subscription: number, end: $0) }
+            start(number, updates.feed) {
+                output.deliverUpdateLines(updates, lines, subscription: number, end: $0)
+            }
         case .subscribeDiagnostics(let number, let sessionNumber):
             guard let session = state.withLock({ $0.sessions[sessionNumber] }) else {
                 throw WireError("no session \(sessionNumber) is open on this connection; open it first")

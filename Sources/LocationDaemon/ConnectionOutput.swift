@@ -148,19 +148,16 @@ final class ConnectionOutput: Sendable {
     /// for subscription `subscription`: the way of most clients' lines, where the pump reads the
     /// mailbox and writes the line with nothing between them to fetch.
     func deliverUpdateLines(
-        _ feed: HostedFeed<LocationUpdate>, _ lines: WireUpdateLines, subscription: Int,
-        end: @escaping () -> Void
+        _ updates: HostedUpdates, _ lines: WireUpdateLines, subscription: Int, end: @escaping () -> Void
     ) {
         let handler = UpdateLineHandler(lines: lines, subscription: subscription)
-        guard let mailbox = feed.updateMailbox else {
-            return FeedPump(PolledFeed(feed), handler, channel: channel, output: onLoop, end: end).start()
-        }
-        FeedPump(mailbox, handler, channel: channel, output: onLoop, end: end).start()
+        FeedPump(updates, handler, channel: channel, output: onLoop, end: end).start()
     }
 }
 
 /// The buffer a loop's thread makes its connections' lines in, one line at a time; released
-/// with the thread.
+/// with the thread. (SwiftNIO's `ThreadSpecificVariable` holds its value boxed with itself and
+/// casts it back at every read, on the way of every line; a key of its own reads it as it is.)
 private final class LineScratch {
     var line: [UInt8] = []
 
@@ -197,8 +194,8 @@ private struct PolledFeed<Element: Sendable>: PumpSource {
     func poll(_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element> { polling(wake) }
 }
 
-/// An app's updates, from their mailbox itself (the feed's lease kept with it).
-extension HostedFeed<LocationUpdate>.UpdateMailbox: PumpSource {
+/// An app's updates, from their mailbox itself (their lease kept with it).
+extension HostedUpdates: PumpSource {
     func poll(_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<LocationUpdate> {
         mailbox.pollUpdate(waking: wake)
     }
@@ -263,9 +260,6 @@ where Source.Element == Handler.Element {
     /// pump's hold on itself. It holds the pump alone, which is then its context: making it, or
     /// the loop's call, allocates nothing.
     private var wake: (@Sendable () -> Void)?
-    /// Whether the pump has joined the connection's feeds.
-    private var joined = false
-
     init(
         _ source: Source, _ handler: Handler, channel: any Channel, output: ConnectionOutput.OnLoop,
         end: @escaping () -> Void
@@ -279,7 +273,11 @@ where Source.Element == Handler.Element {
 
     func start() {
         wake = { self.wakeUp() }
-        loop.execute { self.drain() }
+        loop.execute {
+            // Closed before its first read: nothing of it is read.
+            guard self.output.join(self) else { return self.connectionClosed() }
+            self.drain()
+        }
     }
 
     /// On the loop itself the loop is running and the check is saved; from elsewhere, a closed
@@ -299,11 +297,6 @@ where Source.Element == Handler.Element {
     private func drain() {
         // A call still queued when the feed ended finds nothing to do.
         guard let wake else { return }
-        if !joined {
-            joined = true
-            // Closed before its first read: nothing of it is read.
-            guard output.join(self) else { return connectionClosed() }
-        }
         while true {
             switch source.poll(wake) {
             case .element(let value):

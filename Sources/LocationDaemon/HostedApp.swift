@@ -135,17 +135,12 @@ final class HostedApp: Sendable {
     func updates(
         configuration: Int, monitoring: Bool, reduced: Bool = false, continuous: Bool = false,
         implicitSession: Bool = true
-    ) -> HostedFeed<LocationUpdate> {
-        Self.feed(
+    ) -> HostedUpdates {
+        HostedUpdates(
             engine.subscribeUpdates(
                 profile: ActivityProfile(rawValue: configuration) ?? .default,
                 monitoring: monitoring,
                 wantsReduced: reduced, continuous: continuous, implicitSession: implicitSession))
-    }
-
-    /// An update mailbox as a feed, polled through its lease (specialized for updates).
-    private static func feed(_ mailbox: Mailbox<LocationUpdate>) -> HostedFeed<LocationUpdate> {
-        HostedFeed(updates: mailbox)
     }
 
     /// Every update as the engine gives it (never pausing while the device stands still), for a
@@ -153,9 +148,10 @@ final class HostedApp: Sendable {
     /// app's reduced locations even where precise ones are allowed; `preciseAsStatus` precise
     /// locations as their status alone, for a front-end that has them from ``preciseFixes()``.
     func engineUpdates(reduced: Bool = false, preciseAsStatus: Bool = false) -> HostedFeed<LocationUpdate> {
-        Self.feed(
+        HostedUpdates(
             engine.subscribeUpdates(
-                profile: .default, wantsReduced: reduced, continuous: true, preciseAsStatus: preciseAsStatus))
+                profile: .default, wantsReduced: reduced, continuous: true, preciseAsStatus: preciseAsStatus)
+        ).feed
     }
 
     /// The receiver's fixes whole, while the app may have precise locations; beside
@@ -207,6 +203,25 @@ final class HostedApp: Sendable {
     }
 }
 
+/// An app's updates: their feed, and their mailbox for a reader that polls it itself (a daemon's
+/// event loop writing their lines). The mailbox is held beside the lease that holds it too, so
+/// that such a reader reaches it without going through the lease: one place in memory fewer for
+/// every client at every update (`BENCHMARKS.md`, round 2, fourteenth part).
+struct HostedUpdates: Sendable {
+    let feed: HostedFeed<LocationUpdate>
+    let mailbox: Mailbox<LocationUpdate>
+    /// Its release ends the subscription.
+    let lease: MailboxLease<LocationUpdate>
+
+    /// `mailbox`'s updates, polled through its lease (specialized for updates).
+    init(_ mailbox: Mailbox<LocationUpdate>) {
+        let lease = MailboxLease(mailbox)
+        self.mailbox = mailbox
+        self.lease = lease
+        feed = HostedFeed(poll: { lease.poll(waking: $0) }, cancel: { lease.mailbox.close() })
+    }
+}
+
 /// What one subscription of a hosted app delivers, already through its privacy pipeline, as
 /// wire values; ``cancel()`` or release ends the subscription. Polled on an event loop
 /// (``poll(waking:)``, ``ConnectionOutput/deliver(_:_:end:)``) or awaited (``next()``), not both.
@@ -214,14 +229,6 @@ final class HostedFeed<Element: Sendable>: Sendable {
     /// ``poll(waking:)`` itself, for a reader that holds it rather than the feed.
     let polling: @Sendable (_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element>
     private let stop: @Sendable () -> Void
-    /// An app's updates' mailbox, for a reader that polls it itself; `nil` for any other feed.
-    let updateMailbox: UpdateMailbox?
-
-    /// An update mailbox with the lease whose release ends its subscription.
-    struct UpdateMailbox: Sendable {
-        let mailbox: Mailbox<LocationUpdate>
-        let lease: MailboxLease<LocationUpdate>
-    }
 
     /// A feed whose elements `poll` takes from the engine (through its lease, whose release ends
     /// the subscription) and converts; `cancel` ends it.
@@ -231,16 +238,6 @@ final class HostedFeed<Element: Sendable>: Sendable {
     ) {
         polling = poll
         stop = cancel
-        updateMailbox = nil
-    }
-
-    /// The feed of an app's updates from `mailbox`, polled through its lease (specialized for
-    /// updates), or from the mailbox itself by a reader that takes ``updateMailbox``.
-    init(updates mailbox: Mailbox<LocationUpdate>) where Element == LocationUpdate {
-        let lease = MailboxLease(mailbox)
-        polling = { lease.poll(waking: $0) }
-        stop = { lease.mailbox.close() }
-        updateMailbox = UpdateMailbox(mailbox: mailbox, lease: lease)
     }
 
     /// The next element if one waits; else `wake` is called when one does, or the end comes.

@@ -145,15 +145,15 @@ struct ConnectionOutputTests {
         do {
             let mailbox = Mailbox<LocationUpdate>(capacity: 4)
             released = mailbox
-            let feed = HostedFeed(updates: mailbox)
-            output.deliverUpdateLines(feed, WireUpdateLines(), subscription: 1) {}
+            let updates = HostedUpdates(mailbox)
+            output.deliverUpdateLines(updates, WireUpdateLines(), subscription: 1) {}
             // The pump's first read, on the loop, finds nothing and leaves its wake-up with the
             // mailbox; then the connection closes, and what its close queued runs.
             try await channel.eventLoop.submit {}.get()
             try await channel.close()
             try await channel.eventLoop.submit {}.get()
             // The session ends the feed from its own thread.
-            feed.cancel()
+            updates.feed.cancel()
         }
         try await channel.eventLoop.submit {}.get()
         #expect(released == nil, "the pump of a closed connection's feed kept itself and its mailbox")
