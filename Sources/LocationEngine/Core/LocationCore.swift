@@ -26,8 +26,11 @@ package struct LocationCore: Sendable {
     package enum Action: Sendable {
         /// Give an update to the update subscription `ID`.
         case deliver(ID, LocationUpdate)
-        /// Give a receiver's fix, whole, to the precise-fix subscription `ID`.
-        case deliverFix(ID, Fix)
+        /// Give the fix being received (the one ``receive(_:origin:received:)`` was given), whole,
+        /// to the precise-fix subscription `ID`. The fix is not carried here: an action list holds
+        /// one action per subscriber at every fix, each as large as the largest case, and a fix
+        /// is five times an update's size.
+        case deliverFix(ID)
         /// Give flags to the diagnostics subscription `ID`.
         case diagnose(ID, AuthorizationFlags)
         /// End the stream of subscription `ID` (its session ended, or the receiver did).
@@ -304,7 +307,7 @@ package struct LocationCore: Sendable {
                 core.unavailable = nil
                 guard gate.deliver else { return }
                 if gate.full {
-                    for id in core.fixSubscribers { actions.append(.deliverFix(id, fix)) }
+                    for id in core.fixSubscribers { actions.append(.deliverFix(id)) }
                 }
                 let fallback = fix.bestTime(received: received)
                 let location = Location(fix: fix, origin: origin, fallbackTime: fallback)

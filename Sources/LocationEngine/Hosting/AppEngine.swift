@@ -117,26 +117,27 @@ public final class AppEngine: Sendable {
     /// call the app's code (storing decisions, logging, observers, completions) after it.
     /// The input may also register what its identifier stands for (a mailbox, a completion)
     /// before the actions that use it are performed.
+    /// `fix` is the fix the input hands the core, which its `deliverFix` actions give on.
     @discardableResult
-    func mutate<T>(_ input: (inout State) -> (T, [LocationCore.Action])) -> T {
+    func mutate<T>(receiving fix: Fix? = nil, _ input: (inout State) -> (T, [LocationCore.Action])) -> T {
         var later: [@Sendable () -> Void] = []
         let result = state.withLock { state -> T in
             let (result, actions) = input(&state)
             // Decisions are stored first, so that nobody hears of one that is not yet saved.
-            for action in actions where action.isPersist { perform(action, &state, later: &later) }
-            for action in actions where !action.isPersist { perform(action, &state, later: &later) }
+            for action in actions where action.isPersist { perform(action, &state, fix, later: &later) }
+            for action in actions where !action.isPersist { perform(action, &state, fix, later: &later) }
             return result
         }
         for work in later { work() }
         return result
     }
 
-    func mutate(_ input: (inout LocationCore) -> [LocationCore.Action]) {
-        mutate { state in ((), input(&state.core)) }
+    func mutate(receiving fix: Fix? = nil, _ input: (inout LocationCore) -> [LocationCore.Action]) {
+        mutate(receiving: fix) { state in ((), input(&state.core)) }
     }
 
     private func perform(
-        _ action: LocationCore.Action, _ state: inout State, later: inout [@Sendable () -> Void]
+        _ action: LocationCore.Action, _ state: inout State, _ fix: Fix?, later: inout [@Sendable () -> Void]
     ) {
         switch action {
         case .deliver(let id, let update):
@@ -149,7 +150,8 @@ public final class AppEngine: Sendable {
                     )
                 }
             }
-        case .deliverFix(let id, let fix):
+        case .deliverFix(let id):
+            guard let fix else { preconditionFailure("a fix delivered by an input that received none") }
             state.fixes[id]?.post(fix)
         case .diagnose(let id, let flags):
             state.diagnostics[id]?.post(flags)
@@ -328,14 +330,14 @@ public final class AppEngine: Sendable {
     /// source without a pace of its own waits on.
     func receive(_ event: LocationService.Event) {
         let origin = configuration.service?.source.origin ?? .receiver
-        let coreEvent: LocationCore.ReceiverEvent =
+        let (coreEvent, fix): (LocationCore.ReceiverEvent, Fix?) =
             switch event {
-            case .fix(let fix): .fix(fix)
-            case .unavailable(let reason): .unavailable(reason)
-            case .ended: .ended
+            case .fix(let fix): (.fix(fix), fix)
+            case .unavailable(let reason): (.unavailable(reason), nil)
+            case .ended: (.ended, nil)
             }
         let received = Date()
-        mutate { core in core.receive(coreEvent, origin: origin, received: received) }
+        mutate(receiving: fix) { core in core.receive(coreEvent, origin: origin, received: received) }
     }
 
     /// Waits until every subscriber has room: a log replayed as fast as it can be read goes at
