@@ -3,8 +3,8 @@
 
 @_spi(FrontEnd) import LocationEngine
 @_spi(FrontEnd) import LocationWire
+import Locking
 import NIOCore
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -155,30 +155,14 @@ final class ConnectionOutput: Sendable {
     }
 }
 
-/// The buffer a loop's thread makes its connections' lines in, one line at a time; released
-/// with the thread. (SwiftNIO's `ThreadSpecificVariable` holds its value boxed with itself and
-/// casts it back at every read, on the way of every line; a key of its own reads it as it is.)
+/// The buffer a loop's thread makes its connections' lines in, one line at a time.
 private final class LineScratch {
     var line: [UInt8] = []
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let created = pthread_key_create(&key) { scratch in
-            if let scratch { Unmanaged<LineScratch>.fromOpaque(scratch).release() }
-        }
-        precondition(created == 0, "no thread-specific key for the lines' buffer (error \(created))")
-        return key
-    }()
+    private static let perThread = ThreadLocal { LineScratch() }
 
     /// The calling thread's, made on its first line.
-    static var ofThisThread: LineScratch {
-        if let stored = pthread_getspecific(key) {
-            return Unmanaged<LineScratch>.fromOpaque(stored).takeUnretainedValue()
-        }
-        let scratch = LineScratch()
-        pthread_setspecific(key, Unmanaged.passRetained(scratch).toOpaque())
-        return scratch
-    }
+    static var ofThisThread: LineScratch { perThread.value }
 }
 
 /// Where a pump takes its elements from.

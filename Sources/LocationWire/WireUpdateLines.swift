@@ -14,6 +14,11 @@ import NMEA
 /// update, for the next; a handful of the latest updates are kept, so that subscriptions told
 /// different updates (precise and reduced) each find theirs. A line is byte for byte
 /// ``WireEvent/update(subscription:_:)``'s.
+///
+/// Each thread that writes lines keeps the few it used last as well, whichever app they were
+/// for (the members depend on the update alone): with many subscriptions served from several
+/// processors, the app's list and its lock would otherwise be fetched from one processor by
+/// the other for every subscription (`BENCHMARKS.md`, round 2, fifteenth part).
 @_spi(FrontEnd) public final class WireUpdateLines: Sendable {
     private struct Written {
         var update: LocationUpdate
@@ -26,16 +31,30 @@ import NMEA
     private static let kept = 4
     private static let head = Array(#"{"event":"update","subscription":"#.utf8)
 
+    /// The updates a thread used last, the newest first.
+    private final class Recent {
+        var written: [Written] = []
+    }
+
+    private static let recent = ThreadLocal { Recent() }
+
     public init() {}
 
     /// Appends the line of `update` for subscription `subscription` to `bytes`.
     public func append(_ update: LocationUpdate, subscription: Int, to bytes: inout [UInt8]) {
-        let tail =
-            written.withLock { written in written.lastIndex { $0.update == update }.map { written[$0].tail } }
-            ?? write(update)
+        let recent = Self.recent.value
         bytes.append(contentsOf: Self.head)
         // As the JSON writer writes an integer.
         NMEADecimal(subscription).appendASCII(to: &bytes)
+        if let index = recent.written.firstIndex(where: { $0.update == update }) {
+            bytes.append(contentsOf: recent.written[index].tail)
+            return
+        }
+        let tail =
+            written.withLock { written in written.lastIndex { $0.update == update }.map { written[$0].tail } }
+            ?? write(update)
+        if recent.written.count == Self.kept { recent.written.removeLast() }
+        recent.written.insert(Written(update: update, tail: tail), at: 0)
         bytes.append(contentsOf: tail)
     }
 

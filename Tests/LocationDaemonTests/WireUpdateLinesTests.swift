@@ -71,6 +71,37 @@ struct WireUpdateLinesTests {
         }
     }
 
+    @Test("several apps' lines from several threads at once: every line its own update's")
+    func appsAndThreads() async {
+        // Each thread keeps the lines it wrote last, whichever app they were for: an update
+        // written for one app is reused for another, and an update one thread has not seen is
+        // found in its app's list or written.
+        var generator = SeededGenerator(seed: 34)
+        let updates = (0..<9).map { _ in Self.update(&generator) }
+        let apps = (0..<3).map { _ in WireUpdateLines() }
+        let failures = await withTaskGroup(of: [String].self) { group in
+            for thread in 0..<4 {
+                group.addTask {
+                    var generator = SeededGenerator(seed: UInt64(thread))
+                    var failures: [String] = []
+                    var line: [UInt8] = []
+                    for _ in 0..<3_000 {
+                        let update = updates[Int.random(in: 0..<updates.count, using: &generator)]
+                        let app = apps[Int.random(in: 0..<apps.count, using: &generator)]
+                        let subscription = Int.random(in: 0..<1_000, using: &generator)
+                        line.removeAll(keepingCapacity: true)
+                        app.append(update, subscription: subscription, to: &line)
+                        let expected = WireEvent.update(subscription: subscription, update.wire).encoded()
+                        if line != expected { failures.append(String(decoding: line, as: UTF8.self)) }
+                    }
+                    return failures
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(3))")
+    }
+
     @Test("appended after what the buffer holds, which it leaves alone")
     func appendsAfterWhatIsThere() {
         var generator = SeededGenerator(seed: 5)
