@@ -64,16 +64,17 @@ package struct LocationCore: Sendable {
     }
 
     package private(set) var auth: AuthorizationState
-    private var updates: [ID: UpdateSubscriber] = [:]
-    /// The keys of ``updates`` in ascending order, the order subscribers are told in: kept as
-    /// they come and go (numbers only grow) rather than sorted again for every fix.
-    private var updateOrder: [ID] = []
+    /// The update subscriptions in ascending order of their numbers, the order subscribers are
+    /// told in (numbers only grow, so a new one goes last). An array, where a fix is the
+    /// hot path: every subscriber is visited and changed in place, with no hashing of its number
+    /// and no copy of its state out of a dictionary and back.
+    private var updates: [(id: ID, subscriber: UpdateSubscriber)] = []
     private var diagnostics: [ID: DiagnosticSubscriber] = [:]
-    /// The keys of ``diagnostics`` in ascending order, as ``updateOrder``.
+    /// The keys of ``diagnostics`` in ascending order, as ``updates``.
     private var diagnosticOrder: [ID] = []
     /// Subscriptions to the receiver's fixes whole, told only while the app may have precise
     /// locations (satellites, errors, time: what gpsd's reports carry).
-    /// In ascending order, as ``updateOrder``.
+    /// In ascending order, as ``updates``.
     private var fixSubscribers: [ID] = []
     /// Precise-location requests of the delegate API, in the order they were made.
     private var accuracyRequests: [(id: ID, purposeKey: String)] = []
@@ -241,8 +242,7 @@ package struct LocationCore: Sendable {
                     actions.append(.deliver(id, update))
                 }
             }
-            core.updates[id] = subscriber
-            core.updateOrder.append(id)
+            core.updates.append((id, subscriber))
             if core.hasReceiver && !core.receiverRunning {
                 core.receiverRunning = true
                 actions.append(.startReceiver)
@@ -268,8 +268,8 @@ package struct LocationCore: Sendable {
     /// The consumer of update subscription `id` went away.
     package mutating func unsubscribeUpdates(_ id: ID) -> [Action] {
         transact { core, actions in
-            guard core.updates.removeValue(forKey: id) != nil else { return }
-            core.updateOrder.removeAll { $0 == id }
+            guard let index = core.updates.firstIndex(where: { $0.id == id }) else { return }
+            core.updates.remove(at: index)
             core.auth.sessions.removeValue(forKey: id)
             if core.updates.isEmpty, core.receiverRunning {
                 core.receiverRunning = false
@@ -286,21 +286,22 @@ package struct LocationCore: Sendable {
     package mutating func receive(_ event: ReceiverEvent, origin: FixOrigin, received: Date) -> [Action] {
         transact { core, actions in
             let gate = core.auth.updateGate
-            let ids = core.updateOrder
             // An action for each subscriber, at most, and a few more: the one allocation per fix.
-            actions.reserveCapacity(actions.count + ids.count + core.fixSubscribers.count + 4)
+            actions.reserveCapacity(actions.count + core.updates.count + core.fixSubscribers.count + 4)
             switch event {
             case .ended:
-                for id in ids { actions.append(.finish(id)) }
+                for (id, _) in core.updates { actions.append(.finish(id)) }
                 for id in core.fixSubscribers { actions.append(.finish(id)) }
             case .unavailable(let reason):
                 core.unavailable = reason
                 guard gate.deliver else { return }
                 let output = core.reduce(nil, at: core.reducerTime(received), gate: gate, &actions)
-                for id in ids {
+                for index in core.updates.indices {
+                    let id = core.updates[index].id
                     let update =
-                        core.updates[id]!.isReduced(gate)
-                        ? core.updates[id]!.reduced(output, gate: gate) : core.updates[id]!.lost(gate)
+                        core.updates[index].subscriber.isReduced(gate)
+                        ? core.updates[index].subscriber.reduced(output, gate: gate)
+                        : core.updates[index].subscriber.lost(gate)
                     if let update { actions.append(.deliver(id, update)) }
                 }
             case .fix(let fix):
@@ -314,16 +315,17 @@ package struct LocationCore: Sendable {
                 if let location { core.lastFixTime = (location.timestamp, received) }
                 let output = core.reduce(
                     location, at: location?.timestamp ?? core.reducerTime(received), gate: gate, &actions)
-                for id in ids {
+                for index in core.updates.indices {
+                    let id = core.updates[index].id
                     let update: LocationUpdate?
-                    if core.updates[id]!.isReduced(gate) {
-                        update = core.updates[id]!.reduced(output, gate: gate)
+                    if core.updates[index].subscriber.isReduced(gate) {
+                        update = core.updates[index].subscriber.reduced(output, gate: gate)
                     } else if let location {
-                        update = core.updates[id]!.pipeline(location, gate: gate)
+                        update = core.updates[index].subscriber.pipeline(location, gate: gate)
                     } else {
                         // An epoch without a position: unavailable, without forgetting where the
                         // device stood still.
-                        update = core.updates[id]!.status(gate.flags, unavailable: true)
+                        update = core.updates[index].subscriber.status(gate.flags, unavailable: true)
                     }
                     if let update { actions.append(.deliver(id, update)) }
                 }
@@ -338,7 +340,7 @@ package struct LocationCore: Sendable {
     private mutating func reduce(
         _ location: Location?, at time: Date?, gate: UpdateGate, _ actions: inout [Action]
     ) -> AccuracyReducer.Output? {
-        guard let time, updates.values.contains(where: { $0.isReduced(gate) }) else { return nil }
+        guard let time, updates.contains(where: { $0.subscriber.isReduced(gate) }) else { return nil }
         let before = reducer.state
         let output = reducer.observe(location, at: time)
         if reducer.state != before { actions.append(.persistReduced(reducer.state)) }
@@ -488,8 +490,10 @@ package struct LocationCore: Sendable {
         // Subscribers that are blocked hear about every change of the reason.
         let gate = auth.updateGate
         if !gate.deliver {
-            for id in updateOrder {
-                if let update = updates[id]!.status(gate.flags) { actions.append(.deliver(id, update)) }
+            for index in updates.indices {
+                if let update = updates[index].subscriber.status(gate.flags) {
+                    actions.append(.deliver(updates[index].id, update))
+                }
             }
         }
         for id in diagnosticOrder {
