@@ -93,9 +93,13 @@ enum PromptDecision: Sendable, Hashable {
 /// which flags apply, whether locations may flow and at what accuracy, and what to ask next.
 package struct AuthorizationState: Sendable {
     package var client: String { didSet { lookUp() } }
-    package var manifest: Manifest
+    package var manifest: Manifest { didSet { summarize() } }
     package var snapshot: AuthorizationSnapshot { didSet { lookUp() } }
-    package var sessions: [Int: SessionRequirement] = [:]
+    package var sessions: [Int: SessionRequirement] = [:] { didSet { summarize() } }
+    /// What the questions asked at every fix need of ``sessions``, worked out when they change:
+    /// each subscription holds a session, and reading all of them several times per fix was a
+    /// pass over every client of the app at every epoch.
+    private var summary = SessionSummary()
     /// One-shot requests of the delegate API (`requestWhenInUseAuthorization()` and
     /// `requestAlwaysAuthorization()`), kept until they are answered or moot.
     package var managerRequest: SessionLevel?
@@ -127,6 +131,10 @@ package struct AuthorizationState: Sendable {
 
     private mutating func lookUp() { (record, restricted) = Self.entry(of: client, in: snapshot) }
 
+    private mutating func summarize() {
+        summary = SessionSummary(sessions, explicitOnly: manifest.requiresExplicitServiceSession)
+    }
+
     private static func entry(of client: String, in snapshot: AuthorizationSnapshot) -> (
         ClientAuthorization, Bool
     ) {
@@ -152,38 +160,34 @@ package struct AuthorizationState: Sendable {
     }
 
     /// The sessions that count: explicit ones, and implicit ones unless the manifest requires
-    /// explicit sessions. Filtered as it is read, without an array: every subscriber's gate asks
-    /// for every fix.
+    /// explicit sessions. Filtered as it is read, without an array.
     package var effectiveSessions: some Sequence<SessionRequirement> {
         let explicitOnly = manifest.requiresExplicitServiceSession
         return sessions.values.lazy.filter { $0.explicit || !explicitOnly }
     }
 
-    /// Asked for every fix: a loop, where `map` would make an array of every session's level.
+    /// The highest level asked for, by a session that counts or the delegate API's request.
     package var requestedLevel: SessionLevel {
-        var level = managerRequest ?? .none
-        for session in effectiveSessions where session.level > level { level = session.level }
-        return level
+        max(managerRequest ?? .none, summary.level)
     }
 
     package var serviceSessionRequired: Bool {
         guard manifest.requiresExplicitServiceSession else { return false }
-        let explicit = sessions.values.lazy.filter(\.explicit)
-        if explicit.isEmpty { return true }
+        if !summary.explicit { return true }
         // A `.none` session satisfies the requirement only once the app is authorized.
-        return !isAuthorized && !explicit.contains { $0.level >= .whenInUse }
+        return !isAuthorized && !summary.explicitAuthorizing
     }
 
     /// Always takes effect only while the app holds an `.always` session.
     package var alwaysActive: Bool {
-        record.decision == .always && effectiveSessions.contains { $0.level == .always }
+        record.decision == .always && summary.level == .always
     }
 
     /// In use: in the foreground, or kept in use by a background activity session (whatever
     /// the manifest says about explicit sessions), or Always authorized and holding an `.always`
     /// session.
     package var effectivelyInUse: Bool {
-        inUse || alwaysActive || sessions.values.contains(where: \.keepsInUse)
+        inUse || alwaysActive || summary.keepsInUse
     }
 
     /// The common flags: global switch, restrictions, denial, session and in-use state.
@@ -354,5 +358,30 @@ package struct AuthorizationState: Sendable {
         snapshot[client].decision = .notDetermined
         snapshot[client].once = false
         return true
+    }
+}
+
+/// What an app's sessions ask for, in sum.
+private struct SessionSummary {
+    /// The highest level of the sessions that count (explicit ones only, when the manifest
+    /// requires explicit sessions).
+    var level = SessionLevel.none
+    /// Whether a session keeps the app in use (counted whatever the manifest says).
+    var keepsInUse = false
+    /// Whether there is an explicit session at all, and one at when-in-use or above.
+    var explicit = false
+    var explicitAuthorizing = false
+
+    init() {}
+
+    init(_ sessions: [Int: SessionRequirement], explicitOnly: Bool) {
+        for session in sessions.values {
+            keepsInUse = keepsInUse || session.keepsInUse
+            if session.explicit {
+                explicit = true
+                explicitAuthorizing = explicitAuthorizing || session.level >= .whenInUse
+            }
+            if session.explicit || !explicitOnly { level = max(level, session.level) }
+        }
     }
 }
