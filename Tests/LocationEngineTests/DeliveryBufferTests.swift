@@ -82,4 +82,64 @@ struct DeliveryBufferTests {
             #expect(delivered + buffer.dropped == locations)
         }
     }
+
+    /// The policy as the documentation states it, on a plain array: the oracle for the buffer,
+    /// which keeps its oldest element apart from the rest.
+    struct Model {
+        let capacity: Int
+        var items: [Item] = []
+        var dropped = 0
+
+        mutating func append(_ item: Item) -> Bool {
+            var droppedOne = false
+            if item.isReplaceable, items.count(where: \.isReplaceable) >= capacity,
+                let index = items.firstIndex(where: \.isReplaceable)
+            {
+                items.remove(at: index)
+                dropped += 1
+                droppedOne = true
+                if index > 0, index < items.count, !items[index].isReplaceable,
+                    !items[index - 1].isReplaceable, items[index].repeats(items[index - 1])
+                {
+                    items.remove(at: index)
+                }
+            }
+            items.append(item)
+            return droppedOne
+        }
+
+        mutating func popFirst() -> Item? { items.isEmpty ? nil : items.removeFirst() }
+    }
+
+    @Test("Appends, takes and clears in any order: what the plain policy would hold, step by step")
+    func againstTheModel() {
+        var generator = SeededGenerator(seed: 12)
+        for _ in 0..<300 {
+            let capacity = Int.random(in: 1...4, using: &generator)
+            var buffer = DeliveryBuffer<Item>(capacity: capacity)
+            var model = Model(capacity: capacity)
+            // Few transition states, so that neighbours repeat; more appends than takes at times,
+            // so that locations are dropped, and long runs, past the rest's compaction.
+            let appendShare = Int.random(in: 1...9, using: &generator)
+            for step in 0..<Int.random(in: 0...400, using: &generator) {
+                let roll = Int.random(in: 0..<10, using: &generator)
+                if roll < appendShare {
+                    let item: Item =
+                        Bool.random(using: &generator)
+                        ? .location(step) : .transition(["a", "b"].randomElement(using: &generator)!)
+                    #expect(buffer.append(item) == model.append(item))
+                } else if step % 97 == 0 {
+                    #expect(buffer.removeAll() == model.items)
+                    model.items = []
+                } else {
+                    #expect(buffer.popFirst() == model.popFirst())
+                }
+                #expect(buffer.count == model.items.count)
+                #expect(buffer.isEmpty == model.items.isEmpty)
+                #expect(buffer.replaceable == model.items.count(where: \.isReplaceable))
+                #expect(buffer.dropped == model.dropped)
+            }
+            #expect(Self.drain(&buffer) == model.items)
+        }
+    }
 }

@@ -25,7 +25,13 @@ import GNSS
 ///   stay bounded by the number of distinct states however long the subscriber sleeps.
 package struct DeliveryBuffer<Element: Deliverable>: Sendable {
     package let capacity: Int
-    private var elements: [Element] = []
+    /// The oldest element waiting, held in the buffer itself: a subscriber that keeps up has one
+    /// waiting at a time, and an element kept here is written and read where the buffer is (in
+    /// a mailbox, beside its lock) instead of in an array's storage, one more place in memory for
+    /// each subscriber at each update (`BENCHMARKS.md`, round 2, fifteenth part).
+    private var first: Element?
+    /// The elements after ``first``, from `head` on, oldest first; none while `first` is `nil`.
+    private var rest: [Element] = []
     private var head = 0
     /// Replaceable elements waiting.
     package private(set) var replaceable = 0
@@ -37,46 +43,67 @@ package struct DeliveryBuffer<Element: Deliverable>: Sendable {
         self.capacity = capacity
     }
 
-    package var count: Int { elements.count - head }
-    package var isEmpty: Bool { count == 0 }
+    package var count: Int { (first == nil ? 0 : 1) + rest.count - head }
+    package var isEmpty: Bool { first == nil }
     /// Whether a replaceable element can be added without dropping one.
     package var hasRoom: Bool { replaceable < capacity }
 
     /// Adds `element`; returns whether an older location was dropped to make room.
     @discardableResult
     package mutating func append(_ element: Element) -> Bool {
+        guard let oldest = first else {
+            // Nothing waits, and there is always room for one location.
+            if element.isReplaceable { replaceable += 1 }
+            first = element
+            return false
+        }
         var droppedOne = false
         if element.isReplaceable {
-            if replaceable >= capacity, let index = elements[head...].firstIndex(where: \.isReplaceable) {
-                elements.remove(at: index)
-                replaceable -= 1
-                dropped += 1
-                droppedOne = true
-                // Its neighbours may now say the same thing twice.
-                if index > head, index < elements.count,
-                    !elements[index].isReplaceable, !elements[index - 1].isReplaceable,
-                    elements[index].repeats(elements[index - 1])
-                {
-                    elements.remove(at: index)
+            if replaceable >= capacity {
+                if oldest.isReplaceable {
+                    // The oldest location is the first element: nothing before it to merge with.
+                    first = takeFromRest()
+                    droppedOne = true
+                } else if let index = rest[head...].firstIndex(where: \.isReplaceable) {
+                    rest.remove(at: index)
+                    droppedOne = true
+                    // Its neighbours may now say the same thing twice.
+                    let previous = index > head ? rest[index - 1] : oldest
+                    if index < rest.count, !rest[index].isReplaceable, !previous.isReplaceable,
+                        rest[index].repeats(previous)
+                    {
+                        rest.remove(at: index)
+                    }
+                }
+                if droppedOne {
+                    replaceable -= 1
+                    dropped += 1
                 }
             }
             replaceable += 1
         }
-        elements.append(element)
+        if first == nil { first = element } else { rest.append(element) }
         return droppedOne
     }
 
     /// Takes the oldest element.
     package mutating func popFirst() -> Element? {
-        guard head < elements.count else { return nil }
-        let element = elements[head]
-        head += 1
+        guard let element = first else { return nil }
         if element.isReplaceable { replaceable -= 1 }
-        if head == elements.count {
-            elements.removeAll(keepingCapacity: true)
+        first = takeFromRest()
+        return element
+    }
+
+    /// The oldest element of ``rest``, taken out of it; `nil` when it is empty.
+    private mutating func takeFromRest() -> Element? {
+        guard head < rest.count else { return nil }
+        let element = rest[head]
+        head += 1
+        if head == rest.count {
+            rest.removeAll(keepingCapacity: true)
             head = 0
-        } else if head > 64 && head * 2 > elements.count {
-            elements.removeFirst(head)
+        } else if head > 64 && head * 2 > rest.count {
+            rest.removeFirst(head)
             head = 0
         }
         return element
@@ -85,8 +112,10 @@ package struct DeliveryBuffer<Element: Deliverable>: Sendable {
     /// Forgets everything waiting; returns it, oldest first.
     @discardableResult
     package mutating func removeAll() -> [Element] {
-        let waiting = Array(elements[head...])
-        elements = []
+        var waiting: [Element] = []
+        if let first { waiting = [first] + rest[head...] }
+        first = nil
+        rest = []
         head = 0
         replaceable = 0
         return waiting
