@@ -33,6 +33,9 @@ package struct DeliveryBuffer<Element: Deliverable>: Sendable {
     /// The elements after ``first``, from `head` on, oldest first; none while `first` is `nil`.
     private var rest: [Element] = []
     private var head = 0
+    /// How many wait in ``rest``: counted here, so that taking the only element waiting does not
+    /// read the array's storage to learn that nothing follows it.
+    private var waitingInRest = 0
     /// Replaceable elements waiting.
     package private(set) var replaceable = 0
     /// Replaceable elements dropped since the buffer was made.
@@ -43,7 +46,7 @@ package struct DeliveryBuffer<Element: Deliverable>: Sendable {
         self.capacity = capacity
     }
 
-    package var count: Int { (first == nil ? 0 : 1) + rest.count - head }
+    package var count: Int { (first == nil ? 0 : 1) + waitingInRest }
     package var isEmpty: Bool { first == nil }
     /// Whether a replaceable element can be added without dropping one.
     package var hasRoom: Bool { replaceable < capacity }
@@ -66,6 +69,7 @@ package struct DeliveryBuffer<Element: Deliverable>: Sendable {
                     droppedOne = true
                 } else if let index = rest[head...].firstIndex(where: \.isReplaceable) {
                     rest.remove(at: index)
+                    waitingInRest -= 1
                     droppedOne = true
                     // Its neighbours may now say the same thing twice.
                     let previous = index > head ? rest[index - 1] : oldest
@@ -73,6 +77,7 @@ package struct DeliveryBuffer<Element: Deliverable>: Sendable {
                         rest[index].repeats(previous)
                     {
                         rest.remove(at: index)
+                        waitingInRest -= 1
                     }
                 }
                 if droppedOne {
@@ -82,7 +87,12 @@ package struct DeliveryBuffer<Element: Deliverable>: Sendable {
             }
             replaceable += 1
         }
-        if first == nil { first = element } else { rest.append(element) }
+        if first == nil {
+            first = element
+        } else {
+            rest.append(element)
+            waitingInRest += 1
+        }
         return droppedOne
     }
 
@@ -96,10 +106,11 @@ package struct DeliveryBuffer<Element: Deliverable>: Sendable {
 
     /// The oldest element of ``rest``, taken out of it; `nil` when it is empty.
     private mutating func takeFromRest() -> Element? {
-        guard head < rest.count else { return nil }
+        guard waitingInRest > 0 else { return nil }
         let element = rest[head]
         head += 1
-        if head == rest.count {
+        waitingInRest -= 1
+        if waitingInRest == 0 {
             rest.removeAll(keepingCapacity: true)
             head = 0
         } else if head > 64 && head * 2 > rest.count {
@@ -117,6 +128,7 @@ package struct DeliveryBuffer<Element: Deliverable>: Sendable {
         first = nil
         rest = []
         head = 0
+        waitingInRest = 0
         replaceable = 0
         return waiting
     }
