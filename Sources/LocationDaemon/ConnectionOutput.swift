@@ -23,8 +23,9 @@ import NIOCore
 ///
 /// With many clients an update's way through the loop is paid mostly in memory each client's
 /// objects must be fetched from (`BENCHMARKS.md`, round 2, fourteenth part), so the way is kept
-/// short: the pump reads the mailbox and writes to the socket itself, and a line is made in a
-/// buffer of the loop's thread rather than of the connection.
+/// short: the pump reads the mailbox and writes to the socket itself, knowing on its own whether
+/// lines wait in the channel, and a line is made in a buffer of the loop's thread rather than of
+/// the connection (`BENCHMARKS.md`, round 2, fifteenth part).
 final class ConnectionOutput: Sendable {
     private let channel: any Channel
     private let onLoop: OnLoop
@@ -57,6 +58,8 @@ final class ConnectionOutput: Sendable {
     /// not take at once (it is full, or failed) goes through the channel, which waits for room,
     /// holds the client to the buffer's bound (``ClientHandler`` cuts it off past it) or closes
     /// on the error; and the lines after it follow it there until the channel has written all.
+    /// Its feeds write their lines to the socket themselves, and follow the same rule: they are
+    /// told when lines start and stop waiting in the channel, and when the socket closes.
     fileprivate final class OnLoop: @unchecked Sendable {
         private let descriptor: CInt
         private let channel: any Channel
@@ -65,7 +68,8 @@ final class ConnectionOutput: Sendable {
         private var open = true
         /// Writes handed to the channel and not finished yet.
         private var queued = 0
-        /// The feeds read on the connection, told when its socket closes.
+        /// The feeds read on the connection, told when its socket closes and when ``queued``
+        /// leaves or comes back to 0.
         private var feeds: [ObjectIdentifier: any LoopFeed] = [:]
 
         init(channel: any Channel, descriptor: CInt) {
@@ -84,8 +88,13 @@ final class ConnectionOutput: Sendable {
         func join(_ feed: any LoopFeed) -> Bool {
             guard open else { return false }
             feeds[ObjectIdentifier(feed)] = feed
+            if queued > 0 { feed.writesQueued(true) }
             return true
         }
+
+        /// The connection's descriptor, for a feed that writes its lines itself while nothing
+        /// is queued (told by ``LoopFeed/writesQueued(_:)``) and its socket is open.
+        var socket: CInt { descriptor }
 
         /// The feed has ended.
         func leave(_ feed: any LoopFeed) {
@@ -97,30 +106,38 @@ final class ConnectionOutput: Sendable {
             line.withUnsafeBytes { send($0) }
         }
 
-        /// On the loop only: writes the line `make` writes into the loop's thread's buffer (one
-        /// buffer of each connection would be one more place in memory to fetch per update).
-        func send(making make: (inout [UInt8]) -> Void) {
-            let scratch = LineScratch.ofThisThread
-            scratch.line.removeAll(keepingCapacity: true)
-            make(&scratch.line)
-            scratch.line.withUnsafeBytes { send($0) }
-        }
-
-        private func send(_ bytes: UnsafeRawBufferPointer) {
+        func send(_ bytes: UnsafeRawBufferPointer) {
             guard open else { return }
             guard queued == 0 else { return hand(bytes) }
-            let written = Glibc.send(
-                descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
-            if written == bytes.count { return }
-            // Full, interrupted or failed: the channel writes the rest, or meets the error and closes.
+            sendRest(of: bytes, written: Self.write(bytes, to: descriptor))
+        }
+
+        /// Writes what `write(_:to:)` left of `bytes` (it wrote `written` of them, or failed
+        /// with -1) through the channel: the socket was full, interrupted or failed, and the
+        /// channel writes the rest when there is room, or meets the error and closes.
+        func sendRest(of bytes: UnsafeRawBufferPointer, written: Int) {
+            guard written != bytes.count, open else { return }
             hand(UnsafeRawBufferPointer(rebasing: bytes[max(0, written)...]))
+        }
+
+        /// One `send(2)` of `bytes` to `socket`, without waiting: how many went, or -1.
+        static func write(_ bytes: UnsafeRawBufferPointer, to socket: CInt) -> Int {
+            Glibc.send(socket, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
         }
 
         private func hand(_ bytes: UnsafeRawBufferPointer) {
             queued += 1
+            if queued == 1 { tellFeeds(queued: true) }
             let promise = channel.eventLoop.makePromise(of: Void.self)
-            promise.futureResult.assumeIsolated().whenComplete { _ in self.queued -= 1 }
+            promise.futureResult.assumeIsolated().whenComplete { _ in
+                self.queued -= 1
+                if self.queued == 0 { self.tellFeeds(queued: false) }
+            }
             pipeline.writeAndFlush(NIOAny(channel.allocator.buffer(bytes: bytes)), promise: promise)
+        }
+
+        private func tellFeeds(queued: Bool) {
+            for feed in feeds.values { feed.writesQueued(queued) }
         }
     }
 
@@ -188,30 +205,41 @@ extension HostedUpdates: PumpSource {
 /// What a pump does with each element, on the loop.
 private protocol PumpHandler: SendableMetatype {
     associatedtype Element
-    func handle(_ element: Element, _ output: ConnectionOutput.OnLoop)
+    func handle(_ element: Element, _ lines: some LineSink)
+}
+
+/// Where a handler sends the lines it makes.
+private protocol LineSink {
+    /// Writes the line `make` writes into the loop's thread's buffer (one buffer of each
+    /// connection would be one more place in memory to fetch per update).
+    func sendLine(making make: (inout [UInt8]) -> Void)
 }
 
 private struct CallHandler<Element>: PumpHandler {
     let call: (Element) -> Void
-    func handle(_ element: Element, _ output: ConnectionOutput.OnLoop) { call(element) }
+    func handle(_ element: Element, _ lines: some LineSink) { call(element) }
 }
 
 private struct LineHandler<Element>: PumpHandler {
     let write: (Element, inout [UInt8]) -> Void
-    func handle(_ element: Element, _ output: ConnectionOutput.OnLoop) { output.send { write(element, &$0) } }
+    func handle(_ element: Element, _ lines: some LineSink) { lines.sendLine { write(element, &$0) } }
 }
 
 private struct UpdateLineHandler: PumpHandler {
     let lines: WireUpdateLines
     let subscription: Int
-    func handle(_ update: LocationUpdate, _ output: ConnectionOutput.OnLoop) {
-        output.send { lines.append(update, subscription: subscription, to: &$0) }
+    func handle(_ update: LocationUpdate, _ sink: some LineSink) {
+        sink.sendLine { lines.append(update, subscription: subscription, to: &$0) }
     }
 }
 
-/// A feed read on a connection's event loop, told there when the connection's socket closes.
+/// A feed read on a connection's event loop, told there when the connection's socket closes
+/// and when its writes start and stop waiting in the channel.
 private protocol LoopFeed: AnyObject {
     func connectionClosed()
+    /// Lines wait in the channel (`true`), so that the next must follow them there; or all are
+    /// written (`false`).
+    func writesQueued(_ queued: Bool)
 }
 
 /// One feed read on an event loop. It keeps itself alive through the call its feed holds while
@@ -225,7 +253,8 @@ private protocol LoopFeed: AnyObject {
 /// The source and the handler are held in the pump itself: with many clients each place in
 /// memory an update goes through is fetched anew for every client (`BENCHMARKS.md`, round 2,
 /// fourteenth part).
-private final class FeedPump<Source: PumpSource, Handler: PumpHandler>: LoopFeed, @unchecked Sendable
+private final class FeedPump<Source: PumpSource, Handler: PumpHandler>: LoopFeed, LineSink,
+    @unchecked Sendable
 where Source.Element == Handler.Element {
     typealias Element = Source.Element
 
@@ -239,6 +268,11 @@ where Source.Element == Handler.Element {
     private let source: Source
     private let handler: Handler
     private let output: ConnectionOutput.OnLoop
+    /// The connection's socket, and whether its lines wait in the channel: what writing a line
+    /// asks, kept here rather than read from the connection's loop half, one more place in
+    /// memory per client at every update; the loop half tells every feed when it changes.
+    private let socket: CInt
+    private var queued = false
     private let end: () -> Void
     /// The call the feed makes when something arrives; dropped at the end, which ends the
     /// pump's hold on itself. It holds the pump alone, which is then its context: making it, or
@@ -252,6 +286,7 @@ where Source.Element == Handler.Element {
         self.source = source
         self.handler = handler
         self.output = output
+        socket = output.socket
         self.end = end
     }
 
@@ -278,13 +313,27 @@ where Source.Element == Handler.Element {
         wake = nil
     }
 
+    func writesQueued(_ queued: Bool) { self.queued = queued }
+
+    /// On the loop. Straight to the socket while nothing waits in the channel and the socket is
+    /// open (a line that closed it, failing, is followed by none); else the loop half's way.
+    func sendLine(making make: (inout [UInt8]) -> Void) {
+        let scratch = LineScratch.ofThisThread
+        scratch.line.removeAll(keepingCapacity: true)
+        make(&scratch.line)
+        scratch.line.withUnsafeBytes { bytes in
+            guard !queued, connected.load(ordering: .relaxed) else { return output.send(bytes) }
+            output.sendRest(of: bytes, written: ConnectionOutput.OnLoop.write(bytes, to: socket))
+        }
+    }
+
     private func drain() {
         // A call still queued when the feed ended finds nothing to do.
         guard let wake else { return }
         while true {
             switch source.poll(wake) {
             case .element(let value):
-                handler.handle(value, output)
+                handler.handle(value, self)
             case .empty:
                 return
             case .end:

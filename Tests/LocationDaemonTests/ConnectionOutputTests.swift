@@ -106,6 +106,54 @@ struct ConnectionOutputTests {
         try await group.shutdownGracefully()
     }
 
+    @Test("a feed's lines keep their place among the others while the reader falls behind")
+    func feedFallsBehind() async throws {
+        // A feed's pump writes to the socket itself, unless lines wait in the channel: then its
+        // lines must follow them there. Each run on the loop sends lines, posts updates (which
+        // the pump writes in a task of its own, after the run) and, halfway, reads what the
+        // socket has, so that it has room while the channel still holds lines.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (channel, output, _, client) = try await Self.connection(on: group)
+        defer { close(client) }
+        let mailbox = Mailbox<LocationUpdate>(capacity: 100_000)
+        output.deliverUpdateLines(HostedUpdates(mailbox), WireUpdateLines(), subscription: 7) {}
+        @Sendable func update(_ number: Int) -> LocationUpdate {
+            let location = Location(
+                coordinate: Coordinate(latitude: Double(number % 90), longitude: 0.001 * Double(number)),
+                horizontalAccuracy: 4.5,
+                timestamp: Date(timeIntervalSince1970: 1_773_475_200 + Double(number)))
+            return LocationUpdate(location: location, flags: AuthorizationFlags())
+        }
+        var expected: [UInt8] = []
+        var received: [UInt8] = []
+        for run in 0..<20 {
+            let numbers = Array(run * 150..<(run + 1) * 150)
+            received += try await channel.eventLoop.submit {
+                var taken: [UInt8] = []
+                for number in numbers {
+                    if number % 3 == 0 {
+                        mailbox.post(update(number))
+                    } else {
+                        output.send(Self.line(number))
+                    }
+                    if number % 150 == 100 { taken = Self.read(client, waiting: false) }
+                }
+                return taken
+            }.get()
+            for number in numbers where number % 3 != 0 { expected += Self.line(number) }
+            for number in numbers where number % 3 == 0 {
+                expected += WireEvent.update(subscription: 7, update(number).wire).encoded()
+            }
+        }
+        received += Self.read(client, count: expected.count - received.count)
+        #expect(received.count == expected.count)
+        let difference = received.indices.first { $0 >= expected.count || received[$0] != expected[$0] }
+        #expect(difference == nil, "the bytes differ from byte \(difference ?? 0) on")
+        mailbox.close()
+        try await channel.close()
+        try await group.shutdownGracefully()
+    }
+
     /// Once closed, the channel's descriptor number may be another file's at once (the daemon's
     /// next connection, say). The output writes to a duplicate here, which stays open and
     /// connected: whatever it wrote after the close would reach the client. Giving the freed number
