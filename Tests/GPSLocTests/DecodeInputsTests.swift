@@ -11,12 +11,8 @@ import Testing
 struct DecodeInputsTests {
     static let drive = Fixtures.url("drive-1hz.nmea").path
 
-    /// A fresh directory for a test's files.
-    static func directory() throws -> String {
-        let path = NSTemporaryDirectory() + "decode-inputs-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
+    /// The test's directories, removed when it ends.
+    let scratch = ScratchDirectories("decode-inputs")
 
     /// `data` compressed by the gzip program, as logs are kept.
     static func gzip(_ path: String) async throws -> String {
@@ -27,7 +23,7 @@ struct DecodeInputsTests {
 
     @Test("a gzip log decodes to the same records as the log itself, a multi-member one to both")
     func gzipLogs() async throws {
-        let directory = try Self.directory()
+        let directory = try scratch.make()
         let plain = directory + "/drive.nmea"
         try FileManager.default.copyItem(atPath: Self.drive, toPath: plain)
         let compressed = try await Self.gzip(plain)
@@ -66,7 +62,7 @@ struct DecodeInputsTests {
         "xz and zstd logs decode to the same records as the log itself; concatenated, to both; cut, to an error",
         arguments: ["xz", "zstd"])
     func xzAndZstd(program: String) async throws {
-        let directory = try Self.directory()
+        let directory = try scratch.make()
         let plain = directory + "/drive.nmea"
         try FileManager.default.copyItem(atPath: Self.drive, toPath: plain)
         let compressed = try await Self.compress(plain, with: program)
@@ -106,7 +102,7 @@ struct DecodeInputsTests {
             ([0x7F, 0x45, 0x4C, 0x46], "is an executable (ELF), not an NMEA log"),
         ])
     func refusedFormats(_ magic: [UInt8], _ says: String) async throws {
-        let path = try Self.directory() + "/log.bin"
+        let path = try scratch.make() + "/log.bin"
         try Data(magic + Array(repeating: 0x41, count: 4000)).write(to: URL(fileURLWithPath: path))
         let result = try await Runner.run(["decode", path])
         #expect(result.status == 1)
@@ -132,7 +128,7 @@ struct DecodeInputsTests {
 
     @Test("several files and a directory, in order; one that fails stops nothing and makes the status 1")
     func severalFiles() async throws {
-        let directory = try Self.directory()
+        let directory = try scratch.make()
         try FileManager.default.createDirectory(atPath: directory + "/b", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Self.drive, toPath: directory + "/b/2.nmea")
         try FileManager.default.copyItem(atPath: Self.drive, toPath: directory + "/1.nmea")
@@ -140,7 +136,7 @@ struct DecodeInputsTests {
         try FileManager.default.removeItem(atPath: directory + "/1.nmea")
         try Data("ignored".utf8).write(to: URL(fileURLWithPath: directory + "/.hidden"))
         let one = try await Runner.run(["decode", Self.drive]).standardOutput
-        let empty = try Self.directory()
+        let empty = try scratch.make()
         let result = try await Runner.run([
             "decode", "--recursive", empty, directory, "/nonexistent.nmea", Self.drive,
         ])
@@ -161,8 +157,7 @@ struct DecodeInputsTests {
         "a directory's FIFO, device link, subdirectory, linked directory and dangling link are named as skipped, never opened"
     )
     func hostileDirectory() async throws {
-        let directory = try Self.directory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directory = try scratch.make()
         try FileManager.default.copyItem(atPath: Self.drive, toPath: directory + "/drive.nmea")
         try FileManager.default.createDirectory(
             atPath: directory + "/older", withIntermediateDirectories: true)

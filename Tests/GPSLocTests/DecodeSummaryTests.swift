@@ -18,8 +18,11 @@ struct DecodeSummaryTests {
             + SentenceBuilder.sentence("GPGGA,\(time),5222.38600,N,00453.55600,E,1,08,0.9,12.0,M,46.9,M,,")
     }
 
-    static func file(_ text: String) throws -> String {
-        try TrackFormatTests.file("log.nmea", text)
+    /// The test's files, removed when it ends.
+    let scratch = ScratchDirectories("decode-summary")
+
+    func file(_ text: String) throws -> String {
+        try scratch.file("log.nmea", text)
     }
 
     @Test("The summary gives the first and last fix time, the span, gaps, records written and throughput")
@@ -40,7 +43,7 @@ struct DecodeSummaryTests {
     @Test("A gap in time is counted, with the longest and where it was")
     func gaps() async throws {
         let seconds = Array(0..<10) + Array(40..<45) + [50]
-        let log = try Self.file(seconds.map { Self.epoch(second: $0, date: "140326") }.joined())
+        let log = try file(seconds.map { Self.epoch(second: $0, date: "140326") }.joined())
         let result = try await Runner.run(["decode", log, "--format", "none"])
         #expect(
             result.standardError.contains(
@@ -66,7 +69,7 @@ struct DecodeSummaryTests {
         ])
     func rollovers(header: [String], options: [String], time: String, basis: String) async throws {
         // 1995-08-02 is 2015-03-18 less 1024 weeks: a receiver that lost a rollover.
-        let log = try Self.file(
+        let log = try file(
             header.joined() + (0..<3).map { Self.epoch(second: $0, date: "020895") }.joined())
         let result = try await Runner.run(["decode", log] + options)
         #expect(result.status == 0)
@@ -99,7 +102,7 @@ struct DecodeSummaryTests {
 
     @Test("simulate shows its progress in epochs, or bytes for --size")
     func simulateProgress() async throws {
-        let output = NSTemporaryDirectory() + "simulate-\(UUID().uuidString.prefix(8)).nmea"
+        let output = try scratch.make() + "/simulated.nmea"
         let epochs = try await Runner.run(["simulate", "--epochs", "3000", "-o", output, "--progress"])
         #expect(epochs.status == 0)
         #expect(epochs.standardError.contains(" epochs of 3.0 k epochs ("), "\(epochs.standardError)")

@@ -11,8 +11,8 @@ import Testing
 struct ExampleProgramTests {
     @Test("where-am-i prints the log's first three locations as CLLocation describes them")
     func whereAmI() async throws {
-        let store = try DecodeInputsTests.directory()
-        defer { try? FileManager.default.removeItem(atPath: store) }
+        let scratch = ScratchDirectories("example-program")
+        let store = try scratch.make()
         let app = "org.example.where-am-i"
         #expect(try await Runner.run(["auth", "grant", app, "--store", store]).status == 0)
         let program = Runner.gpsloc.deletingLastPathComponent().appendingPathComponent("where-am-i").path

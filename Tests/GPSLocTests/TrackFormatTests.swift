@@ -20,12 +20,11 @@ struct TrackFormatTests {
         return url
     }
 
+    /// The test's files, removed when it ends.
+    let scratch = ScratchDirectories("track-format")
+
     /// Writes `text` to a new temporary file named `name`; returns its path.
-    static func file(_ name: String, _ text: String) throws -> String {
-        let path = try DecodeInputsTests.directory() + "/" + name
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
+    func file(_ name: String, _ text: String) throws -> String { try scratch.file(name, text) }
 
     /// A log of `pattern`'s epochs a second apart: `+` has a fix, `-` has none.
     static func log(_ pattern: String, startSecond: Int = 0) -> String {
@@ -66,7 +65,7 @@ struct TrackFormatTests {
     func gpxThroughGPSBabel() async throws {
         let gpx = try await Runner.run(["decode", Self.drive, "--format", "gpx", "-q"])
         #expect(gpx.status == 0)
-        let path = try Self.file("drive.gpx", gpx.standardOutput)
+        let path = try file("drive.gpx", gpx.standardOutput)
         let csv = path + ".csv"
         let babel = try await Runner.run(
             ["-t", "-i", "gpx", "-f", path, "-o", "unicsv", "-F", csv],
@@ -107,12 +106,12 @@ struct TrackFormatTests {
     @Test("A loss of fix starts a new segment, as does a new log; a one-fix segment is a point")
     func segments() async throws {
         // Segments: 3 fixes, (lost), 2 fixes, (lost), 1 fix; then a second log of 2 fixes.
-        let first = try Self.file("first.nmea", Self.log("+++--++-+"))
-        let second = try Self.file("second.nmea", Self.log("++", startSecond: 20))
+        let first = try file("first.nmea", Self.log("+++--++-+"))
+        let second = try file("second.nmea", Self.log("++", startSecond: 20))
         func decode(_ format: String) async throws -> String {
             let result = try await Runner.run(["decode", first, second, "--format", format, "-q"])
             #expect(result.status == 0, "\(result.standardError)")
-            return try Self.file("track." + format, result.standardOutput)
+            return try file("track." + format, result.standardOutput)
         }
         let gpx = try String(contentsOfFile: try await decode("gpx"), encoding: .utf8)
         #expect(gpx.components(separatedBy: "<trkseg>").count - 1 == 4)
@@ -141,7 +140,7 @@ struct TrackFormatTests {
         let result = try await Runner.run(["decode", Self.drive, "--format", "geojsonseq", "-q"])
         let records = result.standardOutput.split(separator: "\n")
         #expect(records.count == 300 && records.allSatisfy { $0.first == "\u{1E}" })
-        let path = try Self.file("drive.geojsons", result.standardOutput)
+        let path = try file("drive.geojsons", result.standardOutput)
         let summary = try await Self.ogrinfo(path)
         #expect(Self.featureCounts(summary) == [300], "\(summary)")
         for field in ["time:", "speed: Real", "course: Real", "hdop: Real", "satellitesUsed: Integer"] {
@@ -151,11 +150,11 @@ struct TrackFormatTests {
 
     @Test("A log without a single fix still gives a document every reader opens")
     func noFix() async throws {
-        let empty = try Self.file("nofix.nmea", Self.log("---"))
+        let empty = try file("nofix.nmea", Self.log("---"))
         for format in ["gpx", "geojson", "kml"] {
             let result = try await Runner.run(["decode", empty, "--format", format, "-q"])
             #expect(result.status == 0)
-            let summary = try await Self.ogrinfo(try Self.file("nofix." + format, result.standardOutput))
+            let summary = try await Self.ogrinfo(try file("nofix." + format, result.standardOutput))
             #expect(Self.featureCounts(summary).allSatisfy { $0 == 0 }, "\(format): \(summary)")
         }
     }
@@ -172,7 +171,7 @@ struct TrackFormatTests {
     @Test("GPX's sat counts satellites used, as gpsbabel counts them from the log's own GGA")
     func satellitesAsGPSBabelCountsThem() async throws {
         let babel = try Self.tool("gpsbabel", package: "gpsbabel")
-        let gpx = try Self.file(
+        let gpx = try file(
             "drive.gpx", try await Runner.run(["decode", Self.drive, "--format", "gpx", "-q"]).standardOutput)
         let ours = gpx + ".csv"
         let theirs = gpx + ".nmea.csv"
@@ -201,9 +200,9 @@ struct TrackFormatTests {
     @Test("GeoJSON heights are above the WGS 84 ellipsoid as GDAL reads them; KML's above sea level")
     func heights() async throws {
         // GGA altitude 10 + second above MSL, geoid separation 46.9 m.
-        let log = try Self.file("heights.nmea", Self.log("+++"))
+        let log = try file("heights.nmea", Self.log("+++"))
         for format in ["geojson", "geojsonseq"] {
-            let path = try Self.file(
+            let path = try file(
                 "heights." + format,
                 try await Runner.run(["decode", log, "--format", format, "-q"]).standardOutput)
             let result = try await Runner.run(

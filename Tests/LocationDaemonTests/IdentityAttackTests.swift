@@ -115,7 +115,8 @@ struct IdentityAttackTests {
         let fake = try cgroup.client(
             of: daemon, in: "app.slice/app-flatpak-org.example.Maps-$$.scope",
             then: FakeRoot.script(
-                socket: daemon.socket, infoFile: try flatpakInfoFile(app: "org.example.Maps")))
+                socket: daemon.socket, infoFile: try flatpakInfoFile(app: "org.example.Maps", in: daemon.root)
+            ))
         await fake.hello()
         let faked = try #require(fake.identity, "\(fake.output)\n\(fake.process.errors)")
         #expect(faked.flatpak == nil && faked.app != "org.example.Maps" && !faked.registered, "\(faked)")
@@ -127,7 +128,8 @@ struct IdentityAttackTests {
         let forked = try cgroup.client(
             of: daemon, in: "app.slice/app-flatpak-org.example.Maps-$$.scope",
             then: FakeRoot.script(
-                socket: daemon.socket, infoFile: try flatpakInfoFile(app: "org.example.Maps"),
+                socket: daemon.socket,
+                infoFile: try flatpakInfoFile(app: "org.example.Maps", in: daemon.root),
                 unshare: "-Urmpf", exec: false))
         await forked.hello()
         let forkedIdentity = try #require(forked.identity, "\(forked.output)\n\(forked.process.errors)")
@@ -284,7 +286,7 @@ struct IdentityAttackTests {
             of: daemon, in: "app.slice/app-flatpak-org.example.Maps-$$.scope",
             then: Sandbox.bwrap(
                 socketDirectory: (daemon.socket as NSString).deletingLastPathComponent,
-                infoFile: try flatpakInfoFile(app: "org.example.Maps"),
+                infoFile: try flatpakInfoFile(app: "org.example.Maps", in: daemon.root),
                 command: ["/usr/bin/script", "-qfec", inner, "/dev/null"]))
         // A sandbox that never started (bubblewrap or socat missing) ends the test here, not after
         // every wait below has run out.
@@ -394,9 +396,10 @@ struct DelegatedCgroup {
     }
 }
 
-/// A `.flatpak-info` as Flatpak writes one, in a file any user may read.
-func flatpakInfoFile(app: String) throws -> String {
-    let path = NSTemporaryDirectory() + "ocl-flatpak-info-\(UUID().uuidString.prefix(8))"
+/// A `.flatpak-info` as Flatpak writes one, in a file any user may read, in `directory` (a
+/// daemon's, removed with it).
+func flatpakInfoFile(app: String, in directory: String) throws -> String {
+    let path = directory + "/flatpak-info-\(UUID().uuidString.prefix(8))"
     let text =
         "[Application]\nname=\(app)\nruntime=runtime/org.example.Platform/x86_64/1\n\n[Instance]\ninstance-id=4242\n"
     try Data(text.utf8).write(to: URL(fileURLWithPath: path))
@@ -405,14 +408,16 @@ func flatpakInfoFile(app: String) throws -> String {
 }
 
 /// A root directory of the attacker's own, made inside `unshare -Urm`: a tmpfs with the host's
-/// directories bound in and a `.flatpak-info` it copied there, entered with `chroot`.
+/// directories bound in and a `.flatpak-info` it copied there, entered with `chroot`. The tmpfs
+/// is mounted on `/mnt` inside the namespace, where it leaves nothing behind on the host (a
+/// directory of its own would stay in `/tmp`, owned by the test's user).
 enum FakeRoot {
     /// With `exec: false` the shell stays as the namespaces' parent, as bubblewrap's does.
     static func script(socket: String, infoFile: String, unshare: String = "-Urm", exec: Bool = true)
         -> String
     {
         let inner = """
-            root=$(mktemp -d) && mount -t tmpfs none "$root" && \
+            root=/mnt && mount -t tmpfs none "$root" && \
             for d in usr etc proc dev run tmp; do mkdir "$root/$d" && mount --rbind "/$d" "$root/$d"; done && \
             for l in bin lib lib64 sbin; do cp -P "/$l" "$root/$l"; done && \
             cp '\(infoFile)' "$root/.flatpak-info" && \
