@@ -14,7 +14,8 @@ struct LoopPlacementTests {
     func spreads() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 3)
         let loops = Array(group.makeIterator())
-        let placement = LoopPlacement(group: group, spreadAbove: 2)
+        // Without the engines' share, the loops are counted by their connections alone.
+        let placement = LoopPlacement(group: group, spreadAbove: 2, engineShare: 0)
         var releases: [@Sendable () -> Void] = []
         func place() -> Int {
             let (loop, release) = placement.place()
@@ -33,6 +34,27 @@ struct LoopPlacementTests {
         #expect(placement.connections == [1, 2, 2])
         #expect(place() == 0)
         #expect(placement.connections == [2, 2, 2])
+        try await group.shutdownGracefully()
+    }
+
+    @Test("past the bound, the receivers' loop counts the engines' work for every connection")
+    func enginesShare() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let loops = Array(group.makeIterator())
+        let placement = LoopPlacement(group: group, spreadAbove: 100)
+        var releases: [@Sendable () -> Void] = []
+        for _ in 0..<1000 { releases.append(placement.place().release) }
+        // 0.4 of a connection's writing for each: 300 + 0.4 × 1000 = 700.
+        #expect(placement.connections == [300, 700])
+        // The first loop's connections close: it holds the next ones until it is as busy again.
+        for release in releases.prefix(100) { release() }
+        #expect(placement.connections == [200, 700])
+        var next: [Int] = []
+        for _ in 0..<10 {
+            let loop = placement.place().loop
+            next.append(loops.firstIndex { $0 === loop } ?? -1)
+        }
+        #expect(next == Array(repeating: 0, count: 10))
         try await group.shutdownGracefully()
     }
 
