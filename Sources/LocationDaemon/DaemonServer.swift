@@ -30,7 +30,7 @@ public final class DaemonServer: Sendable {
     private let placement: LoopPlacement
 
     /// Connections join `group`'s first loop, which reads the receivers, until it holds
-    /// `spreadAbove`; then the loop holding the fewest.
+    /// `spreadAbove`; then the loop with the least to do (``LoopPlacement``).
     public init(
         daemon: Daemon, group: any EventLoopGroup, clientBuffer: Int = 64 * 1024, limits: ConnectionLimits,
         spreadAbove: Int = 100
