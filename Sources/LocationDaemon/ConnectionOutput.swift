@@ -61,7 +61,9 @@ final class ConnectionOutput: Sendable {
     /// Its feeds write their lines to the socket themselves, and follow the same rule: they are
     /// told when lines start and stop waiting in the channel, and when the socket closes.
     fileprivate final class OnLoop: @unchecked Sendable {
-        private let descriptor: CInt
+        /// The connection's socket; a feed writes its lines to it itself while nothing is
+        /// queued (told by ``LoopFeed/writesQueued(_:)``) and the socket is open.
+        let descriptor: CInt
         private let channel: any Channel
         private let pipeline: ChannelPipeline.SynchronousOperations
         /// Cleared once the channel closed the socket, whose number may then be another file's.
@@ -91,10 +93,6 @@ final class ConnectionOutput: Sendable {
             if queued > 0 { feed.writesQueued(true) }
             return true
         }
-
-        /// The connection's descriptor, for a feed that writes its lines itself while nothing
-        /// is queued (told by ``LoopFeed/writesQueued(_:)``) and its socket is open.
-        var socket: CInt { descriptor }
 
         /// The feed has ended.
         func leave(_ feed: any LoopFeed) {
@@ -176,10 +174,8 @@ final class ConnectionOutput: Sendable {
 private final class LineScratch {
     var line: [UInt8] = []
 
-    private static let perThread = ThreadLocal { LineScratch() }
-
-    /// The calling thread's, made on its first line.
-    static var ofThisThread: LineScratch { perThread.value }
+    /// Each thread's, made on its first line.
+    static let perThread = ThreadLocal { LineScratch() }
 }
 
 /// Where a pump takes its elements from.
@@ -286,7 +282,7 @@ where Source.Element == Handler.Element {
         self.source = source
         self.handler = handler
         self.output = output
-        socket = output.socket
+        socket = output.descriptor
         self.end = end
     }
 
@@ -318,7 +314,7 @@ where Source.Element == Handler.Element {
     /// On the loop. Straight to the socket while nothing waits in the channel and the socket is
     /// open (a line that closed it, failing, is followed by none); else the loop half's way.
     func sendLine(making make: (inout [UInt8]) -> Void) {
-        let scratch = LineScratch.ofThisThread
+        let scratch = LineScratch.perThread.value
         scratch.line.removeAll(keepingCapacity: true)
         make(&scratch.line)
         scratch.line.withUnsafeBytes { bytes in

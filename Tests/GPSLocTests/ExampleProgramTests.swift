@@ -9,9 +9,11 @@ import Testing
 /// as a person runs it: on a terminal (script(1) gives it one), its decision made beforehand.
 @Suite("The example program")
 struct ExampleProgramTests {
+    /// The test's directories, removed when it ends.
+    let scratch = ScratchDirectories("example-program")
+
     @Test("where-am-i prints the log's first three locations as CLLocation describes them")
     func whereAmI() async throws {
-        let scratch = ScratchDirectories("example-program")
         let store = try scratch.make()
         let app = "org.example.where-am-i"
         #expect(try await Runner.run(["auth", "grant", app, "--store", store]).status == 0)
