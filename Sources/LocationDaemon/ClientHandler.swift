@@ -122,7 +122,7 @@ final class ClientHandler: ChannelInboundHandler {
     private func scheduleHelloDeadline(context: ChannelHandlerContext, worker: ConnectionWorker) {
         let channel = context.channel
         let timeout = limits.settings.helloTimeout
-        helloDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: .init(timeout)) { [weak self] in
+        let deadline = context.eventLoop.assumeIsolated().scheduleTask(in: .init(timeout)) { [weak self] in
             guard let self, !worker.isGreeted, channel.isActive else { return }
             self.statistics.refused()
             if self.speaksGPSD {
@@ -139,6 +139,8 @@ final class ClientHandler: ChannelInboundHandler {
             }
             context.close(promise: nil)
         }
+        helloDeadline = deadline
+        worker.cancelOnGreeting(deadline)
     }
 
     /// Says why, then closes: before a byte is read, in the daemon's own protocol.

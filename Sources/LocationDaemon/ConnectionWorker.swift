@@ -30,6 +30,8 @@ final class ConnectionWorker: Sendable {
         var gpsd: GPSDSession?
         var closed = false
         var paused = false
+        /// The connection's hello deadline, cancelled once it is greeted.
+        var helloDeadline: Scheduled<Void>?
     }
 
     private let channel: any Channel
@@ -153,6 +155,28 @@ final class ConnectionWorker: Sendable {
     /// Whether the hello was answered: the connection then may stay silent.
     var isGreeted: Bool { hasSession.load(ordering: .relaxed) }
 
+    /// `deadline` closes the connection unless it is greeted first; it is cancelled then. Left
+    /// to fire, each greeted connection's deadline would wake its event loop for nothing, a
+    /// thousand times over for a thousand clients.
+    func cancelOnGreeting(_ deadline: Scheduled<Void>) {
+        let greeted = state.withLock { state -> Bool in
+            if hasSession.load(ordering: .relaxed) { return true }
+            state.helloDeadline = deadline
+            return false
+        }
+        if greeted { deadline.cancel() }
+    }
+
+    /// The hello was answered (or gpsd's first command came): the connection may stay silent.
+    private func greeted() {
+        guard !hasSession.load(ordering: .relaxed) else { return }
+        let deadline = state.withLock { state -> Scheduled<Void>? in
+            hasSession.store(true, ordering: .relaxed)
+            return state.helloDeadline.take()
+        }
+        deadline?.cancel()
+    }
+
     /// The client, once identified, for the log.
     var summary: String? { state.withLock { $0.identity?.summary } }
 
@@ -219,7 +243,7 @@ final class ConnectionWorker: Sendable {
     private func gpsd(_ command: String) {
         guard let session = gpsdSession() else { return }
         // Its first command, as a hello, lets the connection stay silent after.
-        hasSession.store(true, ordering: .relaxed)
+        greeted()
         session.handle(command)
     }
 
@@ -291,6 +315,6 @@ final class ConnectionWorker: Sendable {
             return false
         }
         // The connection ended while it was attached: nothing will close the session but this.
-        if late { made.close() } else { hasSession.store(true, ordering: .relaxed) }
+        if late { made.close() } else { greeted() }
     }
 }
