@@ -33,6 +33,34 @@ static inline int clinux_usable_processors(void) {
     return count;
 }
 
+// Confines the calling thread to the `count` processors of `ids` (sched_setaffinity on the
+// thread itself); 0, or -1 with errno.
+static inline int clinux_pin_current_thread(const int *ids, int count) {
+    unsigned long mask[64] = {0};
+    for (int index = 0; index < count; index++) {
+        int cpu = ids[index];
+        if (cpu < 0 || cpu >= (int)(8 * sizeof(mask))) continue;
+        mask[cpu / (8 * sizeof(unsigned long))] |= 1UL << (cpu % (8 * sizeof(unsigned long)));
+    }
+    return (int)syscall(SYS_sched_setaffinity, 0, sizeof(mask), mask);
+}
+
+// The numbers of the first `capacity` processors the calling thread may run on, lowest first,
+// into `ids`; how many were written (0 when the affinity cannot be read).
+static inline int clinux_usable_processor_ids(int *ids, int capacity) {
+    unsigned long mask[64] = {0};
+    long bytes = syscall(SYS_sched_getaffinity, 0, sizeof(mask), mask);
+    if (bytes <= 0) return 0;
+    int count = 0;
+    int bits = (int)(bytes / (long)sizeof(unsigned long)) * (int)(8 * sizeof(unsigned long));
+    for (int cpu = 0; cpu < bits && count < capacity; cpu++) {
+        if (mask[cpu / (8 * sizeof(unsigned long))] >> (cpu % (8 * sizeof(unsigned long))) & 1UL) {
+            ids[count++] = cpu;
+        }
+    }
+    return count;
+}
+
 // accept4, which needs _GNU_SOURCE: a connection's descriptor made non-blocking and closed on
 // exec in the one call, so that no other thread's fork and exec inherits it.
 #include <sys/socket.h>

@@ -15,3 +15,21 @@ public func usableProcessors() -> Int {
     let usable = Int(clinux_usable_processors())
     return usable > 0 ? usable : max(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 1)
 }
+
+/// The numbers of the processors the calling thread may run on (up to `limit` of them, lowest
+/// first): the process's, unless the thread was confined to fewer. Empty where they cannot be
+/// read.
+public func usableProcessorIDs(limit: Int = 1024) -> [Int] {
+    guard limit > 0 else { return [] }
+    var ids = [CInt](repeating: 0, count: limit)
+    let count = Int(clinux_usable_processor_ids(&ids, CInt(limit)))
+    return ids.prefix(count).map(Int.init)
+}
+
+/// Confines the calling thread to `processors`; `false` where the kernel refused (a number
+/// outside the process's CPU set, say).
+@discardableResult
+public func pinCurrentThread(to processors: [Int]) -> Bool {
+    let ids = processors.map(CInt.init)
+    return clinux_pin_current_thread(ids, CInt(ids.count)) == 0
+}

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import Locking
 import NIOCore
 
@@ -14,42 +15,72 @@ import NIOCore
 /// with one, 60 clients, `BENCHMARKS.md`), so they stay on the receivers' loop. With many, one
 /// loop writes the last of them a whole epoch's sends after the first, on one processor while
 /// the others idle.
+///
+/// Once the loops spread, each is confined to a processor of its own (``processorSets``): the
+/// receivers' loop wakes the others at every epoch as it hands them their clients' updates, and
+/// Linux puts a thread woken so on the waker's processor while the other one idles, so that
+/// unconfined, the second loop began its clients only once the first had ended the epoch's work
+/// (`BENCHMARKS.md`, round 2, sixteenth part). A daemon with a few clients keeps one loop and is
+/// not confined at all.
 final class LoopPlacement: Sendable {
     private let loops: [any EventLoop]
     private let spreadAbove: Int
     /// What the receivers' loop does at an epoch for each connection of the daemon besides
     /// writing to its own: the engines' work, serial on that loop, which turns the fix into each
-    /// subscriber's update, as a share of one client's writing (0.4: `BENCHMARKS.md`, round 2,
-    /// fifteenth part). Past `spreadAbove` that loop counts as holding this share of all
+    /// subscriber's update, as a share of one client's writing (0.2, the loops confined to their
+    /// processors: `BENCHMARKS.md`, round 2, sixteenth part). Past `spreadAbove` that loop counts as holding this share of all
     /// connections more than its own, so that with a thousand clients every loop ends the
     /// epoch's writes at about the same time, rather than the receivers' loop last.
     private let engineShare: Double
-    /// The connections each loop holds, by the loop's place in `loops`.
-    private let counts: Mutex<[Int]>
+    /// The connections each loop holds, by the loop's place in `loops`, and whether the loops
+    /// have been confined to their processors.
+    private let counts: Mutex<(held: [Int], confined: Bool)>
+    /// The processors each loop is confined to once they spread; `nil` where they stay free.
+    let processors: [[Int]]?
 
-    /// `group`'s loops, the first of which reads the receivers.
-    init(group: any EventLoopGroup, spreadAbove: Int, engineShare: Double = 0.4) {
+    /// `group`'s loops, the first of which reads the receivers; `usable`, the processors the
+    /// daemon may run on.
+    init(
+        group: any EventLoopGroup, spreadAbove: Int, engineShare: Double = 0.2,
+        usable: [Int] = usableProcessorIDs()
+    ) {
         loops = Array(group.makeIterator())
         self.spreadAbove = spreadAbove
         self.engineShare = engineShare
-        counts = Mutex(Array(repeating: 0, count: loops.count))
+        processors = Self.processorSets(loops: loops.count, usable: usable)
+        counts = Mutex((Array(repeating: 0, count: loops.count), false))
+    }
+
+    /// Each loop's processors: every loop but the first has one of its own, and the first has
+    /// the rest, which a daemon given more processors than it has loops leaves it free to move
+    /// among. `nil` with one loop, or with fewer processors than loops, where the loops stay
+    /// free.
+    static func processorSets(loops: Int, usable: [Int]) -> [[Int]]? {
+        guard loops > 1, usable.count >= loops else { return nil }
+        return [[usable[0]] + usable[loops...]] + usable[1..<loops].map { [$0] }
     }
 
     /// The loop for a new connection, and what to call once when that connection has closed.
     func place() -> (loop: any EventLoop, release: @Sendable () -> Void) {
-        let index = counts.withLock { counts in
+        let (index, confine) = counts.withLock { state in
             var chosen = 0
+            let counts = state.held
             if counts[0] >= spreadAbove {
                 let engines = engineShare * Double(counts.reduce(0, +))
                 func load(_ index: Int) -> Double { Double(counts[index]) + (index == 0 ? engines : 0) }
                 for index in counts.indices where load(index) < load(chosen) { chosen = index }
             }
-            counts[chosen] += 1
-            return chosen
+            state.held[chosen] += 1
+            let confine = chosen != 0 && !state.confined && processors != nil
+            if confine { state.confined = true }
+            return (chosen, confine)
         }
-        return (loops[index], { self.counts.withLock { $0[index] -= 1 } })
+        if confine, let processors {
+            for (loop, set) in zip(loops, processors) { loop.execute { pinCurrentThread(to: set) } }
+        }
+        return (loops[index], { self.counts.withLock { $0.held[index] -= 1 } })
     }
 
     /// How many connections each loop holds now.
-    var connections: [Int] { counts.withLock { $0 } }
+    var connections: [Int] { counts.withLock { $0.held } }
 }

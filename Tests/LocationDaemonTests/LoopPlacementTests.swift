@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import NIOPosix
 import Testing
 
@@ -44,11 +45,11 @@ struct LoopPlacementTests {
         let placement = LoopPlacement(group: group, spreadAbove: 100)
         var releases: [@Sendable () -> Void] = []
         for _ in 0..<1000 { releases.append(placement.place().release) }
-        // 0.4 of a connection's writing for each: 300 + 0.4 × 1000 = 700.
-        #expect(placement.connections == [300, 700])
+        // 0.2 of a connection's writing for each: 400 + 0.2 × 1000 = 600.
+        #expect(placement.connections == [400, 600])
         // The first loop's connections close: it holds the next ones until it is as busy again.
         for release in releases.prefix(100) { release() }
-        #expect(placement.connections == [200, 700])
+        #expect(placement.connections == [300, 600])
         var next: [Int] = []
         for _ in 0..<10 {
             let loop = placement.place().loop
@@ -64,6 +65,43 @@ struct LoopPlacementTests {
         let placement = LoopPlacement(group: group, spreadAbove: 2)
         for _ in 0..<10 { _ = placement.place() }
         #expect(placement.connections == [10])
+        try await group.shutdownGracefully()
+    }
+
+    @Test(
+        "each loop's processors: one of its own for each but the first, which has the rest",
+        arguments: [
+            (2, [0, 1], [[0], [1]]),
+            (4, [0, 1, 2, 3, 4, 5, 6, 7], [[0, 4, 5, 6, 7], [1], [2], [3]]),
+            (2, [2, 5, 9], [[2, 9], [5]]),
+            (2, [3], nil),
+            (1, [0, 1], nil),
+            (3, [0, 1], nil),
+        ] as [(Int, [Int], [[Int]]?)])
+    func processorSets(loops: Int, usable: [Int], expected: [[Int]]?) {
+        #expect(LoopPlacement.processorSets(loops: loops, usable: usable) == expected)
+    }
+
+    @Test("the loops are free until they spread, then each is confined to its processors")
+    func confinedOnceSpread() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let loops = Array(group.makeIterator())
+        let usable = usableProcessorIDs()
+        let placement = LoopPlacement(group: group, spreadAbove: 1, usable: usable)
+        func affinities() async throws -> [[Int]] {
+            var sets: [[Int]] = []
+            for loop in loops { sets.append(try await loop.submit { usableProcessorIDs() }.get()) }
+            return sets
+        }
+        _ = placement.place()
+        #expect(try await affinities() == [usable, usable], "one loop holds every connection: both free")
+        _ = placement.place()
+        if usable.count >= 2 {
+            #expect(try await affinities() == [[usable[0]] + usable.dropFirst(2), [usable[1]]])
+        } else {
+            #expect(placement.processors == nil)
+            #expect(try await affinities() == [usable, usable], "one processor: nothing to confine to")
+        }
         try await group.shutdownGracefully()
     }
 }
