@@ -28,9 +28,9 @@ final class LoopPlacement: Sendable {
     /// What the receivers' loop does at an epoch for each connection of the daemon besides
     /// writing to its own: the engines' work, serial on that loop, which turns the fix into each
     /// subscriber's update, as a share of one client's writing (0.2, the loops confined to their
-    /// processors: `BENCHMARKS.md`, round 2, sixteenth part). Past `spreadAbove` that loop counts as holding this share of all
-    /// connections more than its own, so that with a thousand clients every loop ends the
-    /// epoch's writes at about the same time, rather than the receivers' loop last.
+    /// processors: `BENCHMARKS.md`, round 2, sixteenth part). Past `spreadAbove` that loop counts
+    /// as holding this share of all connections more than its own, so that with a thousand
+    /// clients every loop ends the epoch's writes at about the same time.
     private let engineShare: Double
     /// The connections each loop holds, by the loop's place in `loops`, and whether the loops
     /// have been confined to their processors.
@@ -63,13 +63,7 @@ final class LoopPlacement: Sendable {
     /// The loop for a new connection, and what to call once when that connection has closed.
     func place() -> (loop: any EventLoop, release: @Sendable () -> Void) {
         let (index, confine) = counts.withLock { state in
-            var chosen = 0
-            let counts = state.held
-            if counts[0] >= spreadAbove {
-                let engines = engineShare * Double(counts.reduce(0, +))
-                func load(_ index: Int) -> Double { Double(counts[index]) + (index == 0 ? engines : 0) }
-                for index in counts.indices where load(index) < load(chosen) { chosen = index }
-            }
+            let chosen = leastBusy(state.held)
             state.held[chosen] += 1
             let confine = chosen != 0 && !state.confined && processors != nil
             if confine { state.confined = true }
@@ -79,6 +73,17 @@ final class LoopPlacement: Sendable {
             for (loop, set) in zip(loops, processors) { loop.execute { pinCurrentThread(to: set) } }
         }
         return (loops[index], { self.counts.withLock { $0.held[index] -= 1 } })
+    }
+
+    /// Where a new connection goes when the loops hold `counts`: the first loop up to
+    /// `spreadAbove`, then the loop with the least to do at an epoch.
+    private func leastBusy(_ counts: [Int]) -> Int {
+        guard counts[0] >= spreadAbove else { return 0 }
+        let engines = engineShare * Double(counts.reduce(0, +))
+        func load(_ index: Int) -> Double { Double(counts[index]) + (index == 0 ? engines : 0) }
+        var chosen = 0
+        for index in counts.indices where load(index) < load(chosen) { chosen = index }
+        return chosen
     }
 
     /// How many connections each loop holds now.
