@@ -16,22 +16,12 @@ static inline int clinux_set_thread_name(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
 }
 
-// How many processors this thread may run on (the sched_getaffinity system call: glibc's
-// wrapper and its CPU_COUNT are _GNU_SOURCE's, which Swift's import of the C library leaves
-// out): what a container's or a unit's CPU set leaves, not the processors online. 0 when it
-// cannot be read.
+// The processors a thread may run on, and confining it to some: the sched_getaffinity and
+// sched_setaffinity system calls (glibc's wrappers and their CPU_SET macros are _GNU_SOURCE's,
+// which Swift's import of the C library leaves out). What a container's or a unit's CPU set
+// leaves, not the processors online.
 #include <sys/syscall.h>
 #include <unistd.h>
-static inline int clinux_usable_processors(void) {
-    unsigned long mask[64] = {0};
-    long bytes = syscall(SYS_sched_getaffinity, 0, sizeof(mask), mask);
-    if (bytes <= 0) return 0;
-    int count = 0;
-    for (long word = 0; word < bytes / (long)sizeof(unsigned long); word++) {
-        count += __builtin_popcountl(mask[word]);
-    }
-    return count;
-}
 
 // Confines the calling thread to the `count` processors of `ids` (sched_setaffinity on the
 // thread itself); 0, or -1 with errno.

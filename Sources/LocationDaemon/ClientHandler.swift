@@ -34,7 +34,6 @@ final class ClientHandler: ChannelInboundHandler {
     private var gpsdPending: [UInt8] = []
     /// The uid this connection is counted against, once admitted.
     private var admitted: UInt32?
-    private var helloDeadline: Scheduled<Void>?
 
     /// Whether the connection came to gpsd's TCP listener: gpsd's protocol from the start, and
     /// the peer traced through the kernel's table of sockets.
@@ -139,8 +138,7 @@ final class ClientHandler: ChannelInboundHandler {
             }
             context.close(promise: nil)
         }
-        helloDeadline = deadline
-        worker.cancelOnGreeting(deadline)
+        worker.holdHelloDeadline(deadline)
     }
 
     /// Says why, then closes: before a byte is read, in the daemon's own protocol.
@@ -226,8 +224,6 @@ final class ClientHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         // First of all: the channel has closed the socket, and its number may be another file's.
         worker?.socketClosed()
-        helloDeadline?.cancel()
-        helloDeadline = nil
         if let uid = admitted { limits.release(uid: uid) }
         admitted = nil
         worker?.close()

@@ -30,7 +30,7 @@ final class ConnectionWorker: Sendable {
         var gpsd: GPSDSession?
         var closed = false
         var paused = false
-        /// The connection's hello deadline, cancelled once it is greeted.
+        /// The connection's hello deadline, cancelled once it is greeted or closed.
         var helloDeadline: Scheduled<Void>?
     }
 
@@ -155,16 +155,16 @@ final class ConnectionWorker: Sendable {
     /// Whether the hello was answered: the connection then may stay silent.
     var isGreeted: Bool { hasSession.load(ordering: .relaxed) }
 
-    /// `deadline` closes the connection unless it is greeted first; it is cancelled then. Left
-    /// to fire, each greeted connection's deadline would wake its event loop for nothing, a
-    /// thousand times over for a thousand clients.
-    func cancelOnGreeting(_ deadline: Scheduled<Void>) {
-        let greeted = state.withLock { state -> Bool in
-            if hasSession.load(ordering: .relaxed) { return true }
+    /// `deadline` closes the connection unless it is greeted first; it is cancelled when the
+    /// connection is greeted or closes. Left to fire, each greeted connection's deadline would
+    /// wake its event loop for nothing, a thousand times over for a thousand clients.
+    func holdHelloDeadline(_ deadline: Scheduled<Void>) {
+        let over = state.withLock { state -> Bool in
+            if hasSession.load(ordering: .relaxed) || state.closed { return true }
             state.helloDeadline = deadline
             return false
         }
-        if greeted { deadline.cancel() }
+        if over { deadline.cancel() }
     }
 
     /// The hello was answered (or gpsd's first command came): the connection may stay silent.
@@ -198,7 +198,11 @@ final class ConnectionWorker: Sendable {
     /// The connection ended: what waits is dropped, and the session ends once the request being
     /// served (if any) is done.
     func close() {
-        state.withLock { $0.closed = true }
+        let deadline = state.withLock { state -> Scheduled<Void>? in
+            state.closed = true
+            return state.helloDeadline.take()
+        }
+        deadline?.cancel()
         continuation.finish()
     }
 

@@ -34,7 +34,7 @@ final class LoopPlacement: Sendable {
     private let engineShare: Double
     /// The connections each loop holds, by the loop's place in `loops`, and whether the loops
     /// have been confined to their processors.
-    private let counts: Mutex<(held: [Int], confined: Bool)>
+    private let state: Mutex<(held: [Int], confined: Bool)>
     /// The processors each loop is confined to once they spread; `nil` where they stay free.
     let processors: [[Int]]?
 
@@ -48,7 +48,7 @@ final class LoopPlacement: Sendable {
         self.spreadAbove = spreadAbove
         self.engineShare = engineShare
         processors = Self.processorSets(loops: loops.count, usable: usable)
-        counts = Mutex((Array(repeating: 0, count: loops.count), false))
+        state = Mutex((Array(repeating: 0, count: loops.count), false))
     }
 
     /// Each loop's processors: every loop but the first has one of its own, and the first has
@@ -62,7 +62,7 @@ final class LoopPlacement: Sendable {
 
     /// The loop for a new connection, and what to call once when that connection has closed.
     func place() -> (loop: any EventLoop, release: @Sendable () -> Void) {
-        let (index, confine) = counts.withLock { state in
+        let (index, confine) = state.withLock { state in
             let chosen = leastBusy(state.held)
             state.held[chosen] += 1
             let confine = chosen != 0 && !state.confined && processors != nil
@@ -72,7 +72,7 @@ final class LoopPlacement: Sendable {
         if confine, let processors {
             for (loop, set) in zip(loops, processors) { loop.execute { pinCurrentThread(to: set) } }
         }
-        return (loops[index], { self.counts.withLock { $0.held[index] -= 1 } })
+        return (loops[index], { self.state.withLock { $0.held[index] -= 1 } })
     }
 
     /// Where a new connection goes when the loops hold `counts`: the first loop up to
@@ -87,5 +87,5 @@ final class LoopPlacement: Sendable {
     }
 
     /// How many connections each loop holds now.
-    var connections: [Int] { counts.withLock { $0.held } }
+    var connections: [Int] { state.withLock { $0.held } }
 }
