@@ -51,6 +51,14 @@ static inline int clinux_usable_processor_ids(int *ids, int capacity) {
     return count;
 }
 
+// The calling thread's nice value (setpriority on the thread itself: Linux keeps one per
+// thread, and glibc's PRIO_PROCESS with 0 means the calling thread alone); 0, or -1 with errno.
+// Lowering it needs CAP_SYS_NICE or a RLIMIT_NICE that allows it.
+#include <sys/resource.h>
+static inline int clinux_set_current_thread_nice(int nice) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
+}
+
 // accept4, which needs _GNU_SOURCE: a connection's descriptor made non-blocking and closed on
 // exec in the one call, so that no other thread's fork and exec inherits it.
 #include <sys/socket.h>

@@ -33,3 +33,11 @@ public func pinCurrentThread(to processors: [Int]) -> Bool {
     let ids = processors.map(CInt.init)
     return clinux_pin_current_thread(ids, CInt(ids.count)) == 0
 }
+
+/// Gives the calling thread the nice value `nice` (-20 to 19, lower running sooner); the error
+/// number where the kernel refused (`EACCES` or `EPERM`: lowering it needs `CAP_SYS_NICE`, or a
+/// `RLIMIT_NICE` that allows it, systemd's `LimitNICE=`). Threads the thread creates later start
+/// with its value.
+public func setCurrentThreadNice(_ nice: Int) -> CInt? {
+    clinux_set_current_thread_nice(CInt(nice)) == 0 ? nil : errno
+}

@@ -148,8 +148,29 @@ struct DaemonService {
         }
     }
 
+    /// Gives every event loop's thread the nice value `nice` (`--nice`), before any client or
+    /// receiver is served. The loops read the receivers and write every client's update: as gpsd
+    /// raises its own priority, they run ahead of the clients they wake at an epoch and of the
+    /// rest of the machine, where at nice 0 a client woken by its update, or any busy program,
+    /// held up the rest of the epoch's writes (`BENCHMARKS.md`, round 2, seventeenth part). The
+    /// daemon's other threads (requests, decisions, monitors, the activity check) keep the nice
+    /// value they start with. Refused (no `LimitNICE=`, no `CAP_SYS_NICE`), the loops stay as they
+    /// are and the log says how to allow it.
+    static func setNice(_ nice: Int, of group: MultiThreadedEventLoopGroup, log: (String) -> Void) async {
+        var refused: CInt?
+        for loop in group.makeIterator() {
+            if let error = try? await loop.submit({ setCurrentThreadNice(nice) }).get() { refused = error }
+        }
+        guard let refused else { return }
+        log(
+            "cannot run the event loops at nice \(nice) (\(String(cString: strerror(refused)))): updates may "
+                + "wait behind busy programs; allow it with LimitNICE=\(nice) in the unit (or CAP_SYS_NICE), "
+                + "or pass --nice 0")
+    }
+
     func run(until signals: ShutdownSignals) async throws {
         Self.raiseDescriptorLimit(log: log)
+        await Self.setNice(settings.nice, of: group, log: log)
         if let note = PidfdSupport.startupNote { log(note) }
         let removed = removeStaleTemporaryFiles(under: settings.stateDirectory)
         if removed > 0 {

@@ -34,13 +34,16 @@ struct DaemonSettings: Sendable {
     var chronySockets = "/run"
     /// Whether GeoClue2's API is served on the system bus.
     var geoclue = false
+    /// The event loops' nice value: they read the receivers and write every client's update, and
+    /// run ahead of the clients they wake and of the rest of the machine, as gpsd does (-10).
+    var nice = -10
 
     init() {}
 
     /// The configuration file's keys.
     enum Key: String, CaseIterable {
         case sources, socket, stateDirectory, appsDirectory, administratorGroup, grace, clientBuffer
-        case connectionsPerUser, helloTimeout, gpsdListen, chronySockets, geoclue
+        case connectionsPerUser, helloTimeout, gpsdListen, chronySockets, geoclue, nice
     }
 
     /// The file's settings, or the defaults when it does not exist; `warnings` gets what the file
@@ -103,6 +106,7 @@ struct DaemonSettings: Sendable {
             case (.gpsdListen, .string(let text), _, _): settings.gpsdListen = text
             case (.chronySockets, .string(let text), _, _): settings.chronySockets = text
             case (.geoclue, .bool(let flag), _, _): settings.geoclue = flag
+            case (.nice, _, let whole?, _): settings.nice = whole
             default:
                 throw SettingsError(description: "\(path): '\(name)' must be \(Self.expected(key))")
             }
@@ -123,6 +127,7 @@ struct DaemonSettings: Sendable {
         case .gpsdListen: #"a string: "HOST:PORT" or a port, such as "127.0.0.1:2947""#
         case .chronySockets: #"a string: a directory, such as "/run", or "" for none"#
         case .geoclue: "true or false"
+        case .nice: "a whole number: a nice value, -20 to 19"
         }
     }
 
@@ -147,7 +152,7 @@ struct DaemonSettings: Sendable {
         sources: [String], socket: String?, stateDirectory: String?, appsDirectory: String?,
         administratorGroup: String?, grace: Double?, clientBuffer: Int?, connectionsPerUser: Int? = nil,
         helloTimeout: Double? = nil, gpsdListen: String? = nil, chronySockets: String? = nil,
-        geoclue: Bool = false
+        geoclue: Bool = false, nice: Int? = nil
     ) throws(SettingsError) -> DaemonSettings {
         var settings = self
         if !sources.isEmpty { settings.sources = sources }
@@ -162,6 +167,7 @@ struct DaemonSettings: Sendable {
         if let gpsdListen { settings.gpsdListen = gpsdListen }
         if let chronySockets { settings.chronySockets = chronySockets }
         if geoclue { settings.geoclue = true }
+        if let nice { settings.nice = nice }
         if !settings.chronySockets.isEmpty, !settings.chronySockets.hasPrefix("/") {
             throw SettingsError(
                 description:
@@ -189,6 +195,12 @@ struct DaemonSettings: Sendable {
         guard (0...600).contains(settings.grace) else {
             throw SettingsError(
                 description: "--grace \(settings.grace) is out of range; give 0 to 600 seconds")
+        }
+        guard (-20...19).contains(settings.nice) else {
+            throw SettingsError(
+                description:
+                    "--nice \(settings.nice) is out of range; give -20 to 19 (lower runs sooner; -10 by default, as gpsd runs)"
+            )
         }
         guard (4096...16_777_216).contains(settings.clientBuffer) else {
             throw SettingsError(
@@ -224,6 +236,7 @@ struct DaemonSettings: Sendable {
             "clientBuffer \(clientBuffer)", "connectionsPerUser \(connectionsPerUser)",
             "helloTimeout \(helloTimeout)", "gpsdListen \(gpsdListen.isEmpty ? "(none)" : gpsdListen)",
             "chronySockets \(chronySockets.isEmpty ? "(none)" : chronySockets)", "geoclue \(geoclue)",
+            "nice \(nice)",
         ].joined(separator: ", ")
     }
 }

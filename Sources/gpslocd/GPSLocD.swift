@@ -110,6 +110,15 @@ struct GPSLocD: AsyncParsableCommand {
     )
     var geoclue = false
 
+    @Option(
+        parsing: .unconditional,
+        help: """
+            The nice value of the event loops, which read the receivers and write every client's \
+            update, -20 to 19 (default -10, as gpsd runs; lowering it needs LimitNICE= or \
+            CAP_SYS_NICE).
+            """)
+    var nice: Int?
+
     func run() async throws {
         let name = ProcessInfo.processInfo.environment["GPSLOCD_LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(rawValue: name.lowercased()) else {
@@ -134,7 +143,7 @@ struct GPSLocD: AsyncParsableCommand {
                 appsDirectory: appsDirectory,
                 administratorGroup: administratorGroup, grace: grace, clientBuffer: clientBuffer,
                 connectionsPerUser: connectionsPerUser, helloTimeout: helloTimeout, gpsdListen: gpsdListen,
-                chronySockets: chronySockets, geoclue: geoclue)
+                chronySockets: chronySockets, geoclue: geoclue, nice: nice)
         } catch {
             // A mistake in the file, not in the command: no usage text, the status of a usage error.
             _ = try? FileDescriptor.standardError.writeAll("gpslocd: error: \(error.description)\n".utf8)

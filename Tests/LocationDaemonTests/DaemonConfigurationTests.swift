@@ -30,6 +30,8 @@ struct DaemonConfigurationTests {
             (#"{"connectionsPerUser": 0}"#, "--connections-per-user 0 is out of range; give 1 to 65536"),
             (#"{"helloTimeout": 0.1}"#, "--hello-timeout 0.1 is out of range; give 0.5 to 600 seconds"),
             (#"{"helloTimeout": "soon"}"#, "'helloTimeout' must be a number: seconds"),
+            (#"{"nice": "high"}"#, "'nice' must be a whole number: a nice value, -20 to 19"),
+            (#"{"nice": -21}"#, "--nice -21 is out of range; give -20 to 19"),
         ])
     func wrong(text: String, says: String) async throws {
         let result = try await Self.run(text)

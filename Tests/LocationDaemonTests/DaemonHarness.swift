@@ -66,9 +66,11 @@ final class DaemonHarness: Sendable {
     let root: String
     let sources: [String]
     let extra: [String]
-    /// Runs the daemon as this user (in `groups`, with the capabilities its unit gives it).
+    /// Runs the daemon as this user (in `groups`, with `capabilities`: by default those its unit
+    /// gives it).
     let account: Account?
     let groups: [String]
+    let capabilities: [String]
     /// Runs the daemon with at most this many open files (`prlimit --nofile`), when set.
     let descriptorLimit: Int?
     /// Added to the daemon's environment.
@@ -81,7 +83,8 @@ final class DaemonHarness: Sendable {
 
     init(
         sources: [String], extra: [String] = [], account: Account? = nil, groups: [String] = [],
-        descriptorLimit: Int? = nil, environment: [String: String] = [:]
+        capabilities: [String] = ["sys_ptrace", "dac_read_search"], descriptorLimit: Int? = nil,
+        environment: [String: String] = [:]
     ) throws {
         self.descriptorLimit = descriptorLimit
         self.environment = environment
@@ -90,6 +93,7 @@ final class DaemonHarness: Sendable {
         self.extra = extra
         self.account = account
         self.groups = groups
+        self.capabilities = capabilities
         try FileManager.default.createDirectory(
             atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         try FileManager.default.createDirectory(atPath: apps, withIntermediateDirectories: true)
@@ -120,7 +124,7 @@ final class DaemonHarness: Sendable {
                 executable: URL(fileURLWithPath: "/usr/bin/prlimit"), environment: environment)
         } else if let account {
             process = try RunningProcess(
-                account.setpriv(groups: groups, capabilities: ["sys_ptrace", "dac_read_search"]) + [
+                account.setpriv(groups: groups, capabilities: capabilities) + [
                     gpslocdBinary.path
                 ]
                     + arguments,
