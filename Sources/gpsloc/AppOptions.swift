@@ -97,8 +97,9 @@ struct AppOptions: ParsableArguments {
         }
     }
 
-    /// The context of the app these options describe; errors are reported as `command`'s.
-    func makeContext(command: String) throws -> LocationContext {
+    /// The context of the app these options describe; errors are reported as `command`'s. A
+    /// serial receiver is read on `host` when one is given.
+    func makeContext(command: String, host: (any ReceiverHost)? = nil) throws -> LocationContext {
         try CommandLog.bootstrap()
         guard let source, let app else { return try daemonContext(command: command) }
         let address: SourceAddress
@@ -106,7 +107,7 @@ struct AppOptions: ParsableArguments {
             throw ValidationError("--source \(error)")
         }
         let fixSource: any FixSource
-        do { fixSource = try address.open() } catch {
+        do { fixSource = try address.open(host: host) } catch {
             printError("gpsloc \(command): error: \(error)")
             throw ExitCode(1)
         }

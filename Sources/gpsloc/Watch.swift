@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import DescriptorIO
 import GNSS
 import GNSSSources
 import LocationEngine
@@ -81,7 +82,14 @@ struct Watch: AsyncParsableCommand {
             printError("gpsloc watch: gpslocd closed the connection")
             throw ExitCode(Self.streamEnded)
         }
-        let context = try options.makeContext(command: "watch")
+        // The receiver is read, and the updates printed, on one thread: each update in the one
+        // wake-up of the thread that read its fix.
+        let thread: ReceiverThread
+        do { thread = try ReceiverThread(named: "gnss-reader") } catch {
+            printError("gpsloc watch: error: cannot start the reading thread: \(errorWords(error))")
+            throw ExitCode(1)
+        }
+        let context = try options.makeContext(command: "watch", host: thread)
         if format == .gpsd, let source = options.source {
             do {
                 let held = session.map { context.holdSession($0.level) }
@@ -95,10 +103,12 @@ struct Watch: AsyncParsableCommand {
         do {
             let held = session.map { context.holdSession($0.level) }
             defer { held?.invalidate() }
-            var output = OutputBuffer()
-            for await update in context.liveUpdates(for: activity.configuration) {
-                output.line(format == .text ? Self.text(update) : Self.json(update))
-                output.flush()
+            await withTaskExecutorPreference(thread) {
+                var output = OutputBuffer()
+                for await update in context.liveUpdates(for: activity.configuration) {
+                    output.line(format == .text ? Self.text(update) : Self.json(update))
+                    output.flush()
+                }
             }
         }
         if context.isDaemonClient {

@@ -1,0 +1,132 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import GNSS
+import GNSSSources
+import Locking
+import TestSupport
+import Testing
+
+/// A receiver read on a thread that also runs the tasks that prefer it: the fixes a thread of the
+/// source's own would read, on that thread, and the task waiting for them woken there; an end, a
+/// cancellation and a stop end the reading as they should.
+@Suite("A receiver read on a thread that runs the tasks waiting for it")
+struct ReceiverThreadTests {
+    /// The name of the thread this runs on, as the kernel has it.
+    static func threadName() -> String {
+        ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A pipe's two ends.
+    static func pipeEnds() throws -> (read: CInt, write: CInt) {
+        var ends: [CInt] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        return (ends[0], ends[1])
+    }
+
+    /// Whether `descriptor` is open in this process.
+    static func isOpen(_ descriptor: CInt) -> Bool { fcntl(descriptor, F_GETFD) >= 0 }
+
+    @Test("A serial receiver's fixes, in order, to a task that prefers the thread and runs on it")
+    func fixesToTheWaitingTask() async throws {
+        let thread = try ReceiverThread(named: "ocl-test-read")
+        let pty = try PseudoTerminal()
+        let (fixes, continuation) = AsyncStream<Fix>.makeStream()
+        let source = SerialSource(path: pty.slavePath, baud: 115200, host: thread)
+        let connected = Mutex(false)
+        let run = Task {
+            try await source.run(
+                .immediate { fix in
+                    var bare = fix
+                    bare.arrival = nil
+                    continuation.yield(bare)
+                },
+                connected: { _ in connected.withLock { $0 = true } })
+        }
+        #expect(await waitUntil(within: 20) { connected.withLock { $0 } }, "the port was opened")
+        let sample = try driveSample(epochs: 20, allSentences: true)
+        let wanted = sample.fixes.count - 1
+        let writer = Task { await pty.send(sample.bytes, baud: 115200) }
+        let (received, names) = await withTaskExecutorPreference(thread) {
+            var received: [Fix] = []
+            var names: Set<String> = []
+            for await fix in fixes {
+                received.append(fix)
+                names.insert(Self.threadName())
+                if received.count == wanted { break }
+            }
+            return (received, names)
+        }
+        await writer.value
+        #expect(received == Array(sample.fixes.prefix(wanted)))
+        #expect(names == ["ocl-test-read"], "the waiting task ran where the fixes were read: \(names)")
+        run.cancel()
+        await #expect(throws: CancellationError.self) { try await run.value }
+        pty.close()
+        thread.stop()
+    }
+
+    @Test("Bytes drip-fed one at a time reach the chunk whole and in order; the end of file ends it")
+    func dripFed() async throws {
+        let thread = try ReceiverThread(named: "ocl-test-read")
+        let ends = try Self.pipeEnds()
+        let received = Mutex<[UInt8]>([])
+        let reading = Task { await thread.read(ends.read) { bytes in received.withLock { $0 += bytes } } }
+        let text = Array("$GPGGA,080000.00,5222.3,N,00454.1,E,1,08,1.0,10.0,M,46.0,M,,*4B\r\n".utf8)
+        for byte in text {
+            #expect(write(ends.write, [byte], 1) == 1)
+            try await Task.sleep(for: .microseconds(200))
+        }
+        #expect(await waitUntil(within: 10) { received.withLock { $0.count } == text.count })
+        close(ends.write)
+        #expect(await reading.value == .end)
+        #expect(received.withLock { $0 } == text)
+        #expect(!Self.isOpen(ends.read), "the reading closed its descriptor")
+        thread.stop()
+    }
+
+    @Test("Cancelling the reading task ends it as cancelled and closes its descriptor; others go on")
+    func cancelled() async throws {
+        let thread = try ReceiverThread(named: "ocl-test-read")
+        let first = try Self.pipeEnds()
+        let second = try Self.pipeEnds()
+        let secondBytes = Mutex(0)
+        let firstReading = Task { await thread.read(first.read) { _ in } }
+        let secondReading = Task {
+            await thread.read(second.read) { bytes in secondBytes.withLock { $0 += bytes.count } }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        firstReading.cancel()
+        #expect(await firstReading.value == .cancelled)
+        #expect(!Self.isOpen(first.read))
+        #expect(write(second.write, "still read\n", 11) == 11)
+        #expect(await waitUntil(within: 10) { secondBytes.withLock { $0 } == 11 })
+        close(second.write)
+        #expect(await secondReading.value == .end)
+        close(first.write)
+        thread.stop()
+    }
+
+    @Test("Stopped: a reading ends as cancelled, a later one at once, and a later task still runs")
+    func stopped() async throws {
+        let thread = try ReceiverThread(named: "ocl-test-read")
+        let before = try Self.pipeEnds()
+        let reading = Task { await thread.read(before.read) { _ in } }
+        try await Task.sleep(for: .milliseconds(50))
+        thread.stop()
+        #expect(await reading.value == .cancelled)
+        #expect(!Self.isOpen(before.read))
+        let after = try Self.pipeEnds()
+        #expect(await thread.read(after.read) { _ in } == .cancelled)
+        #expect(!Self.isOpen(after.read))
+        let ran = await withTaskExecutorPreference(thread) { () async -> Bool in
+            await Task.yield()
+            return true
+        }
+        #expect(ran)
+        close(before.write)
+        close(after.write)
+    }
+}
