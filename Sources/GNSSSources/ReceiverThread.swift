@@ -116,47 +116,52 @@ public final class ReceiverThread: ReceiverHost, TaskExecutor, @unchecked Sendab
         if wake { _ = withUnsafeBytes(of: UInt8(1)) { write(wakeWrite, $0.baseAddress, 1) } }
     }
 
-    /// The thread: runs what is enqueued, then waits for its descriptors and its pipe.
+    /// The thread: runs what is enqueued, then waits for its descriptors and its pipe. What it
+    /// takes from the inbox is swapped with arrays of its own, so that a turn allocates nothing.
     private func run() {
         var readings: [Int: Reading] = [:]
         // Cancellations that came before their reading did.
         var early: Set<Int> = []
+        var jobs: [UnownedJob] = []
+        var added: [(id: Int, reading: Reading)] = []
+        var cancelled: [Int] = []
+        // What `poll(2)` waits for: the pipe, then each reading's descriptor, by `order`.
+        var order: [Int] = []
+        var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var drained = [UInt8](repeating: 0, count: 64)
         let executor = asUnownedTaskExecutor()
         while true {
-            let taken = inbox.withLock { inbox in
-                defer {
-                    inbox.jobs.removeAll(keepingCapacity: true)
-                    inbox.added.removeAll()
-                    inbox.cancelled.removeAll()
-                }
-                return inbox
+            let stopping = inbox.withLock { inbox in
+                swap(&jobs, &inbox.jobs)
+                swap(&added, &inbox.added)
+                swap(&cancelled, &inbox.cancelled)
+                if inbox.stopping { inbox.ended = true }
+                return inbox.stopping
             }
-            for job in taken.jobs { job.runSynchronously(on: executor) }
-            for (id, reading) in taken.added { readings[id] = reading }
-            for id in taken.cancelled {
-                if let reading = readings.removeValue(forKey: id) {
-                    finish(reading, .cancelled)
+            for job in jobs {
+                if stopping {
+                    globalConcurrentExecutor.enqueue(job)
                 } else {
-                    early.insert(id)
+                    job.runSynchronously(on: executor)
                 }
             }
+            for (id, reading) in added { readings[id] = reading }
+            early.formUnion(cancelled)
             for id in early where readings[id] != nil {
                 finish(readings.removeValue(forKey: id)!, .cancelled)
                 early.remove(id)
             }
-            if taken.stopping {
-                let late = inbox.withLock { inbox in
-                    inbox.ended = true
-                    return inbox
-                }
-                for job in late.jobs { globalConcurrentExecutor.enqueue(job) }
-                for (id, reading) in late.added { readings[id] = reading }
+            if stopping {
                 for reading in readings.values { finish(reading, .cancelled) }
                 close(wakeRead)
                 close(wakeWrite)
                 return
             }
+            let changed = !added.isEmpty || !cancelled.isEmpty
+            jobs.removeAll(keepingCapacity: true)
+            added.removeAll(keepingCapacity: true)
+            cancelled.removeAll(keepingCapacity: true)
             // What a job enqueued from here (or another thread meanwhile) runs before any sleep.
             let sleep = inbox.withLock { inbox in
                 guard inbox.isEmpty else { return false }
@@ -164,14 +169,16 @@ public final class ReceiverThread: ReceiverHost, TaskExecutor, @unchecked Sendab
                 return true
             }
             guard sleep else { continue }
-            let order = Array(readings.keys)
-            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            fds += order.map { pollfd(fd: readings[$0]!.descriptor, events: Int16(POLLIN), revents: 0) }
+            if changed || order.count != readings.count {
+                order = Array(readings.keys)
+                fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+                fds += order.map { pollfd(fd: readings[$0]!.descriptor, events: Int16(POLLIN), revents: 0) }
+            }
+            for index in fds.indices { fds[index].revents = 0 }
             let ready = poll(&fds, nfds_t(fds.count), -1)
             inbox.withLock { $0.sleeping = false }
             guard ready > 0 else { continue }
             if fds[0].revents != 0 {
-                var drained = [UInt8](repeating: 0, count: 64)
                 while Glibc.read(wakeRead, &drained, drained.count) > 0 {}
             }
             for (index, id) in order.enumerated() where fds[index + 1].revents != 0 {

@@ -95,7 +95,7 @@ struct Watch: AsyncParsableCommand {
                 let held = session.map { context.holdSession($0.level) }
                 defer { held?.invalidate() }
                 try await WatchGPSD.inProcess(
-                    context: context, device: source, activity: activity.configuration)
+                    context: context, device: source, activity: activity.configuration, thread: thread)
             }
             try AppOptions.checkSource(of: context)
             return

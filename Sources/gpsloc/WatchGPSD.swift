@@ -45,10 +45,11 @@ enum WatchGPSD {
         }
     }
 
-    /// The program's own engine, on its own receiver, printed as gpsd's reports.
-    static func inProcess(context: LocationContext, device: String, activity: ActivityProfile)
-        async throws
-    {
+    /// The program's own engine, on its own receiver, printed as gpsd's reports; the reports
+    /// are made and written on `thread`, which reads a serial receiver.
+    static func inProcess(
+        context: LocationContext, device: String, activity: ActivityProfile, thread: any TaskExecutor
+    ) async throws {
         let lock = Mutex(())
         let quoted = QuotedText(device)
         let write: @Sendable ([UInt8]) -> Void = { bytes in
@@ -58,7 +59,7 @@ enum WatchGPSD {
         FixFormat.appendGPSDDevice(path: device, activated: .now, to: &first)
         write(first + [13, 10])
         let fixes = context.subscribePreciseFixes()
-        let printer = Task {
+        let printer = Task(executorPreference: thread) {
             while let fix = await fixes?.next() {
                 var lines: [UInt8] = []
                 FixFormat.appendGPSDReports(fix, device: quoted, crlf: true, to: &lines)
@@ -66,7 +67,9 @@ enum WatchGPSD {
             }
         }
         do {
-            try await printUpdates(context: context, activity: activity, device: quoted, write: write)
+            try await withTaskExecutorPreference(thread) {
+                try await printUpdates(context: context, activity: activity, device: quoted, write: write)
+            }
         } catch {
             printer.cancel()
             fixes?.close()

@@ -68,6 +68,28 @@ struct ReceiverThreadTests {
         thread.stop()
     }
 
+    @Test("With nothing to read, a task that prefers the thread runs on it, woken from elsewhere")
+    func tasksAlone() async throws {
+        let thread = try ReceiverThread(named: "ocl-test-read")
+        let result = Mutex<[String]?>(nil)
+        // Awaited by polling, so that a thread that never runs the task fails the test, not hangs it.
+        Task {
+            let names = await withTaskExecutorPreference(thread) { () async -> [String] in
+                var names: [String] = []
+                for _ in 0..<3 {
+                    // A sleep resumes the task from the runtime's timer, on another thread.
+                    try? await Task.sleep(for: .milliseconds(10))
+                    names.append(Self.threadName())
+                }
+                return names
+            }
+            result.withLock { $0 = names }
+        }
+        #expect(await waitUntil(within: 10) { result.withLock { $0 } != nil }, "the task ran to its end")
+        #expect(result.withLock { $0 } == Array(repeating: "ocl-test-read", count: 3))
+        thread.stop()
+    }
+
     @Test("Bytes drip-fed one at a time reach the chunk whole and in order; the end of file ends it")
     func dripFed() async throws {
         let thread = try ReceiverThread(named: "ocl-test-read")
