@@ -19,15 +19,26 @@ struct ReceiverThreadTests {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// A pipe's two ends.
-    static func pipeEnds() throws -> (read: CInt, write: CInt) {
+    /// A connected pair of Unix stream sockets: `read`, for the thread to read, and `write`, the
+    /// test's, which also tells when the other end has been closed.
+    static func socketEnds() throws -> (read: CInt, write: CInt) {
         var ends: [CInt] = [0, 0]
-        try #require(pipe(&ends) == 0)
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
         return (ends[0], ends[1])
     }
 
-    /// Whether `descriptor` is open in this process.
-    static func isOpen(_ descriptor: CInt) -> Bool { fcntl(descriptor, F_GETFD) >= 0 }
+    /// Whether the reading end of `ends` has been closed, as its peer sees it (a descriptor's
+    /// number says nothing: the suites beside this one open files, and may be given it again).
+    static func isClosed(_ ends: (read: CInt, write: CInt)) -> Bool {
+        var byte: UInt8 = 0
+        // The reading end never writes or shuts down: an end of file means it was closed.
+        return recv(ends.write, &byte, 1, Int32(MSG_DONTWAIT)) == 0
+    }
+
+    /// The end of file to the reading end, the test's end kept open to see it closed.
+    static func endOfFile(_ ends: (read: CInt, write: CInt)) {
+        _ = shutdown(ends.write, Int32(SHUT_WR))
+    }
 
     @Test("A serial receiver's fixes, in order, to a task that prefers the thread and runs on it")
     func fixesToTheWaitingTask() async throws {
@@ -93,7 +104,7 @@ struct ReceiverThreadTests {
     @Test("Bytes drip-fed one at a time reach the chunk whole and in order; the end of file ends it")
     func dripFed() async throws {
         let thread = try ReceiverThread(named: "ocl-test-read")
-        let ends = try Self.pipeEnds()
+        let ends = try Self.socketEnds()
         let received = Mutex<[UInt8]>([])
         let reading = Task { await thread.read(ends.read) { bytes in received.withLock { $0 += bytes } } }
         let text = Array("$GPGGA,080000.00,5222.3,N,00454.1,E,1,08,1.0,10.0,M,46.0,M,,*4B\r\n".utf8)
@@ -102,18 +113,19 @@ struct ReceiverThreadTests {
             try await Task.sleep(for: .microseconds(200))
         }
         #expect(await waitUntil(within: 10) { received.withLock { $0.count } == text.count })
-        close(ends.write)
+        Self.endOfFile(ends)
         #expect(await reading.value == .end)
         #expect(received.withLock { $0 } == text)
-        #expect(!Self.isOpen(ends.read), "the reading closed its descriptor")
+        #expect(Self.isClosed(ends), "the reading closed its descriptor")
+        close(ends.write)
         thread.stop()
     }
 
     @Test("Cancelling the reading task ends it as cancelled and closes its descriptor; others go on")
     func cancelled() async throws {
         let thread = try ReceiverThread(named: "ocl-test-read")
-        let first = try Self.pipeEnds()
-        let second = try Self.pipeEnds()
+        let first = try Self.socketEnds()
+        let second = try Self.socketEnds()
         let secondBytes = Mutex(0)
         let firstReading = Task { await thread.read(first.read) { _ in } }
         let secondReading = Task {
@@ -122,11 +134,12 @@ struct ReceiverThreadTests {
         try await Task.sleep(for: .milliseconds(50))
         firstReading.cancel()
         #expect(await firstReading.value == .cancelled)
-        #expect(!Self.isOpen(first.read))
+        #expect(Self.isClosed(first))
         #expect(write(second.write, "still read\n", 11) == 11)
         #expect(await waitUntil(within: 10) { secondBytes.withLock { $0 } == 11 })
-        close(second.write)
+        Self.endOfFile(second)
         #expect(await secondReading.value == .end)
+        close(second.write)
         close(first.write)
         thread.stop()
     }
@@ -134,15 +147,15 @@ struct ReceiverThreadTests {
     @Test("Stopped: a reading ends as cancelled, a later one at once, and a later task still runs")
     func stopped() async throws {
         let thread = try ReceiverThread(named: "ocl-test-read")
-        let before = try Self.pipeEnds()
+        let before = try Self.socketEnds()
         let reading = Task { await thread.read(before.read) { _ in } }
         try await Task.sleep(for: .milliseconds(50))
         thread.stop()
         #expect(await reading.value == .cancelled)
-        #expect(!Self.isOpen(before.read))
-        let after = try Self.pipeEnds()
+        #expect(Self.isClosed(before))
+        let after = try Self.socketEnds()
         #expect(await thread.read(after.read) { _ in } == .cancelled)
-        #expect(!Self.isOpen(after.read))
+        #expect(Self.isClosed(after))
         let ran = await withTaskExecutorPreference(thread) { () async -> Bool in
             await Task.yield()
             return true
