@@ -97,6 +97,12 @@ struct AppOptions: ParsableArguments {
         }
     }
 
+    /// Whether `--source` names a serial receiver, which a `ReceiverHost` may read.
+    var readsSerialReceiver: Bool {
+        guard let source, case .serial? = try? SourceAddress(parsing: source) else { return false }
+        return true
+    }
+
     /// The context of the app these options describe; errors are reported as `command`'s. A
     /// serial receiver is read on `host` when one is given.
     func makeContext(command: String, host: (any ReceiverHost)? = nil) throws -> LocationContext {

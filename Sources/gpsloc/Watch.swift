@@ -82,12 +82,15 @@ struct Watch: AsyncParsableCommand {
             printError("gpsloc watch: gpslocd closed the connection")
             throw ExitCode(Self.streamEnded)
         }
-        // The receiver is read, and the updates printed, on one thread: each update in the one
-        // wake-up of the thread that read its fix.
-        let thread: ReceiverThread
-        do { thread = try ReceiverThread(named: "gnss-reader") } catch {
-            printError("gpsloc watch: error: cannot start the reading thread: \(errorWords(error))")
-            throw ExitCode(1)
+        // A serial receiver is read, and its updates printed, on one thread: each update in the
+        // one wake-up of the thread that read its fix. Other sources read on threads of their own
+        // (or gpslocd sends the updates), and the updates are printed where the runtime runs them.
+        var thread: ReceiverThread?
+        if options.readsSerialReceiver {
+            do { thread = try ReceiverThread(named: "gnss-reader") } catch {
+                printError("gpsloc watch: error: cannot start the reading thread: \(errorWords(error))")
+                throw ExitCode(1)
+            }
         }
         let context = try options.makeContext(command: "watch", host: thread)
         if format == .gpsd, let source = options.source {

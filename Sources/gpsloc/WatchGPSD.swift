@@ -46,9 +46,9 @@ enum WatchGPSD {
     }
 
     /// The program's own engine, on its own receiver, printed as gpsd's reports; the reports
-    /// are made and written on `thread`, which reads a serial receiver.
+    /// are made and written on `thread` when there is one (it reads a serial receiver).
     static func inProcess(
-        context: LocationContext, device: String, activity: ActivityProfile, thread: any TaskExecutor
+        context: LocationContext, device: String, activity: ActivityProfile, thread: (any TaskExecutor)?
     ) async throws {
         let lock = Mutex(())
         let quoted = QuotedText(device)

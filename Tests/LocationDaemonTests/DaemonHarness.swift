@@ -66,6 +66,9 @@ final class DaemonHarness: Sendable {
     let root: String
     let sources: [String]
     let extra: [String]
+    /// The capabilities `dist/systemd/gpslocd.service` gives the daemon.
+    static let unitCapabilities = ["sys_ptrace", "dac_read_search"]
+
     /// Runs the daemon as this user (in `groups`, with `capabilities`: by default those its unit
     /// gives it).
     let account: Account?
@@ -83,7 +86,7 @@ final class DaemonHarness: Sendable {
 
     init(
         sources: [String], extra: [String] = [], account: Account? = nil, groups: [String] = [],
-        capabilities: [String] = ["sys_ptrace", "dac_read_search"], descriptorLimit: Int? = nil,
+        capabilities: [String] = DaemonHarness.unitCapabilities, descriptorLimit: Int? = nil,
         environment: [String: String] = [:]
     ) throws {
         self.descriptorLimit = descriptorLimit

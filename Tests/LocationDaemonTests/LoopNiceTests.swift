@@ -48,7 +48,7 @@ struct LoopNiceTests {
         let service = try await Account.ensure("ocl-gpslocd", groups: ["ocl-gnss"])
         let daemon = try DaemonHarness(
             sources: [], account: service, groups: ["ocl-gnss"],
-            capabilities: ["sys_ptrace", "dac_read_search", "sys_nice"])
+            capabilities: DaemonHarness.unitCapabilities + ["sys_nice"])
         try await daemon.start()
         let (loops, _) = try Self.nice(of: daemon)
         #expect(!loops.isEmpty && loops.allSatisfy { $0 == -10 }, "loops \(loops)")
