@@ -54,9 +54,15 @@ struct BackPressureTests {
             let mailbox = context.subscribeUpdates(configuration: .automotiveNavigation)
             slowMailbox.withLock { $0 = mailbox }
             let lease = MailboxLease(mailbox)
+            // Two seconds of the clock for each update, counted from the first: a task that
+            // starts to sleep after the test has moved the clock on (a loaded machine) takes its
+            // next update no later for it.
+            var deadline: ManualClock.Instant?
             while let update = await lease.mailbox.next() {
                 if let location = update.location { slow.withLock { $0.append(location.timestamp) } }
-                try? await clock.sleep(for: .seconds(2))
+                let next = (deadline ?? clock.now).advanced(by: .seconds(2))
+                deadline = next
+                try? await clock.sleep(until: next, tolerance: nil)
             }
         }
         let fastTask = Task {
