@@ -74,10 +74,14 @@ final class ConnectionOutput: Sendable {
         /// leaves or comes back to 0.
         private var feeds: [ObjectIdentifier: any LoopFeed] = [:]
 
+        /// Where the connection's feeds are put when woken, its loop's.
+        let woken: WokenFeeds
+
         init(channel: any Channel, descriptor: CInt) {
             self.channel = channel
             self.descriptor = descriptor
             pipeline = channel.pipeline.syncOperations
+            woken = WokenFeeds.of(channel.eventLoop)
         }
 
         func socketClosed() {
@@ -240,49 +244,8 @@ private protocol LoopFeed: AnyObject {
     func writesQueued(_ queued: Bool)
 }
 
-/// The feeds woken on a loop's own thread and not read yet: at an epoch each app's engine, on
-/// the receivers' loop, posts to every subscriber's mailbox in turn, and each mailbox wakes its
-/// feed. One call handed to the loop reads them all, in the order they were woken, where a call
-/// for each feed was SwiftNIO's task queue, its lock and a task's copies for every client at
-/// every update (`BENCHMARKS.md`, round 2, eighteenth part). Touched on its thread alone.
-///
-/// Each feed is read by a call of its own, made where its type is known: through the feed's
-/// protocol, its reading would be the generic code, looking up its types' metadata at each read.
-private final class WokenFeeds: @unchecked Sendable {
-    /// A call that reads one feed, held in a structure: a bare closure in an array is held in
-    /// the form of a generic value, and each one added would allocate a thunk to convert it.
-    struct Read {
-        let call: () -> Void
-    }
-
-    /// The feeds woken since the last call was handed to the loop, the first of them first.
-    /// Unchecked, as ``LineScratch/line`` is.
-    @exclusivity(unchecked) private var woken: [Read] = []
-    /// The list being read, kept for its storage: a feed woken while the others are read (a
-    /// write that failed ended a session, say) goes to `woken` and a call of its own.
-    @exclusivity(unchecked) private var reading: [Read] = []
-
-    /// Each thread's, which is its loop's: a loop runs on one thread, and that thread runs no
-    /// other loop.
-    static let perThread = ThreadLocal { WokenFeeds() }
-
-    /// On `loop`, this thread's: `read` reads a feed in the next call, handed to the loop now if
-    /// none waits.
-    func add(_ read: Read, on loop: any EventLoop) {
-        woken.append(read)
-        guard woken.count == 1 else { return }
-        loop.execute { self.read() }
-    }
-
-    private func read() {
-        swap(&woken, &reading)
-        for read in reading { read.call() }
-        reading.removeAll(keepingCapacity: true)
-    }
-}
-
 /// One feed read on an event loop. It keeps itself alive through the call its feed holds while
-/// it waits (or the loop's queue, or its list of feeds woken, while a call is pending), until the feed ends or the
+/// it waits (or its loop's ``WokenFeeds``, while a call is pending), until the feed ends or the
 /// connection's socket closes.
 ///
 /// Once the connection has closed, the feed is not read any more: its session is closing and
@@ -317,14 +280,8 @@ where Source.Element == Handler.Element {
     /// pump's hold on itself. It holds the pump alone, which is then its context: making it, or
     /// the loop's call, allocates nothing.
     private var wake: (@Sendable () -> Void)?
-    /// Where the feed joins the others woken on the loop's thread when woken there, and the call
-    /// that reads it: set on the loop before it is first read (its mailbox wakes it only after a
-    /// read), dropped with `wake`, whose hold on the pump it shares.
-    private var wokenOnLoop: WokenOnLoop?
-    private struct WokenOnLoop {
-        let feeds: WokenFeeds
-        let read: WokenFeeds.Read
-    }
+    /// Where the feed is put when woken, to be read with the others woken on its loop.
+    private let woken: WokenFeeds
     init(
         _ source: Source, _ handler: Handler, channel: any Channel, output: ConnectionOutput.OnLoop,
         end: @escaping () -> Void
@@ -334,6 +291,7 @@ where Source.Element == Handler.Element {
         self.handler = handler
         self.output = output
         socket = output.descriptor
+        woken = output.woken
         self.end = end
     }
 
@@ -342,21 +300,19 @@ where Source.Element == Handler.Element {
         loop.execute {
             // Closed before its first read: nothing of it is read.
             guard self.output.join(self) else { return self.connectionClosed() }
-            self.wokenOnLoop = WokenOnLoop(
-                feeds: WokenFeeds.perThread.value, read: WokenFeeds.Read { self.drain() })
             self.drain()
         }
     }
 
-    /// On the loop itself the loop is running and the check is saved, and the feed joins the
-    /// others woken there; from elsewhere, a closed connection's loop may be going away with the
-    /// daemon.
+    /// On the loop itself the loop is running and the check is saved; from elsewhere, a closed
+    /// connection's loop may be going away with the daemon. The call made here holds the pump
+    /// alone, which is then its context: making it allocates nothing.
     private func wakeUp() {
         if loop.inEventLoop {
             // Once the feed has ended, there is nothing to read.
-            if let wokenOnLoop { wokenOnLoop.feeds.add(wokenOnLoop.read, on: loop) }
+            if wake != nil { woken.add(WokenFeeds.Read { self.drain() }) }
         } else if connected.load(ordering: .relaxed) {
-            loop.execute { self.drain() }
+            woken.hand(WokenFeeds.Read { self.drain() })
         }
     }
 
@@ -366,7 +322,6 @@ where Source.Element == Handler.Element {
     func connectionClosed() {
         connected.store(false, ordering: .relaxed)
         wake = nil
-        wokenOnLoop = nil
     }
 
     func writesQueued(_ queued: Bool) { self.queued = queued }
@@ -394,7 +349,6 @@ where Source.Element == Handler.Element {
                 return
             case .end:
                 self.wake = nil
-                wokenOnLoop = nil
                 output.leave(self)
                 end()
                 return

@@ -154,6 +154,72 @@ struct ConnectionOutputTests {
         try await group.shutdownGracefully()
     }
 
+    /// Feeds woken on their loop's thread are read together by one call, and those woken from
+    /// another thread by another: every feed must still get every update in order, whichever
+    /// way it was woken, and a feed woken while the others are read (here by another feed's
+    /// handler) must not be lost between the two lists.
+    @Test("feeds woken together, on their loop and from another thread, each get every update in order")
+    func feedsWokenTogether() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var connections: [(channel: any Channel, client: CInt, mailbox: Mailbox<LocationUpdate>)] = []
+        for _ in 0..<6 {
+            let (channel, output, _, client) = try await Self.connection(on: group)
+            let mailbox = Mailbox<LocationUpdate>(capacity: 100_000)
+            output.deliverUpdateLines(HostedUpdates(mailbox), WireUpdateLines(), subscription: 3) {}
+            connections.append((channel, client, mailbox))
+        }
+        defer { for connection in connections { close(connection.client) } }
+        // A seventh feed whose handler, on the loop, posts each element to the first mailbox: that
+        // feed is woken while the loop reads the others.
+        let (relayChannel, relayOutput, _, relayClient) = try await Self.connection(on: group)
+        defer { close(relayClient) }
+        let relayed = Mailbox<LocationUpdate>(capacity: 100_000)
+        let first = connections[0].mailbox
+        relayOutput.deliver(HostedUpdates(relayed).feed, { first.post($0) }, end: {})
+        @Sendable func update(_ number: Int) -> LocationUpdate {
+            let location = Location(
+                coordinate: Coordinate(latitude: 1, longitude: 0.001 * Double(number)),
+                horizontalAccuracy: 4.5,
+                timestamp: Date(timeIntervalSince1970: 1_773_475_200 + Double(number)))
+            return LocationUpdate(location: location, flags: AuthorizationFlags())
+        }
+        let mailboxes = connections.map(\.mailbox)
+        var sent: [[Int]] = Array(repeating: [], count: mailboxes.count)
+        for number in 0..<300 {
+            switch number % 3 {
+            case 0:
+                // On the loop, as an app's engine on the receivers' loop posts.
+                try await group.next().submit { for mailbox in mailboxes { mailbox.post(update(number)) } }
+                    .get()
+                for index in mailboxes.indices { sent[index].append(number) }
+            case 1:
+                // From another thread, as for the clients of a second loop.
+                for mailbox in mailboxes { mailbox.post(update(number)) }
+                for index in mailboxes.indices { sent[index].append(number) }
+            default:
+                // Through the relay, woken on the loop: the first feed alone, woken while the
+                // loop reads the relay's.
+                try await group.next().submit { relayed.post(update(number)) }.get()
+                sent[0].append(number)
+            }
+        }
+        for (index, connection) in connections.enumerated() {
+            let expected = sent[index].flatMap {
+                WireEvent.update(subscription: 3, update($0).wire).encoded()
+            }
+            let received = Self.read(connection.client, count: expected.count)
+            #expect(
+                received == expected, "connection \(index) got \(received.count) of \(expected.count) bytes")
+        }
+        relayed.close()
+        for connection in connections {
+            connection.mailbox.close()
+            try await connection.channel.close()
+        }
+        try await relayChannel.close()
+        try await group.shutdownGracefully()
+    }
+
     /// Once closed, the channel's descriptor number may be another file's at once (the daemon's
     /// next connection, say). The output writes to a duplicate here, which stays open and
     /// connected: whatever it wrote after the close would reach the client. Giving the freed number
