@@ -16,11 +16,14 @@ struct ServiceClock: Sendable {
     /// Time since the clock was wrapped.
     let elapsed: @Sendable () -> Duration
     let sleep: @Sendable (Duration) async throws -> Void
+    /// Sleeps until ``elapsed`` reaches the time given.
+    let sleepUntilElapsed: @Sendable (Duration) async throws -> Void
 
     init<C: Clock>(_ clock: C) where C.Duration == Duration {
         let start = clock.now
         elapsed = { start.duration(to: clock.now) }
         sleep = { try await clock.sleep(until: clock.now.advanced(by: $0), tolerance: nil) }
+        sleepUntilElapsed = { try await clock.sleep(until: start.advanced(by: $0), tolerance: nil) }
     }
 }
 
@@ -317,13 +320,15 @@ public final class LocationService: Sendable {
     /// Reports `unavailable` once whenever no fix has arrived for `staleAfter`, and ends the run
     /// of a live receiver silent for ``reopenAfterSilence``, for it to be opened again.
     private func watch(generation: Int) async {
-        var wait = staleAfter
+        // When to look next, on the clock's elapsed time: counted from the last fix, so that a
+        // watchdog that goes back to sleep late (a loaded machine) looks no later for it.
+        var due = clock.elapsed() + staleAfter
         while !Task.isCancelled {
-            do { try await clock.sleep(wait) } catch { return }
+            do { try await clock.sleepUntilElapsed(due) } catch { return }
             let now = clock.elapsed()
             let reopenAfter = reopenAfterSilence
             let (stale, silent) = state.withLock { state -> (Bool, Task<Void, any Error>?) in
-                wait = staleAfter
+                due = now + staleAfter
                 guard let last = state.lastFix else { return (false, nil) }
                 if let reopenAfter, now - last >= reopenAfter {
                     // Ended once already: the run opens it again (and starts counting) soon.
@@ -332,15 +337,15 @@ public final class LocationService: Sendable {
                     return (false, attempt)
                 }
                 if let reopenAfter, state.staleReported {
-                    wait = max(reopenAfter - (now - last), .milliseconds(1))  // wake when it is due
+                    due = last + reopenAfter  // wake when it is due
                     return (false, nil)
                 }
                 guard now - last >= staleAfter else {
-                    wait = staleAfter - (now - last)  // wake when this fix goes stale
+                    due = last + staleAfter  // wake when this fix goes stale
                     return (false, nil)
                 }
                 state.staleReported = true
-                if let reopenAfter { wait = reopenAfter - (now - last) }
+                if let reopenAfter { due = last + reopenAfter }
                 return (true, nil)
             }
             silent?.cancel()
