@@ -3,11 +3,13 @@
 
 import Foundation
 import GNSS
-import LocationEngine
 import Locking
 import OpenCoreLocation
 import TestSupport
 import Testing
+
+@testable import LocationEngine
+@testable import LocationHosting
 
 /// A location context with everything scripted: a temporary authorization store, a scripted
 /// prompter, an in-use switch, a scripted receiver and a manual clock.
@@ -70,6 +72,10 @@ struct Harness {
     }
 
     var record: ClientAuthorization { (try? store.load())?[client] ?? ClientAuthorization() }
+
+    /// How many update subscriptions the app's engine holds: a subscriber whose task has not
+    /// started yet has none, and misses what is sent before it does.
+    var updateSubscriptions: Int { context.engine.state.withLock { $0.updates.count } }
 }
 
 /// Yields until `condition` holds (for state reached through other tasks), failing after 60 s of

@@ -58,6 +58,9 @@ struct LiveUpdatesTests {
                 return n
             }
         }
+        // Both subscribed before anything is sent: the second, started late on a busy machine,
+        // would otherwise miss a fix and wait for a third location that never comes.
+        await settle { h.updateSubscriptions == 2 }
         await settle { h.service.subscriberCount == 1 }
         await settle { h.source.running == 1 }
         h.source.send(
