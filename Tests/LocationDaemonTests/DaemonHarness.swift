@@ -66,8 +66,17 @@ final class DaemonHarness: Sendable {
     let root: String
     let sources: [String]
     let extra: [String]
-    /// The capabilities `dist/systemd/gpslocd.service` gives the daemon.
-    static let unitCapabilities = ["sys_ptrace", "dac_read_search"]
+    /// The capabilities `dist/systemd/gpslocd.service` gives the daemon (its
+    /// `AmbientCapabilities=`), read from the unit itself, as `setpriv` names them.
+    static let unitCapabilities: [String] = {
+        let unit = Fixtures.packageRoot.appendingPathComponent("dist/systemd/gpslocd.service")
+        guard let text = try? String(contentsOf: unit, encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("AmbientCapabilities=") })
+        else { preconditionFailure("no AmbientCapabilities= in \(unit.path)") }
+        return line.dropFirst("AmbientCapabilities=".count).split(separator: " ").map {
+            $0.lowercased().replacingOccurrences(of: "cap_", with: "")
+        }
+    }()
 
     /// Runs the daemon as this user (in `groups`, with `capabilities`: by default those its unit
     /// gives it).

@@ -15,15 +15,17 @@ import Locking
 struct ServiceClock: Sendable {
     /// Time since the clock was wrapped.
     let elapsed: @Sendable () -> Duration
-    let sleep: @Sendable (Duration) async throws -> Void
     /// Sleeps until ``elapsed`` reaches the time given.
     let sleepUntilElapsed: @Sendable (Duration) async throws -> Void
 
     init<C: Clock>(_ clock: C) where C.Duration == Duration {
         let start = clock.now
         elapsed = { start.duration(to: clock.now) }
-        sleep = { try await clock.sleep(until: clock.now.advanced(by: $0), tolerance: nil) }
         sleepUntilElapsed = { try await clock.sleep(until: start.advanced(by: $0), tolerance: nil) }
+    }
+
+    func sleep(_ duration: Duration) async throws {
+        try await sleepUntilElapsed(elapsed() + duration)
     }
 }
 
