@@ -183,31 +183,63 @@ public func formatFixed(_ value: Double, _ decimals: Int) -> String {
     return String(decoding: bytes, as: UTF8.self)
 }
 
+/// The number ``formatFixed(_:_:)``'s text reads back as: `value` rounded to `decimals`
+/// decimals the same way. What a format holds at a fixed resolution is held at that resolution
+/// where it is read, so that writing it again gives the same text and reading that the same value.
+public func roundedToFixed(_ value: Double, _ decimals: Int) -> Double {
+    guard value.isFinite else { return value }
+    let scale = fixedScale(decimals)
+    let product = abs(value) * scale
+    // Out of the exact range, the text is the shortest that reads back as the value itself.
+    guard product < exactFixedDigits, decimals <= 18 else { return value }
+    let digits = roundedHalfAwayFromZero(product)
+    if digits == 0 { return 0 }  // the text has no sign
+    // Both operands are exact and the quotient is correctly rounded: the double nearest the
+    // decimal, which is what reading the text gives.
+    return Double(value < 0 ? -digits : digits) / scale
+}
+
+@inline(__always)
+private func fixedScale(_ decimals: Int) -> Double {
+    switch decimals {
+    case 0: 1
+    case 1: 1e1
+    case 2: 1e2
+    case 3: 1e3
+    case 4: 1e4
+    case 5: 1e5
+    case 6: 1e6
+    case 9: 1e9
+    default: (0..<decimals).reduce(1.0) { value, _ in value * 10 }
+    }
+}
+
+/// The digits a fixed text is written with stay below this. Below 2^53 the product is rounded
+/// exactly; below 2^51 the double nearest the text's decimal, scaled again, is within a
+/// quarter of the same digits, so the text reads back and writes again unchanged. Beyond it
+/// (a radius of 10^12 m to the millimetre), the text is the shortest that reads back as the value.
+private let exactFixedDigits = 1.0e15
+
+/// A product of ``writeFixed(_:_:to:)`` (not negative, below ``exactFixedDigits``) rounded half away from zero, as
+/// `rounded()` does, without its call into libm: below 2^53 the truncation and the remainder are
+/// exact.
+@inline(__always)
+private func roundedHalfAwayFromZero(_ product: Double) -> Int64 {
+    let truncated = Int64(product)
+    return product - Double(truncated) >= 0.5 ? truncated + 1 : truncated
+}
+
 /// Writes ``formatFixed(_:_:)``'s text; the cursor has room for 32 + `decimals` bytes.
 func writeFixed(_ value: Double, _ decimals: Int, to cursor: inout ByteCursor) {
-    let scale: Double =
-        switch decimals {
-        case 0: 1
-        case 1: 1e1
-        case 2: 1e2
-        case 3: 1e3
-        case 4: 1e4
-        case 5: 1e5
-        case 6: 1e6
-        case 9: 1e9
-        default: (0..<decimals).reduce(1.0) { value, _ in value * 10 }
-        }
+    let scale = fixedScale(decimals)
     let product = abs(value) * scale
-    guard product < 9.0e15, decimals <= 18 else {
+    guard product < exactFixedDigits, decimals <= 18 else {
         // Out of the exact range: the shortest text that reads back as the value (at most 24
         // bytes).
         cursor.put(contentsOf: String(value).utf8)
         return
     }
-    // Rounded half away from zero, as `rounded()` does, without its call into libm: below 2^53
-    // the truncation and the remainder are exact.
-    let truncated = Int64(product)
-    let digits = product - Double(truncated) >= 0.5 ? truncated + 1 : truncated
+    let digits = roundedHalfAwayFromZero(product)
     if digits < 100_000_000, decimals <= 8 {
         // Most numbers of a report (angles, signal strengths, DOPs) are this small: written with
         // 32-bit arithmetic, in line.

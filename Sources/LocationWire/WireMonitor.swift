@@ -17,10 +17,12 @@ public enum WireCondition: Codable, Sendable, Hashable {
         let container = try decoder.container(keyedBy: Kind.self)
         if container.contains(.circle) {
             let circle = try container.nestedContainer(keyedBy: Member.self, forKey: .circle)
+            // Held at the resolution the line writes (a nanodegree, a millimetre), so that the
+            // daemon keeps the condition the client will read back.
             self = .circle(
-                latitude: try circle.decode(Double.self, forKey: .lat),
-                longitude: try circle.decode(Double.self, forKey: .lon),
-                radius: try circle.decode(Double.self, forKey: .radius))
+                latitude: roundedToFixed(try circle.decode(Double.self, forKey: .lat), 9),
+                longitude: roundedToFixed(try circle.decode(Double.self, forKey: .lon), 9),
+                radius: roundedToFixed(try circle.decode(Double.self, forKey: .radius), 3))
         } else if container.contains(.beacon) {
             let beacon = try container.nestedContainer(keyedBy: Member.self, forKey: .beacon)
             self = .beacon(

@@ -39,6 +39,31 @@ struct FormatTests {
         }
     }
 
+    /// A value rounded to a number of decimals is the value its fixed text reads back as, and it
+    /// writes the same text again: what a reader holds at the text's resolution round-trips.
+    @Test func roundedToFixedIsWhatTheTextReadsBackAs() async {
+        var random = SeededGenerator(seed: 33)
+        var values: [Double] = [
+            0, -0.0, 0.0004, -0.0004, 92.337_203_685_477_58, -4.25, 1e300, -1e300, 8.9e15, 4.06e13,
+        ]
+        for _ in 0..<20000 {
+            let magnitude = Double.random(in: -10...16, using: &random)
+            let sign: Double = Bool.random(using: &random) ? -1 : 1
+            values.append(sign * pow(10, magnitude) * Double.random(in: 1..<10, using: &random))
+        }
+        var yielder = Yielder()
+        for value in values {
+            await yielder.giveWay()
+            for decimals in [0, 1, 2, 3, 6, 9, 12] {
+                let text = formatFixed(value, decimals)
+                let rounded = roundedToFixed(value, decimals)
+                #expect(Double(text) == rounded, "\(value) with \(decimals): \(text) against \(rounded)")
+                #expect(formatFixed(rounded, decimals) == text, "\(value) with \(decimals)")
+                #expect(roundedToFixed(rounded, decimals) == rounded, "\(value) with \(decimals)")
+            }
+        }
+    }
+
     /// ISO 8601 times against a reference written with `String(format:)`, over four centuries.
     @Test func iso8601MatchesAReferenceFormatter() {
         var random = SeededGenerator(seed: 12)

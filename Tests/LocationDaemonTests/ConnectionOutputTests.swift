@@ -199,7 +199,7 @@ struct ConnectionOutputTests {
             default:
                 // Through the relay, woken on the loop: the first feed alone, woken while the
                 // loop reads the relay's.
-                try await group.next().submit { relayed.post(update(number)) }.get()
+                _ = try await group.next().submit { relayed.post(update(number)) }.get()
                 sent[0].append(number)
             }
         }

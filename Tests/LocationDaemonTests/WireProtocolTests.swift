@@ -90,6 +90,25 @@ struct WireProtocolTests {
         }
     }
 
+    /// A circle's centre is written to the nanodegree and its radius to the millimetre: the
+    /// daemon holds what it reads at that resolution, so the condition it keeps is the one its
+    /// client reads back, and writing it again changes nothing. (92.33720368547758 m is the radius
+    /// the request fuzzer found read back as 92.337.)
+    @Test("a circle is held at the resolution the line writes")
+    func circleResolution() throws {
+        let line = Array(
+            #"{"op":"monitor.add","monitor":"m","identifier":"x","condition":{"circle":{"lat":52.3730941234567,"lon":-4.0000000004,"radius":92.33720368547758}}}"#
+                .utf8)
+        let (_, request) = try WireRequest.parse(line)
+        #expect(
+            request
+                == .addCondition(
+                    monitor: "m", identifier: "x",
+                    .circle(latitude: 52.373_094_123, longitude: -4, radius: 92.337), assuming: .unknown))
+        let again = try WireRequest.parse(request.encoded().dropLast())
+        #expect(again.request == request)
+    }
+
     @Test("every event reads back as it was written")
     func events() throws {
         let identity = WireIdentity(
