@@ -187,20 +187,24 @@ private final class LineScratch {
 /// Where a pump takes its elements from.
 private protocol PumpSource: SendableMetatype {
     associatedtype Element: Sendable
-    func poll(_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element>
+    /// What waits, and whether it was the last (`wake` is then kept, as after an empty poll).
+    func poll(_ wake: @escaping @Sendable () -> Void) -> (polled: MailboxPoll<Element>, last: Bool)
 }
 
-/// Any feed, through its poll.
+/// Any feed, through its poll: read until a poll finds nothing.
 private struct PolledFeed<Element: Sendable>: PumpSource {
     let polling: @Sendable (_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element>
     init(_ feed: HostedFeed<Element>) { polling = feed.polling }
-    func poll(_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element> { polling(wake) }
+    func poll(_ wake: @escaping @Sendable () -> Void) -> (polled: MailboxPoll<Element>, last: Bool) {
+        (polling(wake), false)
+    }
 }
 
-/// An app's updates, from their mailbox itself (their lease kept with it).
+/// An app's updates, from their mailbox itself (their lease kept with it): the last update
+/// that waits is told as such, which saves the poll that would find none.
 extension HostedUpdates: PumpSource {
-    func poll(_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<LocationUpdate> {
-        mailbox.pollUpdate(waking: wake)
+    func poll(_ wake: @escaping @Sendable () -> Void) -> (polled: MailboxPoll<LocationUpdate>, last: Bool) {
+        mailbox.pollUpdateUntilLast(waking: wake)
     }
 }
 
@@ -342,9 +346,11 @@ where Source.Element == Handler.Element {
         // A call still queued when the feed ended finds nothing to do.
         guard let wake else { return }
         while true {
-            switch source.poll(wake) {
+            let (polled, last) = source.poll(wake)
+            switch polled {
             case .element(let value):
                 handler.handle(value, self)
+                if last { return }
             case .empty:
                 return
             case .end:

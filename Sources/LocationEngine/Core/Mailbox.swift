@@ -144,6 +144,31 @@ import Locking
         return polled
     }
 
+    /// ``poll(waking:)`` for a reader that reads until it is told nothing is left: when the
+    /// element taken is the last that waits, `wake` is kept then and there, as the next poll
+    /// would keep it on finding none, and `last` says so. The reader stops at `last` and saves
+    /// that poll, which was half of what the mailbox cost per update in the daemon.
+    /// One reader, as for ``poll(waking:)``.
+    public func pollUntilLast(
+        waking wake: @escaping @Sendable () -> Void
+    ) -> (polled: MailboxPoll<Element>, last: Bool) {
+        let (polled, last, senders) = state.withLock {
+            state -> (MailboxPoll<Element>, Bool, [CheckedContinuation<Void, Never>]) in
+            if let (value, released) = Self.take(&state) {
+                guard let value else { return (.end, true, []) }
+                // After the last element of a finished mailbox, the next poll tells the end.
+                guard state.buffer.isEmpty, !state.finished else { return (.element(value), false, released) }
+                state.waker = wake
+                return (.element(value), true, released)
+            }
+            if state.finished { return (.end, true, []) }
+            state.waker = wake
+            return (.empty, true, [])
+        }
+        for sender in senders { sender.resume() }
+        return (polled, last)
+    }
+
     package func next() async -> Element? {
         // An element already waiting is taken without suspending.
         if let (value, senders) = state.withLock({ Self.take(&$0) }) {
@@ -221,9 +246,11 @@ import Locking
 // element the engine hands out, are compiled here for their concrete element.
 
 @_spi(FrontEnd) extension Mailbox where Element == LocationUpdate {
-    /// ``poll(waking:)``, for this element.
-    public func pollUpdate(waking wake: @escaping @Sendable () -> Void) -> MailboxPoll<LocationUpdate> {
-        poll(waking: wake)
+    /// ``pollUntilLast(waking:)``, for this element.
+    public func pollUpdateUntilLast(
+        waking wake: @escaping @Sendable () -> Void
+    ) -> (polled: MailboxPoll<LocationUpdate>, last: Bool) {
+        pollUntilLast(waking: wake)
     }
 }
 
