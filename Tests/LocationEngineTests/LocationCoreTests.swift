@@ -31,7 +31,7 @@ struct LocationCoreTests {
     /// The updates that `actions` deliver to subscription `id`.
     static func updates(_ actions: [LocationCore.Action], to id: LocationCore.ID) -> [LocationUpdate] {
         actions.compactMap {
-            if case .deliver(id, let update) = $0 { update } else { nil }
+            if case .deliver(let ids, let update) = $0, ids.contains(id) { update } else { nil }
         }
     }
 
@@ -247,7 +247,11 @@ struct DatelessFixTests {
         let received = Self.date("2026-11-24T08:00:03Z")
         let actions = core.receive(.fix(Self.dateless(8, 0, 2)), origin: .receiver, received: received)
         let located = actions.compactMap { action -> Date? in
-            if case .deliver(id, let update) = action { update.location?.timestamp } else { nil }
+            if case .deliver(let ids, let update) = action, ids.contains(id) {
+                update.location?.timestamp
+            } else {
+                nil
+            }
         }
         #expect(located == [Self.date("2026-11-24T08:00:02Z")])
     }

@@ -24,8 +24,10 @@ package struct LocationCore: Sendable {
 
     /// Work the core decided on, for the shell to perform in order.
     package enum Action: Sendable {
-        /// Give an update to the update subscription `ID`.
-        case deliver(ID, LocationUpdate)
+        /// Give one update to each of the update subscriptions `to` (in ascending order):
+        /// subscribers told the same thing at one input share one action, so that the update
+        /// is made, carried and copied once for them all, not once for each.
+        case deliver(to: [ID], LocationUpdate)
         /// Give the fix being received (the one ``receive(_:origin:received:)`` was given), whole,
         /// to the precise-fix subscription `ID`. The fix is not carried here: an action list holds
         /// one action per subscriber at every fix, each as large as the largest case, and a fix
@@ -227,7 +229,7 @@ package struct LocationCore: Sendable {
             if core.hasReceiver, subscriber.isReduced(gate) {
                 // What the app was last told, as it was told: a new subscription learns nothing new.
                 if let update = subscriber.reduced(core.reducer.current, gate: gate) {
-                    actions.append(.deliver(id, update))
+                    actions.append(.deliver(to: [id], update))
                 }
             } else if !core.hasReceiver {
                 let message =
@@ -235,11 +237,11 @@ package struct LocationCore: Sendable {
                     + "LocationService (see README)"
                 if core.auth.reported.insert(message).inserted { actions.append(.log(message)) }
                 if let update = subscriber.status(gate.flags, unavailable: gate.deliver) {
-                    actions.append(.deliver(id, update))
+                    actions.append(.deliver(to: [id], update))
                 }
             } else if core.unavailable != nil, gate.deliver {
                 if let update = subscriber.status(gate.flags, unavailable: true) {
-                    actions.append(.deliver(id, update))
+                    actions.append(.deliver(to: [id], update))
                 }
             }
             core.updates.append((id, subscriber))
@@ -286,7 +288,8 @@ package struct LocationCore: Sendable {
     package mutating func receive(_ event: ReceiverEvent, origin: FixOrigin, received: Date) -> [Action] {
         transact { core, actions in
             let gate = core.auth.updateGate
-            // An action for each subscriber, at most, and a few more: the one allocation per fix.
+            // An action for each subscriber, at most, and a few more: with each group of
+            // subscribers told one update (usually one group), the allocations per fix.
             actions.reserveCapacity(actions.count + core.updates.count + core.fixSubscribers.count + 4)
             switch event {
             case .ended:
@@ -296,14 +299,19 @@ package struct LocationCore: Sendable {
                 core.unavailable = reason
                 guard gate.deliver else { return }
                 let output = core.reduce(nil, at: core.reducerTime(received), gate: gate, &actions)
+                var told = DeliveryGroups()
                 for index in core.updates.indices {
-                    let id = core.updates[index].id
+                    let reduced = core.updates[index].subscriber.isReduced(gate)
                     let update =
-                        core.updates[index].subscriber.isReduced(gate)
+                        reduced
                         ? core.updates[index].subscriber.reduced(output, gate: gate)
                         : core.updates[index].subscriber.lost(gate)
-                    if let update { actions.append(.deliver(id, update)) }
+                    if let update {
+                        told.add(
+                            core.updates[index].id, update, reduced: reduced, of: core.updates.count - index)
+                    }
                 }
+                told.append(to: &actions)
             case .fix(let fix):
                 core.unavailable = nil
                 guard gate.deliver else { return }
@@ -315,10 +323,11 @@ package struct LocationCore: Sendable {
                 if let location { core.lastFixTime = (location.timestamp, received) }
                 let output = core.reduce(
                     location, at: location?.timestamp ?? core.reducerTime(received), gate: gate, &actions)
+                var told = DeliveryGroups()
                 for index in core.updates.indices {
-                    let id = core.updates[index].id
                     let update: LocationUpdate?
-                    if core.updates[index].subscriber.isReduced(gate) {
+                    let reduced = core.updates[index].subscriber.isReduced(gate)
+                    if reduced {
                         update = core.updates[index].subscriber.reduced(output, gate: gate)
                     } else if let location {
                         update = core.updates[index].subscriber.pipeline(location, gate: gate)
@@ -327,8 +336,12 @@ package struct LocationCore: Sendable {
                         // device stood still.
                         update = core.updates[index].subscriber.status(gate.flags, unavailable: true)
                     }
-                    if let update { actions.append(.deliver(id, update)) }
+                    if let update {
+                        told.add(
+                            core.updates[index].id, update, reduced: reduced, of: core.updates.count - index)
+                    }
                 }
+                told.append(to: &actions)
             }
         }
     }
@@ -490,11 +503,13 @@ package struct LocationCore: Sendable {
         // Subscribers that are blocked hear about every change of the reason.
         let gate = auth.updateGate
         if !gate.deliver {
+            var told = DeliveryGroups()
             for index in updates.indices {
                 if let update = updates[index].subscriber.status(gate.flags) {
-                    actions.append(.deliver(updates[index].id, update))
+                    told.add(updates[index].id, update, reduced: false, of: updates.count - index)
                 }
             }
+            told.append(to: &actions)
         }
         for id in diagnosticOrder {
             guard let session = auth.sessions[diagnostics[id]!.session] else { continue }
@@ -504,6 +519,62 @@ package struct LocationCore: Sendable {
                 actions.append(.diagnose(id, flags))
             }
         }
+    }
+}
+
+/// The updates of one input, each with the subscribers it goes to, in the order they are told.
+/// At one fix every precise subscriber is told the same location with the same flags, or with
+/// `stationary` set, or a status; every reduced one the same output: a few updates for any
+/// number of subscribers.
+struct DeliveryGroups {
+    /// What tells the updates of one input apart. Every location told at one input is either
+    /// the input's precise one (``UpdateSubscriber/pipeline(_:gate:)``) or the reducer's one
+    /// output (``UpdateSubscriber/reduced(_:gate:)``): which of the two, with the flags and the
+    /// states, is the whole update. Compared in place of the updates themselves, whose locations
+    /// are most of their size (a debug build checks that it holds).
+    private struct Key: Equatable {
+        var reduced: Bool
+        var located: Bool
+        var stationary: Bool
+        var unavailable: Bool
+        var flags: AuthorizationFlags
+
+        init(_ update: LocationUpdate, reduced: Bool) {
+            self.reduced = reduced
+            located = update.location != nil
+            stationary = update.isStationary
+            unavailable = update.locationUnavailable
+            flags = update.flags
+        }
+    }
+
+    private var groups: [(key: Key, ids: [LocationCore.ID], update: LocationUpdate)] = []
+
+    /// `update` for subscriber `id`, one of `remaining` subscribers still to be told (this one
+    /// included): its group's room for them is made once. `reduced`: the update came from the
+    /// reducer's output, not from the input's precise location.
+    mutating func add(_ id: LocationCore.ID, _ update: LocationUpdate, reduced: Bool, of remaining: Int) {
+        let key = Key(update, reduced: reduced)
+        // The group of the last subscriber is the likeliest; a few more are looked at, so
+        // subscribers told one thing in turn with another still share.
+        var index = groups.count - 1
+        while index >= 0, index >= groups.count - 4 {
+            if groups[index].key == key {
+                assert(groups[index].update == update, "one input told two updates under one key")
+                groups[index].ids.append(id)
+                return
+            }
+            index -= 1
+        }
+        var ids: [LocationCore.ID] = []
+        ids.reserveCapacity(remaining)
+        ids.append(id)
+        groups.append((key, ids, update))
+    }
+
+    /// One action for each group.
+    func append(to actions: inout [LocationCore.Action]) {
+        for group in groups { actions.append(.deliver(to: group.ids, group.update)) }
     }
 }
 

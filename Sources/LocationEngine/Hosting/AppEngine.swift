@@ -124,8 +124,13 @@ public final class AppEngine: Sendable {
         let result = state.withLock { state -> T in
             let (result, actions) = input(&state)
             // Decisions are stored first, so that nobody hears of one that is not yet saved.
-            for action in actions where action.isPersist { perform(action, &state, fix, later: &later) }
-            for action in actions where !action.isPersist { perform(action, &state, fix, later: &later) }
+            // By index, each action lent to `perform` where it lies: a `for … in` copies it out.
+            for index in actions.indices where actions[index].isPersist {
+                perform(actions[index], &state, fix, later: &later)
+            }
+            for index in actions.indices where !actions[index].isPersist {
+                perform(actions[index], &state, fix, later: &later)
+            }
             return result
         }
         for work in later { work() }
@@ -140,14 +145,16 @@ public final class AppEngine: Sendable {
         _ action: LocationCore.Action, _ state: inout State, _ fix: Fix?, later: inout [@Sendable () -> Void]
     ) {
         switch action {
-        case .deliver(let id, let update):
-            guard let mailbox = state.updates[id] else { return }
-            if mailbox.post(update), mailbox.dropped.isPowerOfTwo {
-                let (client, dropped, log) = (client, mailbox.dropped, log)
-                later.append {
-                    log(
-                        "\(client): a subscriber fell behind; \(dropped) of its locations were dropped so far"
-                    )
+        case .deliver(let ids, let update):
+            for id in ids {
+                guard let mailbox = state.updates[id] else { continue }
+                if mailbox.post(update), mailbox.dropped.isPowerOfTwo {
+                    let (client, dropped, log) = (client, mailbox.dropped, log)
+                    later.append {
+                        log(
+                            "\(client): a subscriber fell behind; \(dropped) of its locations were dropped so far"
+                        )
+                    }
                 }
             }
         case .deliverFix(let id):
