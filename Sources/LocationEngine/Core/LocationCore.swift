@@ -548,7 +548,11 @@ struct DeliveryGroups {
         }
     }
 
-    private var groups: [(key: Key, ids: [LocationCore.ID], update: LocationUpdate)] = []
+    // Side by side rather than as one array of tuples: reading a tuple's key out of an array
+    // copied the whole tuple, update and all, for every subscriber.
+    private var keys: [Key] = []
+    private var members: [[LocationCore.ID]] = []
+    private var updates: [LocationUpdate] = []
 
     /// `update` for subscriber `id`, one of `remaining` subscribers still to be told (this one
     /// included): its group's room for them is made once. `reduced`: the update came from the
@@ -557,11 +561,11 @@ struct DeliveryGroups {
         let key = Key(update, reduced: reduced)
         // The group of the last subscriber is the likeliest; a few more are looked at, so
         // subscribers told one thing in turn with another still share.
-        var index = groups.count - 1
-        while index >= 0, index >= groups.count - 4 {
-            if groups[index].key == key {
-                assert(groups[index].update == update, "one input told two updates under one key")
-                groups[index].ids.append(id)
+        var index = keys.count - 1
+        while index >= 0, index >= keys.count - 4 {
+            if keys[index] == key {
+                assert(updates[index] == update, "one input told two updates under one key")
+                members[index].append(id)
                 return
             }
             index -= 1
@@ -569,12 +573,14 @@ struct DeliveryGroups {
         var ids: [LocationCore.ID] = []
         ids.reserveCapacity(remaining)
         ids.append(id)
-        groups.append((key, ids, update))
+        keys.append(key)
+        members.append(ids)
+        updates.append(update)
     }
 
     /// One action for each group.
     func append(to actions: inout [LocationCore.Action]) {
-        for group in groups { actions.append(.deliver(to: group.ids, group.update)) }
+        for index in keys.indices { actions.append(.deliver(to: members[index], updates[index])) }
     }
 }
 
