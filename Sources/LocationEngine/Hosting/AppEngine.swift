@@ -30,7 +30,7 @@ public final class AppEngine: Sendable {
     /// The core and what its identifiers stand for in this process.
     struct State {
         var core: LocationCore
-        var updates: [LocationCore.ID: Mailbox<LocationUpdate>] = [:]
+        var updates = UpdateMailboxes()
         var diagnostics: [LocationCore.ID: Mailbox<AuthorizationFlags>] = [:]
         var fixes: [LocationCore.ID: Mailbox<Fix>] = [:]
         var accuracyRequests: [LocationCore.ID: @Sendable (AccuracyRequestRefusal?) -> Void] = [:]
@@ -146,8 +146,7 @@ public final class AppEngine: Sendable {
     ) {
         switch action {
         case .deliver(let ids, let update):
-            for id in ids {
-                guard let mailbox = state.updates[id] else { continue }
+            state.updates.forEach(of: ids) { mailbox in
                 if mailbox.post(update), mailbox.dropped.isPowerOfTwo {
                     let (client, dropped, log) = (client, mailbox.dropped, log)
                     later.append {
@@ -300,7 +299,7 @@ public final class AppEngine: Sendable {
                 profile: profile, monitoring: monitoring, wantsReduced: wantsReduced,
                 continuous: continuous, implicitSession: implicitSession, preciseAsStatus: preciseAsStatus)
             box.withLock { $0 = id }
-            state.updates[id] = mailbox
+            state.updates.insert(mailbox, for: id)
             return ((), actions)
         }
         return mailbox
@@ -327,7 +326,7 @@ public final class AppEngine: Sendable {
 
     private func unsubscribeUpdates(_ id: LocationCore.ID) {
         mutate { state in
-            state.updates.removeValue(forKey: id)
+            state.updates.remove(id)
             return ((), state.core.unsubscribeUpdates(id))
         }
     }
@@ -350,7 +349,7 @@ public final class AppEngine: Sendable {
     /// Waits until every subscriber has room: a log replayed as fast as it can be read goes at
     /// the pace of the slowest.
     func waitForRoom() async {
-        let (updates, fixes) = state.withLock { (Array($0.updates.values), Array($0.fixes.values)) }
+        let (updates, fixes) = state.withLock { ($0.updates.all, Array($0.fixes.values)) }
         for mailbox in updates { await mailbox.waitForRoom() }
         for mailbox in fixes { await mailbox.waitForRoom() }
     }
