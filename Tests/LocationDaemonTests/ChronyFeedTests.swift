@@ -73,13 +73,16 @@ struct ChronyFeedTests {
         #expect(daemon.log.components(separatedBy: noPulses).count == 2, "\(daemon.log)")
 
         var last = ""
-        var sampled: (reach: Int, offset: Double)?
-        for _ in 0..<40 {
+        func readRefclock() async throws -> (reach: Int, offset: Double)? {
             let sources = try await Runner.run(
                 ["-h", "\(directory)/chronyd.sock", "-n", "sources"],
                 executable: URL(fileURLWithPath: "/usr/bin/chronyc"))
             last = sources.standardOutput + sources.standardError
-            if let found = Self.refclock(last), found.reach >= 0o7 {
+            return Self.refclock(last)
+        }
+        var sampled: (reach: Int, offset: Double)?
+        for _ in 0..<40 {
+            if let found = try await readRefclock(), found.reach >= 0o7 {
                 sampled = found
                 break
             }
@@ -90,10 +93,19 @@ struct ChronyFeedTests {
             await daemon.stop()
             return
         }
-        // The receiver writes each epoch at the time it names (to 10 ms): the offset is that and the
-        // read's delay on a machine loaded by the suites beside it; never an epoch's 100 ms.
-        #expect(abs(refclock.offset) < 0.1, "\(last)")
-        print("chronyd's refclock: reach \(String(refclock.reach, radix: 8)), offset \(refclock.offset) s")
+        // The receiver writes each epoch at the time it names (to 10 ms): an offset is that and
+        // the read's delay, which on a machine loaded by the suites beside it was once 130 ms.
+        // A sample given the wrong epoch is 100 ms off every time, and one given the wrong
+        // second a whole second: so the best of five samples (chronyd takes one a second) is
+        // within 100 ms, and none is half a second off.
+        var samples = [refclock.offset]
+        for _ in 0..<4 {
+            try await Task.sleep(for: .milliseconds(1100))
+            if let found = try await readRefclock() { samples.append(found.offset) }
+        }
+        let best = samples.map(abs).min() ?? .infinity
+        #expect(best < 0.1 && samples.allSatisfy { abs($0) < 0.5 }, "\(samples)\n\(last)")
+        print("chronyd's refclock: reach \(String(refclock.reach, radix: 8)), offsets \(samples) s")
 
         // TOFF: the receiver's time and the system clock at the epoch's arrival, as gpsd reports them.
         let socat = URL(fileURLWithPath: "/usr/bin/socat").resolvingSymlinksInPath().path
@@ -114,7 +126,8 @@ struct ChronyFeedTests {
         #expect(await waitUntil(within: 10) { offsets().count >= 10 }, "\(client.output.suffix(600))")
         let toff = offsets()
         let sorted = toff.sorted()
-        #expect(abs(sorted[sorted.count / 2]) < 0.05 && toff.allSatisfy { abs($0) < 0.1 }, "\(toff)")
+        // The median, for the reason above: a late read moves one report, the wrong epoch all.
+        #expect(abs(sorted[sorted.count / 2]) < 0.05 && toff.allSatisfy { abs($0) < 0.5 }, "\(toff)")
         print(
             "TOFF offsets over \(toff.count) epochs: median \(sorted[sorted.count / 2]) s, "
                 + "range \(sorted.first ?? 0)…\(sorted.last ?? 0) s")
