@@ -64,6 +64,7 @@ struct TerminalPromptTests {
         process.standardOutput = slave
         process.standardError = slave
         try process.run()
+        ChildReaper.register(process.processIdentifier)
         let question = await Self.read(terminal) { $0.contains("Don't Allow: ") }
         #expect(question.contains("Allow \"com.example.prompted\" to use your location?"))
         #expect(question.contains(#"Shows \u{1B}[2J\u{1B}[31mwhere you are\u{1B}[0m."#))

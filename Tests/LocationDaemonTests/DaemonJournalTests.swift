@@ -28,6 +28,7 @@ struct DaemonJournalTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
         try process.run()
+        ChildReaper.register(process.processIdentifier)
         let text = { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
         #expect(await waitUntil(within: 60) { text().contains("listening on") || !process.isRunning })
         kill(process.processIdentifier, SIGINT)

@@ -61,6 +61,7 @@ public enum Runner {
         let inputPipe = Pipe()
         process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
         try process.run()
+        ChildReaper.register(process.processIdentifier)
         if let input {
             DispatchQueue.global().async {
                 inputPipe.fileHandleForWriting.write(input)
@@ -120,6 +121,7 @@ public final class RunningProcess: Sendable {
         }
         self.process = process
         try process.run()
+        ChildReaper.register(process.processIdentifier)
         for (pipe, isOutput) in [(output, true), (error, false)] {
             let handle = pipe.fileHandleForReading
             Thread { [collected] in
