@@ -37,8 +37,13 @@ struct UpdateMailboxes {
         for id in ids {
             let index = position(of: id, from: start)
             guard index < entries.count else { return }
-            start = index
-            if entries[index].id == id { body(entries[index].mailbox) }
+            // The next number is greater: it is looked for from the entry after a match.
+            if entries[index].id == id {
+                body(entries[index].mailbox)
+                start = index + 1
+            } else {
+                start = index
+            }
         }
     }
 
