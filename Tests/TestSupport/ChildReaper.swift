@@ -77,7 +77,11 @@ public enum ChildReaper {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
+        do { try process.run() } catch {
+            // No python3: nothing watches, and the list is not kept.
+            try? FileManager.default.removeItem(atPath: path)
+            return nil
+        }
         return path
     }()
 
