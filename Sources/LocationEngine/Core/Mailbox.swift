@@ -130,18 +130,7 @@ import Locking
     /// next (an element, the end, the close) and outside the lock; the reader then polls again.
     /// One reader: `next()` and `poll` are not mixed on one mailbox.
     public func poll(waking wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element> {
-        let (polled, senders) = state.withLock {
-            state -> (MailboxPoll<Element>, [CheckedContinuation<Void, Never>]) in
-            if let (value, released) = Self.take(&state) {
-                guard let value else { return (.end, []) }
-                return (.element(value), released)
-            }
-            if state.finished { return (.end, []) }
-            state.waker = wake
-            return (.empty, [])
-        }
-        for sender in senders { sender.resume() }
-        return polled
+        poll(waking: wake, keepingAtLast: false).polled
     }
 
     /// ``poll(waking:)`` for a reader that reads until it is told nothing is left: when the
@@ -152,12 +141,22 @@ import Locking
     public func pollUntilLast(
         waking wake: @escaping @Sendable () -> Void
     ) -> (polled: MailboxPoll<Element>, last: Bool) {
+        poll(waking: wake, keepingAtLast: true)
+    }
+
+    /// Both polls: `keepingAtLast` keeps `wake` when the element taken was the last that waits
+    /// (and says so), not only when none waits.
+    private func poll(
+        waking wake: @escaping @Sendable () -> Void, keepingAtLast: Bool
+    ) -> (polled: MailboxPoll<Element>, last: Bool) {
         let (polled, last, senders) = state.withLock {
             state -> (MailboxPoll<Element>, Bool, [CheckedContinuation<Void, Never>]) in
             if let (value, released) = Self.take(&state) {
                 guard let value else { return (.end, true, []) }
                 // After the last element of a finished mailbox, the next poll tells the end.
-                guard state.buffer.isEmpty, !state.finished else { return (.element(value), false, released) }
+                guard keepingAtLast, state.buffer.isEmpty, !state.finished else {
+                    return (.element(value), false, released)
+                }
                 state.waker = wake
                 return (.element(value), true, released)
             }
