@@ -104,12 +104,13 @@ final class ClientSession: Sendable {
             let number, let configuration, let monitoring, let reduced, let continuous, let implicitSession):
             try reserveFeed(number)
             ok(id)
-            let (lines, output) = (app.updateLines, output)
+            let (lines, output, paced) = (app.updateLines, output, app.readerSetsPace)
             let updates = app.updates(
                 configuration: configuration, monitoring: monitoring, reduced: reduced,
                 continuous: continuous, implicitSession: implicitSession)
             start(number, updates.feed) {
-                output.deliverUpdateLines(updates, lines, subscription: number, end: $0)
+                output.deliverUpdateLines(
+                    updates, lines, subscription: number, readerSetsPace: paced, end: $0)
             }
         case .subscribeDiagnostics(let number, let sessionNumber):
             guard let session = state.withLock({ $0.sessions[sessionNumber] }) else {

@@ -145,11 +145,20 @@ final class ConnectionOutput: Sendable {
 
     /// Calls `element` with each of `feed`'s elements, then `end` once when the feed ends (its
     /// subscription finished, or cancelled), all on the connection's event loop.
+    ///
+    /// `readerSetsPace`: the feed's source has no pace of its own (a log replayed at maximum
+    /// speed), and waits until its subscribers have room. Its feed is then not read while lines
+    /// wait in the channel, so that the source waits for a client that reads slowly rather than
+    /// outrunning it until the client is cut off.
     func deliver<Element: Sendable>(
-        _ feed: HostedFeed<Element>, _ element: @escaping (Element) -> Void, end: @escaping () -> Void
+        _ feed: HostedFeed<Element>, readerSetsPace: Bool = false, _ element: @escaping (Element) -> Void,
+        end: @escaping () -> Void
     ) {
-        FeedPump(PolledFeed(feed), CallHandler(call: element), channel: channel, output: onLoop, end: end)
-            .start()
+        FeedPump(
+            PolledFeed(feed), CallHandler(call: element), readerSetsPace: readerSetsPace, channel: channel,
+            output: onLoop, end: end
+        )
+        .start()
     }
 
     /// Writes the line `write` makes of each of `feed`'s elements, then calls `end` once when
@@ -159,18 +168,22 @@ final class ConnectionOutput: Sendable {
         _ feed: HostedFeed<Element>, _ write: @escaping (Element, inout [UInt8]) -> Void,
         end: @escaping () -> Void
     ) {
-        FeedPump(PolledFeed(feed), LineHandler(write: write), channel: channel, output: onLoop, end: end)
+        let handler = LineHandler(write: write)
+        FeedPump(PolledFeed(feed), handler, readerSetsPace: false, channel: channel, output: onLoop, end: end)
             .start()
     }
 
     /// ``deliverLines(_:_:end:)`` for an app's updates, each update's line written by `lines`
     /// for subscription `subscription`: the way of most clients' lines, where the pump reads the
-    /// mailbox and writes the line with nothing between them to fetch.
+    /// mailbox and writes the line with nothing between them to fetch. `readerSetsPace` as for
+    /// ``deliver(_:readerSetsPace:_:end:)``.
     func deliverUpdateLines(
-        _ updates: HostedUpdates, _ lines: WireUpdateLines, subscription: Int, end: @escaping () -> Void
+        _ updates: HostedUpdates, _ lines: WireUpdateLines, subscription: Int, readerSetsPace: Bool = false,
+        end: @escaping () -> Void
     ) {
         let handler = UpdateLineHandler(lines: lines, subscription: subscription)
-        FeedPump(updates, handler, channel: channel, output: onLoop, end: end).start()
+        FeedPump(updates, handler, readerSetsPace: readerSetsPace, channel: channel, output: onLoop, end: end)
+            .start()
     }
 }
 
@@ -279,6 +292,12 @@ where Source.Element == Handler.Element {
     /// memory per client at every update; the loop half tells every feed when it changes.
     private let socket: CInt
     private var queued = false
+    /// The source waits for this client (``ConnectionOutput/deliver(_:readerSetsPace:_:end:)``):
+    /// nothing is read while lines wait in the channel, and reading starts again when they are
+    /// written.
+    private let readerSetsPace: Bool
+    /// Reading stopped for lines waiting in the channel.
+    private var heldBack = false
     private let end: () -> Void
     /// The call the feed makes when something arrives; dropped at the end, which ends the
     /// pump's hold on itself. It holds the pump alone, which is then its context: making it, or
@@ -287,12 +306,13 @@ where Source.Element == Handler.Element {
     /// Where the feed is put when woken, to be read with the others woken on its loop.
     private let woken: WokenFeeds
     init(
-        _ source: Source, _ handler: Handler, channel: any Channel, output: ConnectionOutput.OnLoop,
-        end: @escaping () -> Void
+        _ source: Source, _ handler: Handler, readerSetsPace: Bool, channel: any Channel,
+        output: ConnectionOutput.OnLoop, end: @escaping () -> Void
     ) {
         loop = channel.eventLoop
         self.source = source
         self.handler = handler
+        self.readerSetsPace = readerSetsPace
         self.output = output
         socket = output.descriptor
         woken = output.woken
@@ -328,7 +348,13 @@ where Source.Element == Handler.Element {
         wake = nil
     }
 
-    func writesQueued(_ queued: Bool) { self.queued = queued }
+    func writesQueued(_ queued: Bool) {
+        self.queued = queued
+        guard !queued, heldBack else { return }
+        heldBack = false
+        // Read in a call of its own: this one comes from the channel's end of a write.
+        if wake != nil { woken.add(WokenFeeds.Read { self.drain() }) }
+    }
 
     /// On the loop. Straight to the socket while nothing waits in the channel and the socket is
     /// open (a line that closed it, failing, is followed by none); else the loop half's way.
@@ -346,6 +372,10 @@ where Source.Element == Handler.Element {
         // A call still queued when the feed ended finds nothing to do.
         guard let wake else { return }
         while true {
+            if readerSetsPace, queued {
+                heldBack = true
+                return
+            }
             let (polled, last) = source.poll(wake)
             switch polled {
             case .element(let value):

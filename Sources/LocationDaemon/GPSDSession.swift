@@ -295,8 +295,13 @@ final class GPSDSession: Sendable {
             for await pulse in PulsePerSecond.pulses(device: path) { self?.receive(pulse, device: device) }
         }
         // Read on the connection's event loop: each report is written where it is made.
-        output.deliver(updates, { [weak self] update in self?.receive(update, device: device) }, end: {})
-        output.deliver(fixes, { [weak self] fix in self?.receive(fix, device: device) }, end: {})
+        // A log replayed as fast as it can be read waits for the client rather than outrunning it.
+        let paced = client.app.readerSetsPace
+        output.deliver(
+            updates, readerSetsPace: paced, { [weak self] update in self?.receive(update, device: device) },
+            end: {})
+        output.deliver(
+            fixes, readerSetsPace: paced, { [weak self] fix in self?.receive(fix, device: device) }, end: {})
         let late = state.withLock { state -> Bool in
             if state.closed { return true }
             state.client = client

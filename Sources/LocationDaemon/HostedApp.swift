@@ -52,6 +52,10 @@ final class HostedApp: Sendable {
     /// Whether the monitor `name` is open.
     func hasMonitor(named name: String) -> Bool { monitors.withLock { $0[name] != nil } }
 
+    /// The app's receiver has no pace of its own (a log replayed at maximum speed): it waits for
+    /// the app's clients, whose feeds are read only as fast as each takes its lines.
+    var readerSetsPace: Bool { engine.configuration.service?.source.isRealTime == false }
+
     /// How many monitors are open.
     var monitorCount: Int { monitors.withLock { $0.count } }
 

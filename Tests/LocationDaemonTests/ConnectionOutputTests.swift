@@ -7,6 +7,7 @@ import Foundation
 @_spi(FrontEnd) import LocationWire
 import NIOCore
 import NIOPosix
+import Synchronization
 import Testing
 
 @testable import LocationDaemon
@@ -71,6 +72,15 @@ struct ConnectionOutputTests {
         Array("{\"line\":\(number),\"pad\":\"\(String(repeating: "x", count: number % 97))\"}\n".utf8)
     }
 
+    /// Update `number` of a run: its place along the run in its longitude and time.
+    private static func update(_ number: Int, latitude: Double = 1) -> LocationUpdate {
+        let location = Location(
+            coordinate: Coordinate(latitude: latitude, longitude: 0.001 * Double(number)),
+            horizontalAccuracy: 4.5,
+            timestamp: Date(timeIntervalSince1970: 1_773_475_200 + Double(number)))
+        return LocationUpdate(location: location, flags: AuthorizationFlags())
+    }
+
     @Test("a reader that falls behind, then catches up, gets every line whole and in order")
     func fallsBehind() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -117,13 +127,6 @@ struct ConnectionOutputTests {
         defer { close(client) }
         let mailbox = Mailbox<LocationUpdate>(capacity: 100_000)
         output.deliverUpdateLines(HostedUpdates(mailbox), WireUpdateLines(), subscription: 7) {}
-        @Sendable func update(_ number: Int) -> LocationUpdate {
-            let location = Location(
-                coordinate: Coordinate(latitude: Double(number % 90), longitude: 0.001 * Double(number)),
-                horizontalAccuracy: 4.5,
-                timestamp: Date(timeIntervalSince1970: 1_773_475_200 + Double(number)))
-            return LocationUpdate(location: location, flags: AuthorizationFlags())
-        }
         var expected: [UInt8] = []
         var received: [UInt8] = []
         for run in 0..<20 {
@@ -132,7 +135,7 @@ struct ConnectionOutputTests {
                 var taken: [UInt8] = []
                 for number in numbers {
                     if number % 3 == 0 {
-                        mailbox.post(update(number))
+                        mailbox.post(Self.update(number, latitude: Double(number % 90)))
                     } else {
                         output.send(Self.line(number))
                     }
@@ -142,7 +145,9 @@ struct ConnectionOutputTests {
             }.get()
             for number in numbers where number % 3 != 0 { expected += Self.line(number) }
             for number in numbers where number % 3 == 0 {
-                expected += WireEvent.update(subscription: 7, update(number).wire).encoded()
+                expected += WireEvent.update(
+                    subscription: 7, Self.update(number, latitude: Double(number % 90)).wire
+                ).encoded()
             }
         }
         received += Self.read(client, count: expected.count - received.count)
@@ -176,36 +181,31 @@ struct ConnectionOutputTests {
         let relayed = Mailbox<LocationUpdate>(capacity: 100_000)
         let first = connections[0].mailbox
         relayOutput.deliver(HostedUpdates(relayed).feed, { first.post($0) }, end: {})
-        @Sendable func update(_ number: Int) -> LocationUpdate {
-            let location = Location(
-                coordinate: Coordinate(latitude: 1, longitude: 0.001 * Double(number)),
-                horizontalAccuracy: 4.5,
-                timestamp: Date(timeIntervalSince1970: 1_773_475_200 + Double(number)))
-            return LocationUpdate(location: location, flags: AuthorizationFlags())
-        }
         let mailboxes = connections.map(\.mailbox)
         var sent: [[Int]] = Array(repeating: [], count: mailboxes.count)
         for number in 0..<300 {
             switch number % 3 {
             case 0:
                 // On the loop, as an app's engine on the receivers' loop posts.
-                try await group.next().submit { for mailbox in mailboxes { mailbox.post(update(number)) } }
-                    .get()
+                try await group.next().submit {
+                    for mailbox in mailboxes { mailbox.post(Self.update(number)) }
+                }
+                .get()
                 for index in mailboxes.indices { sent[index].append(number) }
             case 1:
                 // From another thread, as for the clients of a second loop.
-                for mailbox in mailboxes { mailbox.post(update(number)) }
+                for mailbox in mailboxes { mailbox.post(Self.update(number)) }
                 for index in mailboxes.indices { sent[index].append(number) }
             default:
                 // Through the relay, woken on the loop: the first feed alone, woken while the
                 // loop reads the relay's.
-                _ = try await group.next().submit { relayed.post(update(number)) }.get()
+                _ = try await group.next().submit { relayed.post(Self.update(number)) }.get()
                 sent[0].append(number)
             }
         }
         for (index, connection) in connections.enumerated() {
             let expected = sent[index].flatMap {
-                WireEvent.update(subscription: 3, update($0).wire).encoded()
+                WireEvent.update(subscription: 3, Self.update($0).wire).encoded()
             }
             let received = Self.read(connection.client, count: expected.count)
             #expect(
@@ -217,6 +217,50 @@ struct ConnectionOutputTests {
             try await connection.channel.close()
         }
         try await relayChannel.close()
+        try await group.shutdownGracefully()
+    }
+
+    /// A log replayed at maximum speed waits until its subscribers have room: a client's feed
+    /// must then take nothing while its lines wait in the channel, or the replay outruns a client
+    /// that reads slowly until the daemon cuts it off.
+    @Test("a feed whose source waits for its reader takes nothing while the socket is full, then everything")
+    func readerSetsPace() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (channel, output, _, client) = try await Self.connection(on: group)
+        defer { close(client) }
+        let mailbox = Mailbox<LocationUpdate>(capacity: 8)
+        output.deliverUpdateLines(
+            HostedUpdates(mailbox), WireUpdateLines(), subscription: 5, readerSetsPace: true
+        ) {}
+        // As a replay at maximum speed posts: each fix once there is room. Far more than the
+        // socket, the channel's one line and the mailbox hold.
+        let count = 2000
+        let posted = Atomic<Int>(0)
+        let replay = Task {
+            for number in 0..<count {
+                await mailbox.waitForRoom()
+                mailbox.post(Self.update(number))
+                posted.add(1, ordering: .relaxed)
+            }
+        }
+        // The reader reads nothing: the replay stops, and stays stopped.
+        var still = -1
+        while still != posted.load(ordering: .relaxed) {
+            still = posted.load(ordering: .relaxed)
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        #expect(
+            still < count / 4, "the replay outran a reader that read nothing: \(still) of \(count) posted")
+        // Then it reads: every update reaches it, in order, and none was dropped.
+        let expected = (0..<count).flatMap {
+            WireEvent.update(subscription: 5, Self.update($0).wire).encoded()
+        }
+        let received = Self.read(client, count: expected.count)
+        await replay.value
+        #expect(received == expected, "got \(received.count) of \(expected.count) bytes")
+        #expect(mailbox.dropped == 0)
+        mailbox.close()
+        try await channel.close()
         try await group.shutdownGracefully()
     }
 
