@@ -215,9 +215,24 @@ final class ClientHandler: ChannelInboundHandler {
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         guard !context.channel.isWritable else { return }
+        cutOff(context, "its unsent lines passed the buffer's bound")
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let stalled = event as? ConnectionOutput.StalledReader else {
+            return context.fireUserInboundEventTriggered(event)
+        }
+        cutOff(
+            context,
+            "the log replayed for it waited \(Duration.nanoseconds(stalled.limit.nanoseconds)) for it to take a line"
+        )
+    }
+
+    /// Closes the connection of a client that stopped reading, saying `why` in the log.
+    private func cutOff(_ context: ChannelHandlerContext, _ why: String) {
         statistics.cutOff()
         let who = worker?.summary ?? "a client"
-        daemon.log("\(who) stopped reading; its unsent lines passed the buffer's bound and it was cut off")
+        daemon.log("\(who) stopped reading; \(why), and it was cut off")
         context.close(promise: nil)
     }
 

@@ -30,9 +30,19 @@ final class ConnectionOutput: Sendable {
     private let channel: any Channel
     private let onLoop: OnLoop
 
-    init(channel: any Channel, descriptor: CInt) {
+    /// The event a connection's channel is told when a feed whose source waits for it has taken
+    /// nothing for `stallLimit`: whoever holds the connection cuts it off.
+    struct StalledReader: Sendable {
+        let limit: TimeAmount
+    }
+
+    /// - Parameter stallLimit: how long a source without a pace of its own (a log replayed at
+    ///   maximum speed) waits for this client while it takes nothing, before the channel is told
+    ///   ``StalledReader``: one client that stops reading must not stop the replay for the
+    ///   others.
+    init(channel: any Channel, descriptor: CInt, stallLimit: TimeAmount = .seconds(10)) {
         self.channel = channel
-        onLoop = OnLoop(channel: channel, descriptor: descriptor)
+        onLoop = OnLoop(channel: channel, descriptor: descriptor, stallLimit: stallLimit)
     }
 
     /// Writes and flushes `line` (its bytes as they go on the wire).
@@ -76,12 +86,21 @@ final class ConnectionOutput: Sendable {
 
         /// Where the connection's feeds are put when woken, its loop's.
         let woken: WokenFeeds
+        /// ``ConnectionOutput/init(channel:descriptor:stallLimit:)``'s.
+        let stallLimit: TimeAmount
 
-        init(channel: any Channel, descriptor: CInt) {
+        init(channel: any Channel, descriptor: CInt, stallLimit: TimeAmount) {
             self.channel = channel
             self.descriptor = descriptor
+            self.stallLimit = stallLimit
             pipeline = channel.pipeline.syncOperations
             woken = WokenFeeds.of(channel.eventLoop)
+        }
+
+        /// A feed whose source waits for the client has taken nothing for ``stallLimit``.
+        func stalled() {
+            guard open else { return }
+            pipeline.fireUserInboundEventTriggered(StalledReader(limit: stallLimit))
         }
 
         func socketClosed() {
@@ -296,8 +315,10 @@ where Source.Element == Handler.Element {
     /// nothing is read while lines wait in the channel, and reading starts again when they are
     /// written.
     private let readerSetsPace: Bool
-    /// Reading stopped for lines waiting in the channel.
-    private var heldBack = false
+    /// Since when reading has stopped for lines waiting in the channel, if it has.
+    private var heldSince: NIODeadline?
+    /// A check of ``heldSince`` against the connection's stall limit is scheduled.
+    private var checking = false
     private let end: () -> Void
     /// The call the feed makes when something arrives; dropped at the end, which ends the
     /// pump's hold on itself. It holds the pump alone, which is then its context: making it, or
@@ -350,10 +371,32 @@ where Source.Element == Handler.Element {
 
     func writesQueued(_ queued: Bool) {
         self.queued = queued
-        guard !queued, heldBack else { return }
-        heldBack = false
+        guard !queued, heldSince != nil else { return }
+        heldSince = nil
         // Read in a call of its own: this one comes from the channel's end of a write.
         if wake != nil { woken.add(WokenFeeds.Read { self.drain() }) }
+    }
+
+    /// On the loop: stops reading until the lines that wait in the channel are written, and
+    /// has the channel told if that takes longer than the connection's stall limit. One check
+    /// is scheduled at a time, however often reading stops and starts.
+    private func holdBack() {
+        guard heldSince == nil else { return }
+        let now = NIODeadline.now()
+        heldSince = now
+        if !checking { check(at: now + output.stallLimit) }
+    }
+
+    private func check(at deadline: NIODeadline) {
+        checking = true
+        loop.scheduleTask(deadline: deadline) {
+            self.checking = false
+            // Written since, or ended: nothing to do until the next hold.
+            guard let since = self.heldSince, self.wake != nil else { return }
+            let due = since + self.output.stallLimit
+            guard NIODeadline.now() >= due else { return self.check(at: due) }
+            self.output.stalled()
+        }
     }
 
     /// On the loop. Straight to the socket while nothing waits in the channel and the socket is
@@ -372,10 +415,7 @@ where Source.Element == Handler.Element {
         // A call still queued when the feed ended finds nothing to do.
         guard let wake else { return }
         while true {
-            if readerSetsPace, queued {
-                heldBack = true
-                return
-            }
+            if readerSetsPace, queued { return holdBack() }
             let (polled, last) = source.poll(wake)
             switch polled {
             case .element(let value):

@@ -74,7 +74,7 @@ struct GPSLocD: AsyncParsableCommand {
     @Option(
         name: .customLong("client-buffer"), parsing: .unconditional,
         help:
-            "Bytes of unsent lines a client may have before it is cut off (a log replayed at maximum speed waits for the client instead), 4096 to 16777216 (default 65536)."
+            "Bytes of unsent lines a client may have before it is cut off (a log replayed at maximum speed waits up to 10 s for the client instead), 4096 to 16777216 (default 65536)."
     )
     var clientBuffer: Int?
 

@@ -23,6 +23,20 @@ private final class Closing: ChannelInboundHandler, Sendable {
     }
 }
 
+/// Tells when the channel hears that a reader stalled a source that waits for it.
+private final class StallSeen: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    let seen: EventLoopPromise<Void>
+    /// On the loop only.
+    private var told = 0
+    init(_ seen: EventLoopPromise<Void>) { self.seen = seen }
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is ConnectionOutput.StalledReader else { return }
+        told += 1
+        if told == 1 { seen.succeed() }
+    }
+}
+
 /// A connection's lines written straight to its socket while it takes them, through the channel
 /// once it is full: a reader that falls behind, then catches up, gets every byte in order; and a
 /// closed connection's descriptor, reused by another file, is never written to.
@@ -33,7 +47,8 @@ struct ConnectionOutputTests {
     /// `outputOwnDescriptor`, the output writes to a duplicate of the first end (`written`, the
     /// caller's to close), which outlives the channel's close.
     private static func connection(
-        on group: MultiThreadedEventLoopGroup, outputOwnDescriptor: Bool = false
+        on group: MultiThreadedEventLoopGroup, outputOwnDescriptor: Bool = false,
+        stallLimit: TimeAmount = .seconds(10)
     ) async throws -> (channel: any Channel, output: ConnectionOutput, written: CInt, client: CInt) {
         let (socket, client) = try #require(
             closeOnExecSocketPair(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue)))
@@ -49,7 +64,10 @@ struct ConnectionOutputTests {
             .withConnectedSocket(socket).get()
         let written = outputOwnDescriptor ? fcntl(socket, F_DUPFD_CLOEXEC, 0) : socket
         try #require(written >= 0)
-        return (channel, ConnectionOutput(channel: channel, descriptor: written), written, client)
+        return (
+            channel, ConnectionOutput(channel: channel, descriptor: written, stallLimit: stallLimit), written,
+            client
+        )
     }
 
     /// Reads `descriptor` until it has `count` bytes or the stream ends; with `waiting` false,
@@ -260,6 +278,39 @@ struct ConnectionOutputTests {
         #expect(received == expected, "got \(received.count) of \(expected.count) bytes")
         #expect(mailbox.dropped == 0)
         mailbox.close()
+        try await channel.close()
+        try await group.shutdownGracefully()
+    }
+
+    /// One client that stops reading must not stop a replay for every other: its channel is told,
+    /// and the daemon's handler cuts it off.
+    @Test("a feed whose source waits for a reader that takes nothing tells its channel after the stall limit")
+    func stalledReader() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (channel, output, _, client) = try await Self.connection(
+            on: group, stallLimit: .milliseconds(300))
+        defer { close(client) }
+        let seen = channel.eventLoop.makePromise(of: Void.self)
+        try await channel.pipeline.addHandler(StallSeen(seen))
+        let mailbox = Mailbox<LocationUpdate>(capacity: 8)
+        output.deliverUpdateLines(
+            HostedUpdates(mailbox), WireUpdateLines(), subscription: 5, readerSetsPace: true
+        ) {}
+        let started = ContinuousClock.now
+        let replay = Task {
+            for number in 0..<2000 {
+                await mailbox.waitForRoom()
+                mailbox.post(Self.update(number))
+            }
+        }
+        // Told once the socket is full and 300 ms have gone without a line taken; the test gives
+        // up after 10 s, where the event never comes.
+        let timeout = channel.eventLoop.scheduleTask(in: .seconds(10)) { seen.fail(ChannelError.eof) }
+        try await seen.futureResult.get()
+        timeout.cancel()
+        #expect(ContinuousClock.now - started >= .milliseconds(300))
+        mailbox.close()
+        await replay.value
         try await channel.close()
         try await group.shutdownGracefully()
     }

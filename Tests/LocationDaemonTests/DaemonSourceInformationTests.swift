@@ -7,6 +7,8 @@ import LocationWire
 import TestSupport
 import Testing
 
+@testable import OpenCoreLocation
+
 /// What a client of the daemon learns of where its locations come from: the same as a program
 /// that reads the source itself.
 @Suite(
@@ -64,5 +66,47 @@ struct WatchThroughDaemonTests {
         // Not all 300: a program that falls behind its updates loses the oldest, in its own process.
         #expect(watch.standardOutput.split(separator: "\n").count > 10, "the log's updates came first")
         #expect(!daemon.log.contains("stopped reading"), "\(daemon.log)")
+    }
+
+    @Test(
+        "a client that stops reading a replay at maximum speed is cut off after 10 s; watch beside it gets the rest"
+    )
+    func stalledReaderOfReplay() async throws {
+        let daemon = try DaemonHarness(
+            sources: ["file:" + Fixtures.url("drive-1hz.nmea").path + "?speed=max"],
+            extra: ["--client-buffer", "4096"])
+        try await daemon.start()
+        try await daemon.grantAlways(uid: 0, app: Runner.gpsloc.resolvingSymlinksInPath().path)
+        // The test's own connection, which subscribes first and then reads nothing: the replay
+        // starts for it and waits for it.
+        let stalled = try DaemonConnection.open(path: daemon.socket)
+        var small: Int32 = 1024
+        setsockopt(
+            stalled.descriptor.rawValue, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        _ = stalled.send(WireRequest.hello(version: 1, receiver: nil).encoded())
+        var splitter = LineSplitter(maximumLength: WireProtocol.maximumEventLength)
+        let helloLine = try #require(try stalled.readLine(timeout: 5000, splitter: &splitter))
+        guard case .hello(_, let identity, _) = try WireEvent.parse(helloLine) else {
+            Issue.record("no hello: \(helloLine)")
+            return
+        }
+        try await daemon.grantAlways(uid: 0, app: identity.app)
+        _ = stalled.send(WireRequest.openSession(session: 1, level: .always, purposeKey: nil).encoded())
+        _ = stalled.send(
+            WireRequest.subscribeUpdates(subscription: 1, configuration: 0, monitoring: false).encoded())
+        let started = ContinuousClock.now
+        let watch = try await Runner.run(
+            ["60", Runner.gpsloc.path, "watch", "--session", "always", "--format", "jsonl"],
+            executable: URL(fileURLWithPath: "/usr/bin/timeout"),
+            environment: ["OPENCORELOCATION_SOCKET": daemon.socket])
+        let took = ContinuousClock.now - started
+        await daemon.stop()
+        withExtendedLifetime(stalled) {}
+        #expect(
+            daemon.log.contains("waited 10.0 seconds for it to take a line, and it was cut off"),
+            "\(daemon.log)")
+        #expect(watch.status == 3, "\(watch.standardError)")
+        #expect(watch.standardOutput.split(separator: "\n").count > 10, "the log's updates reached watch")
+        #expect(took > .seconds(9), "the replay went on without waiting for the stalled client")
     }
 }
