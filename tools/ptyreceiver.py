@@ -41,6 +41,17 @@ def epoch(index):
     stamp = "2026-03-14T%02d:%02d:%06.3fZ" % (hh, mm, ss)
     return (rmc + gga).encode(), stamp, round(FIRST_EPOCH + seconds, 3)
 
+def run_in_real_time():
+    """Gives the calling thread a real-time priority (SCHED_FIFO, the lowest), for a writer that
+    takes the moment its write returned: an ordinary thread, with both processors busy with the
+    program measured, was preempted right after writing and took the moment only once a processor
+    was free again, after part of the work it was to time. Returns whether it could (root can)."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+        return True
+    except (AttributeError, OSError):
+        return False
+
 def latency_summary(values):
     """Median, 99th percentile and maximum of latencies in ms, as the tools print them."""
     values = sorted(values)
