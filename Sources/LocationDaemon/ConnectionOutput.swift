@@ -97,9 +97,14 @@ final class ConnectionOutput: Sendable {
             woken = WokenFeeds.of(channel.eventLoop)
         }
 
+        /// The channel was told of a stalled reader: once is enough, whichever of the
+        /// connection's feeds (a gpsd client has two) stalled first.
+        private var toldStalled = false
+
         /// A feed whose source waits for the client has taken nothing for ``stallLimit``.
         func stalled() {
-            guard open else { return }
+            guard open, !toldStalled else { return }
+            toldStalled = true
             pipeline.fireUserInboundEventTriggered(StalledReader(limit: stallLimit))
         }
 

@@ -28,7 +28,7 @@ private final class StallSeen: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     let seen: EventLoopPromise<Void>
     /// On the loop only.
-    private var told = 0
+    private(set) var told = 0
     init(_ seen: EventLoopPromise<Void>) { self.seen = seen }
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         guard event is ConnectionOutput.StalledReader else { return }
@@ -291,16 +291,23 @@ struct ConnectionOutputTests {
             on: group, stallLimit: .milliseconds(300))
         defer { close(client) }
         let seen = channel.eventLoop.makePromise(of: Void.self)
-        try await channel.pipeline.addHandler(StallSeen(seen))
+        let recorder = StallSeen(seen)
+        try await channel.pipeline.addHandler(recorder)
+        // Two feeds of one source, as a gpsd client's updates and fixes: the channel is told once.
         let mailbox = Mailbox<LocationUpdate>(capacity: 8)
-        output.deliverUpdateLines(
-            HostedUpdates(mailbox), WireUpdateLines(), subscription: 5, readerSetsPace: true
-        ) {}
+        let second = Mailbox<LocationUpdate>(capacity: 8)
+        for (box, number) in [(mailbox, 5), (second, 6)] {
+            output.deliverUpdateLines(
+                HostedUpdates(box), WireUpdateLines(), subscription: number, readerSetsPace: true
+            ) {}
+        }
         let started = ContinuousClock.now
         let replay = Task {
             for number in 0..<2000 {
                 await mailbox.waitForRoom()
+                await second.waitForRoom()
                 mailbox.post(Self.update(number))
+                second.post(Self.update(number))
             }
         }
         // Told once the socket is full and 300 ms have gone without a line taken; the test gives
@@ -309,7 +316,10 @@ struct ConnectionOutputTests {
         try await seen.futureResult.get()
         timeout.cancel()
         #expect(ContinuousClock.now - started >= .milliseconds(300))
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(try await channel.eventLoop.submit { recorder.told }.get() == 1, "told more than once")
         mailbox.close()
+        second.close()
         await replay.value
         try await channel.close()
         try await group.shutdownGracefully()
