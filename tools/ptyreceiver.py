@@ -241,10 +241,10 @@ class GPSDClient:
         wanted = ('"time":"%s"' % stamp).encode()
         return any(b'"class":"TPV"' in line and wanted in line for line in self.lines())
 
-def granted_client(path, timeout=10):
+def granted_client(path, timeout=10, subscribing=True):
     """A connection whose program (this interpreter, as the daemon knows it) an administrator — this
-    user, through its group — granted Always, with a session and a subscription open; each reply
-    awaited `timeout` seconds at most."""
+    user, through its group — granted Always, with a session and a subscription open unless not
+    `subscribing`; each reply awaited `timeout` seconds at most."""
     client = Client(path)
     client.send({"op": "hello", "version": 1})
     hello = client.read_reply(timeout)
@@ -255,7 +255,8 @@ def granted_client(path, timeout=10):
     answer = client.read_reply(timeout)
     if answer.get("reply") != "ok":
         sys.exit("gpslocd refused the grant (%s); is %s an administrators' group?" % (answer, grp.getgrgid(os.getgid()).gr_name))
-    subscribe(client)
+    if subscribing:
+        subscribe(client)
     return client
 
 def subscribe(client):
