@@ -97,8 +97,10 @@ final class ConnectionOutput: Sendable {
             woken = WokenFeeds.of(channel.eventLoop)
         }
 
-        /// The channel was told of a stalled reader: once is enough, whichever of the
-        /// connection's feeds (a gpsd client has two) stalled first.
+        /// The channel was told of a stalled reader. It is told once, whichever of the
+        /// connection's feeds (a gpsd client has two) stalls first: the daemon's handler closes
+        /// the connection then and there, which stops the other feed's check, but a holder that
+        /// does not close at once hears of it once all the same.
         private var toldStalled = false
 
         /// A feed whose source waits for the client has taken nothing for ``stallLimit``.
@@ -392,6 +394,9 @@ where Source.Element == Handler.Element {
         if !checking { check(at: now + output.stallLimit) }
     }
 
+    /// At `deadline`: the channel is told if reading has been held back for the connection's
+    /// stall limit by then; if it stopped and started again meanwhile, it is checked again when
+    /// the limit will have passed.
     private func check(at deadline: NIODeadline) {
         checking = true
         loop.scheduleTask(deadline: deadline) {

@@ -99,6 +99,20 @@ struct ConnectionOutputTests {
         return LocationUpdate(location: location, flags: AuthorizationFlags())
     }
 
+    /// Posts updates 0..<`count` to every one of `mailboxes` as a log replayed at maximum speed
+    /// does: each once all of them have room. `posted` is called after each.
+    private static func replay(
+        _ count: Int, to mailboxes: [Mailbox<LocationUpdate>], posted: @escaping @Sendable () -> Void = {}
+    ) -> Task<Void, Never> {
+        Task {
+            for number in 0..<count {
+                for mailbox in mailboxes { await mailbox.waitForRoom() }
+                for mailbox in mailboxes { mailbox.post(update(number)) }
+                posted()
+            }
+        }
+    }
+
     @Test("a reader that falls behind, then catches up, gets every line whole and in order")
     func fallsBehind() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -254,13 +268,7 @@ struct ConnectionOutputTests {
         // socket, the channel's one line and the mailbox hold.
         let count = 2000
         let posted = Atomic<Int>(0)
-        let replay = Task {
-            for number in 0..<count {
-                await mailbox.waitForRoom()
-                mailbox.post(Self.update(number))
-                posted.add(1, ordering: .relaxed)
-            }
-        }
+        let replay = Self.replay(count, to: [mailbox]) { posted.add(1, ordering: .relaxed) }
         // The reader reads nothing: the replay stops, and stays stopped.
         var still = -1
         while still != posted.load(ordering: .relaxed) {
@@ -302,14 +310,7 @@ struct ConnectionOutputTests {
             ) {}
         }
         let started = ContinuousClock.now
-        let replay = Task {
-            for number in 0..<2000 {
-                await mailbox.waitForRoom()
-                await second.waitForRoom()
-                mailbox.post(Self.update(number))
-                second.post(Self.update(number))
-            }
-        }
+        let replay = Self.replay(2000, to: [mailbox, second])
         // Told once the socket is full and 300 ms have gone without a line taken; the test gives
         // up after 10 s, where the event never comes.
         let timeout = channel.eventLoop.scheduleTask(in: .seconds(10)) { seen.fail(ChannelError.eof) }

@@ -47,15 +47,21 @@ struct DaemonSourceInformationTests {
 /// `gpsloc watch` as a client of gpslocd, when the daemon's source ends.
 @Suite("gpsloc watch through gpslocd", .enabled(if: getuid() == 0, "needs root to grant as an administrator"))
 struct WatchThroughDaemonTests {
-    @Test("when the daemon's replay ends, watch says so and ends with status 3, not a silent 0")
-    func endOfSource() async throws {
-        // The smallest buffer a client may have: a replay as fast as it can be read waits for
-        // watch rather than outrunning it until it is cut off.
+    /// A daemon replaying the drive as fast as it can be read, gpsloc granted Always, at the
+    /// smallest buffer a client may have: the replay waits for a slow client rather than
+    /// outrunning it until it is cut off.
+    private static func replaying() async throws -> DaemonHarness {
         let daemon = try DaemonHarness(
             sources: ["file:" + Fixtures.url("drive-1hz.nmea").path + "?speed=max"],
             extra: ["--client-buffer", "4096"])
         try await daemon.start()
         try await daemon.grantAlways(uid: 0, app: Runner.gpsloc.resolvingSymlinksInPath().path)
+        return daemon
+    }
+
+    @Test("when the daemon's replay ends, watch says so and ends with status 3, not a silent 0")
+    func endOfSource() async throws {
+        let daemon = try await Self.replaying()
         let watch = try await Runner.run(
             ["60", Runner.gpsloc.path, "watch", "--session", "always", "--format", "jsonl"],
             executable: URL(fileURLWithPath: "/usr/bin/timeout"),
@@ -72,11 +78,7 @@ struct WatchThroughDaemonTests {
         "a client that stops reading a replay at maximum speed is cut off after 10 s; watch beside it gets the rest"
     )
     func stalledReaderOfReplay() async throws {
-        let daemon = try DaemonHarness(
-            sources: ["file:" + Fixtures.url("drive-1hz.nmea").path + "?speed=max"],
-            extra: ["--client-buffer", "4096"])
-        try await daemon.start()
-        try await daemon.grantAlways(uid: 0, app: Runner.gpsloc.resolvingSymlinksInPath().path)
+        let daemon = try await Self.replaying()
         // The test's own connection, which subscribes first and then reads nothing: the replay
         // starts for it and waits for it.
         let stalled = try DaemonConnection.open(path: daemon.socket)

@@ -19,20 +19,22 @@ public enum ChildReaper {
     public static let watcher = #"""
         import os, sys, time
         parent, registry = int(sys.argv[1]), sys.argv[2]
+        def fields(pid):
+            # /proc/PID/stat after the name (which may hold spaces and parentheses); None once
+            # the program has ended.
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    found = f.read().rsplit(")", 1)[1].split()
+                return found if len(found) > 19 else None
+            except (OSError, IndexError):
+                return None
         def alive(pid):
             # Ended, or ended and not yet waited for (a zombie).
-            try:
-                with open(f"/proc/{pid}/stat") as f:
-                    return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-            except (OSError, IndexError):
-                return False
+            found = fields(pid)
+            return found is not None and found[0] != "Z"
         def stat(pid):
-            try:
-                with open(f"/proc/{pid}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                return int(fields[1]), fields[19]  # parent, start time
-            except (OSError, IndexError, ValueError):
-                return None
+            found = fields(pid)
+            return (int(found[1]), found[19]) if found else None  # parent, start time
         while alive(parent):
             time.sleep(1)
         try:
