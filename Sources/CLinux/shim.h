@@ -59,6 +59,20 @@ static inline int clinux_set_current_thread_nice(int nice) {
     return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
 }
 
+// Gives the calling thread the nice value of the process's main thread (what `nice -n` or a
+// unit's `Nice=` set for the program), where it has another; 0, or -1 with errno (EACCES or
+// EPERM where that lowers it and the thread may not).
+#include <errno.h>
+static inline int clinux_adopt_process_nice(void) {
+    errno = 0;
+    int process = getpriority(PRIO_PROCESS, (id_t)getpid());
+    if (process == -1 && errno != 0) return -1;
+    errno = 0;
+    int own = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+    if (own == -1 && errno != 0) return -1;
+    return own == process ? 0 : setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), process);
+}
+
 // accept4, which needs _GNU_SOURCE: a connection's descriptor made non-blocking and closed on
 // exec in the one call, so that no other thread's fork and exec inherits it.
 #include <sys/socket.h>

@@ -58,6 +58,13 @@ public func onThread<Value: Sendable, Failure: Error>(
 /// `/proc/PID/task/*/comm` show) is `name`'s first 15 bytes, the kernel's limit. A thread that
 /// cannot be made (the process's or the user's limit reached) stops the program with the reason:
 /// nothing could go on without it.
+///
+/// It runs at the program's nice value, the one its main thread has (`nice -n 19 gpsloc …`, a
+/// unit's `Nice=`), not at the one of the thread that made it: Swift's runtime sets its own
+/// threads' values by their priority class, so a thread would otherwise start at 0 (or -4)
+/// whatever the program was started with. Lowering it back to a negative value needs
+/// `CAP_SYS_NICE` or a `RLIMIT_NICE` that allows it (root has it; systemd's `LimitNICE=` gives it);
+/// where the kernel refuses, the thread keeps the value it started with.
 public func detachThread(named name: String, _ body: @escaping @Sendable () -> Void) {
     final class Start {
         let name: String
@@ -75,6 +82,7 @@ public func detachThread(named name: String, _ body: @escaping @Sendable () -> V
             let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
             // prctl(PR_SET_NAME) names the calling thread (Glibc leaves pthread_setname_np out).
             _ = clinux_set_thread_name(String(decoding: start.name.utf8.prefix(15), as: UTF8.self))
+            _ = clinux_adopt_process_nice()
             start.body()
             return nil
         }, start)

@@ -62,6 +62,30 @@ struct LiveCommandTests {
         #expect(watch.errors.contains("serial:\(pair.device): the device hung up (unplugged?); reopening in"))
     }
 
+    /// A program started at a nice value reads its receiver at it: the reading thread is made by
+    /// one of the runtime's threads, which run at values of their own (0 or -4).
+    @Test(
+        "watch started with nice -n reads its receiver at that nice value",
+        arguments: [6, -6])  // lowering it: as root, as the tests run
+    func readerNice(_ nice: Int) async throws {
+        let setup = try await setUp()
+        let pty = try PseudoTerminal()
+        let receiver = pty.transmitContinuously(try driveSample(epochs: 300).bytes, baud: 115200)
+        let watch = try RunningProcess(
+            [
+                "-n", "\(nice)", Runner.gpsloc.path, "watch", "--source",
+                "serial:\(pty.slavePath)?baud=115200",
+                "--app", app, "--store", setup.store, "--manifest", setup.manifest, "--prompt", "pending",
+            ], executable: URL(fileURLWithPath: "/usr/bin/nice"))
+        #expect(await watch.waitForOutput { Self.located($0) >= 3 }, "\(watch.errors)")
+        let threads = try ProcessThreads.niceValues(of: watch.processIdentifier)
+        await watch.stop()
+        await receiver.stop()
+        pty.close()
+        let reader = try #require(threads.first { $0.name == "gnss-reader" }, "\(threads)")
+        #expect(reader.nice == nice, "\(threads)")
+    }
+
     @Test(
         "A source that cannot work ends watch with the reason and status 1, not retries forever",
         arguments: [

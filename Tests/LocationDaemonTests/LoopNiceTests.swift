@@ -10,24 +10,10 @@ import Testing
 /// gpsd runs at nice -10.
 @Suite("gpslocd's event loops run at their nice value")
 struct LoopNiceTests {
-    /// Each thread of process `pid`: its name and its nice value (`/proc/PID/task/TID/stat`).
-    static func threads(of pid: Int32) throws -> [(name: String, nice: Int)] {
-        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
-        return tasks.compactMap { task in
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
-                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
-            else { return nil }
-            // After the name: the state (field 3) onwards; the nice value is field 19.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 16, let nice = Int(fields[16]) else { return nil }
-            return (String(stat[stat.index(after: open)..<close]), nice)
-        }
-    }
-
     /// The nice values of the daemon's event loops and of its other threads.
     static func nice(of daemon: DaemonHarness) throws -> (loops: [Int], others: [Int]) {
         let pid = try #require(daemon.process?.processIdentifier)
-        let all = try threads(of: pid)
+        let all = try ProcessThreads.niceValues(of: pid)
         let loops = all.filter { $0.name.hasPrefix("NIO-ELT") }
         return (loops.map(\.nice), all.filter { !$0.name.hasPrefix("NIO-ELT") }.map(\.nice))
     }
