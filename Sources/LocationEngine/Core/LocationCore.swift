@@ -51,6 +51,9 @@ package struct LocationCore: Sendable {
     /// often gives no date), so that a guess never moves the app's cadence.
     private var lastFixTime: (fix: Date, received: Date)?
     private var nextID = 0
+    /// The groups of the last input's updates, kept for their storage: each input groups its
+    /// subscribers in the same few arrays, rather than three new ones for each app at each fix.
+    private var groups = DeliveryGroups()
 
     package init(
         client: String, manifest: Manifest, snapshot: AuthorizationSnapshot, inUse: Bool,
@@ -62,6 +65,14 @@ package struct LocationCore: Sendable {
     }
 
     package var client: String { auth.client }
+
+    /// The kept groups, emptied, for an input to fill; ``groups`` is given them back after.
+    private mutating func emptyGroups() -> DeliveryGroups {
+        var emptied = DeliveryGroups()
+        swap(&emptied, &groups)
+        emptied.removeAll()
+        return emptied
+    }
 
     private mutating func makeID() -> ID {
         nextID += 1
@@ -258,7 +269,7 @@ package struct LocationCore: Sendable {
                 core.unavailable = reason
                 guard gate.deliver else { return }
                 let output = core.reduce(nil, at: core.reducerTime(received), gate: gate, &actions)
-                var told = DeliveryGroups()
+                var told = core.emptyGroups()
                 for index in core.updates.indices {
                     let reduced = core.updates[index].subscriber.isReduced(gate)
                     let update =
@@ -271,6 +282,7 @@ package struct LocationCore: Sendable {
                     }
                 }
                 told.append(to: &actions)
+                core.groups = told
             case .fix(let fix):
                 core.unavailable = nil
                 guard gate.deliver else { return }
@@ -282,7 +294,7 @@ package struct LocationCore: Sendable {
                 if let location { core.lastFixTime = (location.timestamp, received) }
                 let output = core.reduce(
                     location, at: location?.timestamp ?? core.reducerTime(received), gate: gate, &actions)
-                var told = DeliveryGroups()
+                var told = core.emptyGroups()
                 for index in core.updates.indices {
                     let update: LocationUpdate?
                     let reduced = core.updates[index].subscriber.isReduced(gate)
@@ -301,6 +313,7 @@ package struct LocationCore: Sendable {
                     }
                 }
                 told.append(to: &actions)
+                core.groups = told
             }
         }
     }
@@ -462,13 +475,14 @@ package struct LocationCore: Sendable {
         // Subscribers that are blocked hear about every change of the reason.
         let gate = auth.updateGate
         if !gate.deliver {
-            var told = DeliveryGroups()
+            var told = emptyGroups()
             for index in updates.indices {
                 if let update = updates[index].subscriber.status(gate.flags) {
                     told.add(updates[index].id, update, reduced: false, of: updates.count - index)
                 }
             }
             told.append(to: &actions)
+            groups = told
         }
         for id in diagnosticOrder {
             guard let session = auth.sessions[diagnostics[id]!.session] else { continue }
