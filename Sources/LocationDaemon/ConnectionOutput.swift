@@ -272,9 +272,14 @@ private struct LineHandler<Element>: PumpHandler {
 
 private struct UpdateLineHandler: PumpHandler {
     let lines: WireUpdateLines
-    let subscription: Int
+    /// The start of the subscription's lines, up to its number.
+    let head: [UInt8]
+    init(lines: WireUpdateLines, subscription: Int) {
+        self.lines = lines
+        head = WireUpdateLines.head(subscription: subscription)
+    }
     func handle(_ update: LocationUpdate, _ sink: some LineSink) {
-        sink.sendLine { lines.append(update, subscription: subscription, to: &$0) }
+        sink.sendLine { lines.append(update, head: head, to: &$0) }
     }
 }
 

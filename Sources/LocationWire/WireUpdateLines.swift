@@ -29,42 +29,62 @@ import NMEA
     /// The latest updates written, the newest last.
     private let written = Mutex<[Written]>([])
     private static let kept = 4
-    private static let head = Array(#"{"event":"update","subscription":"#.utf8)
+    private static let start = Array(#"{"event":"update","subscription":"#.utf8)
 
-    /// The updates a thread used last, the newest first.
+    /// The updates a thread used last and their tails, the newest first: side by side, as
+    /// reading an update and its tail out of one array copied both, update and all, for every
+    /// subscription (`BENCHMARKS.md`, round 2, twenty-first part).
     private final class Recent {
         /// Touched by its thread alone, one access at a time: unchecked, as the run-time check
         /// of each access cost more than the rest of finding the line (`BENCHMARKS.md`, round
         /// 2, eighteenth part).
-        @exclusivity(unchecked) var written: [Written] = []
+        @exclusivity(unchecked) var updates: [LocationUpdate] = []
+        @exclusivity(unchecked) var tails: [[UInt8]] = []
     }
 
     private static let recent = ThreadLocal { Recent() }
 
     public init() {}
 
+    /// The start of subscription `subscription`'s update lines, up to its number: the same for
+    /// each of its updates, made once when it is subscribed.
+    public static func head(subscription: Int) -> [UInt8] {
+        var head = start
+        // As the JSON writer writes an integer.
+        NMEADecimal(subscription).appendASCII(to: &head)
+        return head
+    }
+
     /// Appends the line of `update` for subscription `subscription` to `bytes`.
     public func append(_ update: LocationUpdate, subscription: Int, to bytes: inout [UInt8]) {
+        append(update, head: Self.head(subscription: subscription), to: &bytes)
+    }
+
+    /// Appends the line of `update` to `bytes` after `head`, a subscription's
+    /// ``head(subscription:)``.
+    public func append(_ update: LocationUpdate, head: [UInt8], to bytes: inout [UInt8]) {
         let recent = Self.recent.value
-        bytes.append(contentsOf: Self.head)
-        // As the JSON writer writes an integer.
-        NMEADecimal(subscription).appendASCII(to: &bytes)
-        if let index = recent.written.firstIndex(where: { $0.update == update }) {
-            bytes.append(contentsOf: recent.written[index].tail)
+        bytes.append(contentsOf: head)
+        if let index = recent.updates.firstIndex(of: update) {
+            bytes.append(contentsOf: recent.tails[index])
             return
         }
         let tail =
             written.withLock { written in written.lastIndex { $0.update == update }.map { written[$0].tail } }
             ?? write(update)
-        if recent.written.count == Self.kept { recent.written.removeLast() }
-        recent.written.insert(Written(update: update, tail: tail), at: 0)
+        if recent.updates.count == Self.kept {
+            recent.updates.removeLast()
+            recent.tails.removeLast()
+        }
+        recent.updates.insert(update, at: 0)
+        recent.tails.insert(tail, at: 0)
         bytes.append(contentsOf: tail)
     }
 
     private func write(_ update: LocationUpdate) -> [UInt8] {
         // The line for subscription 0, less its head and the number: one allocation per update.
         var tail = WireEvent.update(subscription: 0, update.wire).encoded()
-        tail.removeFirst(Self.head.count + 1)
+        tail.removeFirst(Self.start.count + 1)
         written.withLock { written in
             if written.count == Self.kept { written.removeFirst() }
             written.append(Written(update: update, tail: tail))

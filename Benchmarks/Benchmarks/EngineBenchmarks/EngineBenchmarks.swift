@@ -54,9 +54,10 @@ final class FanOut: @unchecked Sendable {
     private let receiver = DrivenReceiver()
     private let service: LocationService
     private var engines: [AppEngine] = []
-    /// Each subscriber's mailbox and its line's buffer.
+    /// Each subscriber's mailbox, its line's buffer and its lines' start.
     private var leases: [MailboxLease<LocationUpdate>] = []
     private var lines: [[UInt8]] = []
+    private var heads: [[UInt8]] = []
     /// Each app's update lines, as gpslocd keeps them for the app's subscribers.
     private var updateLines: [WireUpdateLines] = []
     private let subscribersPerApp: Int
@@ -92,6 +93,7 @@ final class FanOut: @unchecked Sendable {
             updateLines.append(WireUpdateLines())
             for _ in 0..<subscribersPerApp {
                 leases.append(MailboxLease(engine.subscribeUpdates(profile: .default)))
+                heads.append(WireUpdateLines.head(subscription: lines.count))
                 lines.append([])
             }
         }
@@ -114,7 +116,7 @@ final class FanOut: @unchecked Sendable {
         for index in leases.indices {
             while case .element(let update) = leases[index].poll(waking: wake) {
                 lines[index].removeAll(keepingCapacity: true)
-                updateLines[index / subscribersPerApp].append(update, subscription: index, to: &lines[index])
+                updateLines[index / subscribersPerApp].append(update, head: heads[index], to: &lines[index])
                 taken += 1
             }
         }
