@@ -229,13 +229,10 @@ struct AbuseTests {
 
     /// The CPU time a process used so far, from `/proc/<pid>/stat` (user and system).
     static func cpuSeconds(_ pid: Int32) -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = text.lastIndex(of: ")")
+        // utime and stime, fields 14 and 15.
+        guard let stat = ProcessStat(pid: pid), let user = stat[field: 14].flatMap({ Double($0) }),
+            let system = stat[field: 15].flatMap({ Double($0) })
         else { return 0 }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
-            return 0
-        }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 

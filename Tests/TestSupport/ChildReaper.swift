@@ -100,13 +100,8 @@ public enum ChildReaper {
         }
     }
 
-    /// Field 22 of `/proc/PID/stat`, the time the program started, counted after the name
-    /// (which may hold spaces and parentheses).
+    /// Field 22 of `/proc/PID/stat`, the time the program started.
     public static func startTime(of pid: Int32) -> String? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let nameEnd = text.lastIndex(of: ")")
-        else { return nil }
-        let fields = text[text.index(after: nameEnd)...].split(separator: " ")
-        return fields.count > 19 ? String(fields[19]) : nil
+        ProcessStat(pid: pid)?[field: 22].map(String.init)
     }
 }

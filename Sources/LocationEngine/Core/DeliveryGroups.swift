@@ -57,14 +57,10 @@ struct DeliveryGroups {
         updates.append(update)
     }
 
-    /// One action for each group. The actions hold the groups' subscribers, so that emptying
-    /// the groups after leaves the actions theirs.
-    func append(to actions: inout [LocationCore.Action]) {
+    /// One action for each group, which holds the group's subscribers; then no group, the
+    /// arrays' storage kept for the next input.
+    mutating func flush(into actions: inout [LocationCore.Action]) {
         for index in keys.indices { actions.append(.deliver(to: members[index], updates[index])) }
-    }
-
-    /// No group, the arrays' storage kept for the next input.
-    mutating func removeAll() {
         keys.removeAll(keepingCapacity: true)
         members.removeAll(keepingCapacity: true)
         updates.removeAll(keepingCapacity: true)

@@ -51,8 +51,9 @@ package struct LocationCore: Sendable {
     /// often gives no date), so that a guess never moves the app's cadence.
     private var lastFixTime: (fix: Date, received: Date)?
     private var nextID = 0
-    /// The groups of the last input's updates, kept for their storage: each input groups its
-    /// subscribers in the same few arrays, rather than three new ones for each app at each fix.
+    /// Where an input groups the subscribers told one update, empty between inputs: kept for
+    /// its storage, the same few arrays at every input rather than three new ones for each app
+    /// at each fix.
     private var groups = DeliveryGroups()
 
     package init(
@@ -65,14 +66,6 @@ package struct LocationCore: Sendable {
     }
 
     package var client: String { auth.client }
-
-    /// The kept groups, emptied, for an input to fill; ``groups`` is given them back after.
-    private mutating func emptyGroups() -> DeliveryGroups {
-        var emptied = DeliveryGroups()
-        swap(&emptied, &groups)
-        emptied.removeAll()
-        return emptied
-    }
 
     private mutating func makeID() -> ID {
         nextID += 1
@@ -269,7 +262,6 @@ package struct LocationCore: Sendable {
                 core.unavailable = reason
                 guard gate.deliver else { return }
                 let output = core.reduce(nil, at: core.reducerTime(received), gate: gate, &actions)
-                var told = core.emptyGroups()
                 for index in core.updates.indices {
                     let reduced = core.updates[index].subscriber.isReduced(gate)
                     let update =
@@ -277,12 +269,11 @@ package struct LocationCore: Sendable {
                         ? core.updates[index].subscriber.reduced(output, gate: gate)
                         : core.updates[index].subscriber.lost(gate)
                     if let update {
-                        told.add(
+                        core.groups.add(
                             core.updates[index].id, update, reduced: reduced, of: core.updates.count - index)
                     }
                 }
-                told.append(to: &actions)
-                core.groups = told
+                core.groups.flush(into: &actions)
             case .fix(let fix):
                 core.unavailable = nil
                 guard gate.deliver else { return }
@@ -294,7 +285,6 @@ package struct LocationCore: Sendable {
                 if let location { core.lastFixTime = (location.timestamp, received) }
                 let output = core.reduce(
                     location, at: location?.timestamp ?? core.reducerTime(received), gate: gate, &actions)
-                var told = core.emptyGroups()
                 for index in core.updates.indices {
                     let update: LocationUpdate?
                     let reduced = core.updates[index].subscriber.isReduced(gate)
@@ -308,12 +298,11 @@ package struct LocationCore: Sendable {
                         update = core.updates[index].subscriber.status(gate.flags, unavailable: true)
                     }
                     if let update {
-                        told.add(
+                        core.groups.add(
                             core.updates[index].id, update, reduced: reduced, of: core.updates.count - index)
                     }
                 }
-                told.append(to: &actions)
-                core.groups = told
+                core.groups.flush(into: &actions)
             }
         }
     }
@@ -475,14 +464,12 @@ package struct LocationCore: Sendable {
         // Subscribers that are blocked hear about every change of the reason.
         let gate = auth.updateGate
         if !gate.deliver {
-            var told = emptyGroups()
             for index in updates.indices {
                 if let update = updates[index].subscriber.status(gate.flags) {
-                    told.add(updates[index].id, update, reduced: false, of: updates.count - index)
+                    groups.add(updates[index].id, update, reduced: false, of: updates.count - index)
                 }
             }
-            told.append(to: &actions)
-            groups = told
+            groups.flush(into: &actions)
         }
         for id in diagnosticOrder {
             guard let session = auth.sessions[diagnostics[id]!.session] else { continue }
