@@ -57,18 +57,16 @@ import NMEA
 
     /// Appends the line of `update` for subscription `subscription` to `bytes`.
     public func append(_ update: LocationUpdate, subscription: Int, to bytes: inout [UInt8]) {
-        append(update, head: Self.head(subscription: subscription), to: &bytes)
+        bytes.append(contentsOf: Self.head(subscription: subscription))
+        bytes.append(contentsOf: tail(of: update))
     }
 
-    /// Appends the line of `update` to `bytes` after `head`, a subscription's
-    /// ``head(subscription:)``.
-    public func append(_ update: LocationUpdate, head: [UInt8], to bytes: inout [UInt8]) {
+    /// What follows a subscription's ``head(subscription:)`` in the line of `update`: the same
+    /// for every subscription told it, so that a writer may write the two side by side without
+    /// joining them in an array.
+    public func tail(of update: LocationUpdate) -> [UInt8] {
         let recent = Self.recent.value
-        bytes.append(contentsOf: head)
-        if let index = recent.updates.firstIndex(of: update) {
-            bytes.append(contentsOf: recent.tails[index])
-            return
-        }
+        if let index = recent.updates.firstIndex(of: update) { return recent.tails[index] }
         let tail =
             written.withLock { written in written.lastIndex { $0.update == update }.map { written[$0].tail } }
             ?? write(update)
@@ -78,7 +76,7 @@ import NMEA
         }
         recent.updates.insert(update, at: 0)
         recent.tails.insert(tail, at: 0)
-        bytes.append(contentsOf: tail)
+        return tail
     }
 
     private func write(_ update: LocationUpdate) -> [UInt8] {
