@@ -247,63 +247,82 @@ package struct LocationCore: Sendable {
     /// `received` is when the shell got the event: the time of a fix whose receiver never gave a
     /// date (``Fix/bestTime(received:)``).
     package mutating func receive(_ event: ReceiverEvent, origin: FixOrigin, received: Date) -> [Action] {
+        switch event {
+        case .fix(let fix): receive(fix, origin: origin, received: received)
+        case .unavailable(let reason): receiveUnavailable(reason, received: received)
+        case .ended: receiveEnd()
+        }
+    }
+
+    /// ``receive(_:origin:received:)`` of a fix, which the shell hands on as it is: a fix is
+    /// several hundred bytes, and each enum it was wrapped in on its way to every app was one
+    /// more copy of it (`BENCHMARKS.md`, round 2, twenty-second part).
+    package mutating func receive(_ fix: Fix, origin: FixOrigin, received: Date) -> [Action] {
         transact { core, actions in
+            core.unavailable = nil
             let gate = core.auth.updateGate
+            guard gate.deliver else { return }
             // An action for each group of subscribers told one update (a few, whatever their
             // number), one for each subscriber to the fixes, and a few more: room for them at
             // once. Room for an action per subscriber, 136 bytes each, was 136 KB at every fix
             // for an app with 1,000 clients.
             actions.reserveCapacity(actions.count + core.fixSubscribers.count + 8)
-            switch event {
-            case .ended:
-                for (id, _) in core.updates { actions.append(.finish(id)) }
-                for id in core.fixSubscribers { actions.append(.finish(id)) }
-            case .unavailable(let reason):
-                core.unavailable = reason
-                guard gate.deliver else { return }
-                let output = core.reduce(nil, at: core.reducerTime(received), gate: gate, &actions)
-                for index in core.updates.indices {
-                    let reduced = core.updates[index].subscriber.isReduced(gate)
-                    let update =
-                        reduced
-                        ? core.updates[index].subscriber.reduced(output, gate: gate)
-                        : core.updates[index].subscriber.lost(gate)
-                    if let update {
-                        core.groups.add(
-                            core.updates[index].id, update, reduced: reduced, of: core.updates.count - index)
-                    }
-                }
-                core.groups.flush(into: &actions)
-            case .fix(let fix):
-                core.unavailable = nil
-                guard gate.deliver else { return }
-                if gate.full {
-                    for id in core.fixSubscribers { actions.append(.deliverFix(id)) }
-                }
-                let fallback = fix.bestTime(received: received)
-                let location = Location(fix: fix, origin: origin, fallbackTime: fallback)
-                if let location { core.lastFixTime = (location.timestamp, received) }
-                let output = core.reduce(
-                    location, at: location?.timestamp ?? core.reducerTime(received), gate: gate, &actions)
-                for index in core.updates.indices {
-                    let update: LocationUpdate?
-                    let reduced = core.updates[index].subscriber.isReduced(gate)
-                    if reduced {
-                        update = core.updates[index].subscriber.reduced(output, gate: gate)
-                    } else if let location {
-                        update = core.updates[index].subscriber.pipeline(location, gate: gate)
-                    } else {
-                        // An epoch without a position: unavailable, without forgetting where the
-                        // device stood still.
-                        update = core.updates[index].subscriber.status(gate.flags, unavailable: true)
-                    }
-                    if let update {
-                        core.groups.add(
-                            core.updates[index].id, update, reduced: reduced, of: core.updates.count - index)
-                    }
-                }
-                core.groups.flush(into: &actions)
+            if gate.full {
+                for id in core.fixSubscribers { actions.append(.deliverFix(id)) }
             }
+            let fallback = fix.bestTime(received: received)
+            let location = Location(fix: fix, origin: origin, fallbackTime: fallback)
+            if let location { core.lastFixTime = (location.timestamp, received) }
+            let output = core.reduce(
+                location, at: location?.timestamp ?? core.reducerTime(received), gate: gate, &actions)
+            for index in core.updates.indices {
+                let update: LocationUpdate?
+                let reduced = core.updates[index].subscriber.isReduced(gate)
+                if reduced {
+                    update = core.updates[index].subscriber.reduced(output, gate: gate)
+                } else if let location {
+                    update = core.updates[index].subscriber.pipeline(location, gate: gate)
+                } else {
+                    // An epoch without a position: unavailable, without forgetting where the
+                    // device stood still.
+                    update = core.updates[index].subscriber.status(gate.flags, unavailable: true)
+                }
+                if let update {
+                    core.groups.add(
+                        core.updates[index].id, update, reduced: reduced, of: core.updates.count - index)
+                }
+            }
+            core.groups.flush(into: &actions)
+        }
+    }
+
+    /// No position can be had now, for `reason`.
+    private mutating func receiveUnavailable(_ reason: String, received: Date) -> [Action] {
+        transact { core, actions in
+            core.unavailable = reason
+            let gate = core.auth.updateGate
+            guard gate.deliver else { return }
+            let output = core.reduce(nil, at: core.reducerTime(received), gate: gate, &actions)
+            for index in core.updates.indices {
+                let reduced = core.updates[index].subscriber.isReduced(gate)
+                let update =
+                    reduced
+                    ? core.updates[index].subscriber.reduced(output, gate: gate)
+                    : core.updates[index].subscriber.lost(gate)
+                if let update {
+                    core.groups.add(
+                        core.updates[index].id, update, reduced: reduced, of: core.updates.count - index)
+                }
+            }
+            core.groups.flush(into: &actions)
+        }
+    }
+
+    /// The receiver ended for good: every subscription finishes.
+    private mutating func receiveEnd() -> [Action] {
+        transact { core, actions in
+            for (id, _) in core.updates { actions.append(.finish(id)) }
+            for id in core.fixSubscribers { actions.append(.finish(id)) }
         }
     }
 

@@ -117,19 +117,22 @@ public final class AppEngine: Sendable {
     /// call the app's code (storing decisions, logging, observers, completions) after it.
     /// The input may also register what its identifier stands for (a mailbox, a completion)
     /// before the actions that use it are performed.
-    /// `fix` is the fix the input hands the core, which its `deliverFix` actions give on.
+    /// `event` is the receiver's event the input hands the core, whose fix its `deliverFix`
+    /// actions give on: the event itself, as wrapping its fix anew copied several hundred bytes.
     @discardableResult
-    func mutate<T>(receiving fix: Fix? = nil, _ input: (inout State) -> (T, [LocationCore.Action])) -> T {
+    func mutate<T>(
+        receiving event: LocationService.Event? = nil, _ input: (inout State) -> (T, [LocationCore.Action])
+    ) -> T {
         var later: [@Sendable () -> Void] = []
         let result = state.withLock { state -> T in
             let (result, actions) = input(&state)
             // Decisions are stored first, so that nobody hears of one that is not yet saved.
             // By index, each action lent to `perform` where it lies: a `for … in` copies it out.
             for index in actions.indices where actions[index].isPersist {
-                perform(actions[index], &state, fix, later: &later)
+                perform(actions[index], &state, event, later: &later)
             }
             for index in actions.indices where !actions[index].isPersist {
-                perform(actions[index], &state, fix, later: &later)
+                perform(actions[index], &state, event, later: &later)
             }
             return result
         }
@@ -137,12 +140,15 @@ public final class AppEngine: Sendable {
         return result
     }
 
-    func mutate(receiving fix: Fix? = nil, _ input: (inout LocationCore) -> [LocationCore.Action]) {
-        mutate(receiving: fix) { state in ((), input(&state.core)) }
+    func mutate(
+        receiving event: LocationService.Event? = nil, _ input: (inout LocationCore) -> [LocationCore.Action]
+    ) {
+        mutate(receiving: event) { state in ((), input(&state.core)) }
     }
 
     private func perform(
-        _ action: LocationCore.Action, _ state: inout State, _ fix: Fix?, later: inout [@Sendable () -> Void]
+        _ action: LocationCore.Action, _ state: inout State, _ event: LocationService.Event?,
+        later: inout [@Sendable () -> Void]
     ) {
         switch action {
         case .deliver(let ids, let update):
@@ -157,7 +163,9 @@ public final class AppEngine: Sendable {
                 }
             }
         case .deliverFix(let id):
-            guard let fix else { preconditionFailure("a fix delivered by an input that received none") }
+            guard case .fix(let fix) = event else {
+                preconditionFailure("a fix delivered by an input that received none")
+            }
             state.fixes[id]?.post(fix)
         case .diagnose(let id, let flags):
             state.diagnostics[id]?.post(flags)
@@ -336,14 +344,15 @@ public final class AppEngine: Sendable {
     /// source without a pace of its own waits on.
     func receive(_ event: LocationService.Event) {
         let origin = configuration.service?.source.origin ?? .receiver
-        let (coreEvent, fix): (LocationCore.ReceiverEvent, Fix?) =
-            switch event {
-            case .fix(let fix): (.fix(fix), fix)
-            case .unavailable(let reason): (.unavailable(reason), nil)
-            case .ended: (.ended, nil)
-            }
         let received = Date()
-        mutate(receiving: fix) { core in core.receive(coreEvent, origin: origin, received: received) }
+        switch event {
+        case .fix(let fix):
+            mutate(receiving: event) { core in core.receive(fix, origin: origin, received: received) }
+        case .unavailable(let reason):
+            mutate { core in core.receive(.unavailable(reason), origin: origin, received: received) }
+        case .ended:
+            mutate { core in core.receive(.ended, origin: origin, received: received) }
+        }
     }
 
     /// Waits until every subscriber has room: a log replayed as fast as it can be read goes at

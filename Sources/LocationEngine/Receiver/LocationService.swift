@@ -201,24 +201,32 @@ public final class LocationService: Sendable {
             return state.subscribers
         }
         if let relay, subscribers.count > 1, source.isRealTime {
-            Self.tell(subscribers, from: 0, event, relay)
+            Self.tell(subscribers, from: 0, Told(event), relay)
         } else {
             for subscriber in subscribers { subscriber.receive(event) }
         }
         return subscribers
     }
 
+    /// An event handed from subscriber to subscriber through a relay: held once, as each step's
+    /// call copied a fix of several hundred bytes into itself (`BENCHMARKS.md`, round 2,
+    /// twenty-second part).
+    private final class Told: Sendable {
+        let event: Event
+        init(_ event: Event) { self.event = event }
+    }
+
     /// Tells `subscribers[index]`, then hands the rest to `relay`. Each subscriber's events keep
     /// their order: a relay takes what it is given in order, and each step is handed on only
     /// after the one before it was told.
     private static func tell(
-        _ subscribers: [Subscriber], from index: Int, _ event: Event,
+        _ subscribers: [Subscriber], from index: Int, _ told: Told,
         _ relay: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
     ) {
-        subscribers[index].receive(event)
+        subscribers[index].receive(told.event)
         let next = index + 1
         guard next < subscribers.count else { return }
-        relay { tell(subscribers, from: next, event, relay) }
+        relay { tell(subscribers, from: next, told, relay) }
     }
 
     private func run(generation: Int) async {
