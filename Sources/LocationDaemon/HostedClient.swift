@@ -42,6 +42,9 @@ final class HostedClient: Sendable {
     private struct Connection {
         /// Whether its process is in the foreground, asked every second.
         var probe: PeerIdentity.ForegroundProbe
+        /// The session its process was last seen in without a controlling terminal, for the
+        /// next look (``PeerIdentity/ForegroundProbe/look(knowing:)``).
+        var withoutTerminalIn: Int32?
         var claimsBackground = false
         /// Whether it acted as the app (a session, a subscription, a request): an agent's or an
         /// administrator's connection never does, and never keeps the app in use or alive.
@@ -145,20 +148,30 @@ final class HostedClient: Sendable {
     /// Sets "in use" from `/proc`: any acting connection's process in the foreground of its
     /// terminal that has not said otherwise. Without one (the grace period) it stays as it was.
     func refreshActivity() {
-        let connections = state.withLock { $0.connections.values.filter(\.active) }
+        let connections = state.withLock { $0.connections.filter(\.value.active) }
         guard !connections.isEmpty else { return }
         // A program's connections share its terminal state: /proc is read once per process, not
         // once per connection (a program may hold hundreds). A pid whose first connection is not
         // in the foreground is not asked again this turn; if a new process took the number of a
         // dead one, it is taken as not in use until the next turn: never more than it may have.
         var notForeground = Set<Int32>()
-        let inUse = connections.contains { connection in
+        var learned: [(connection: Int, withoutTerminalIn: Int32?)] = []
+        let inUse = connections.contains { number, connection in
             guard !connection.claimsBackground else { return false }
             let pid = connection.probe.credentials.pid
             guard !notForeground.contains(pid) else { return false }
-            if connection.probe.isForeground { return true }
+            let look = connection.probe.look(knowing: connection.withoutTerminalIn)
+            if look.withoutTerminalIn != connection.withoutTerminalIn {
+                learned.append((number, look.withoutTerminalIn))
+            }
+            if look.foreground { return true }
             notForeground.insert(pid)
             return false
+        }
+        if !learned.isEmpty {
+            state.withLock { state in
+                for (number, session) in learned { state.connections[number]?.withoutTerminalIn = session }
+            }
         }
         activity.setInUse(inUse)
     }

@@ -234,12 +234,53 @@ public struct PeerIdentity: Sendable, Hashable {
         var isService: Bool
         var sandboxed: Bool
 
+        public init(credentials: PeerCredentials, isService: Bool, sandboxed: Bool) {
+            self.credentials = credentials
+            self.isService = isService
+            self.sandboxed = sandboxed
+        }
+
         /// ``PeerIdentity/isForeground``.
-        public var isForeground: Bool {
-            guard !isService, let state = ProcessFacts.terminalState(pid: credentials.pid), state.isForeground
-            else { return false }
-            if sandboxed, !PeerIdentity.beganOutsideSandboxes(session: state.session) { return false }
-            return credentials.isAlive
+        public var isForeground: Bool { look(knowing: nil).foreground }
+
+        /// What one look at the process found: whether it is in the foreground; and, when it
+        /// has no controlling terminal and does not lead its session, that session, which the
+        /// next look may be given as `knowing`.
+        public struct Look: Sendable, Hashable {
+            public var foreground: Bool
+            public var withoutTerminalIn: Int32?
+
+            public init(foreground: Bool, withoutTerminalIn: Int32? = nil) {
+                self.foreground = foreground
+                self.withoutTerminalIn = withoutTerminalIn
+            }
+        }
+
+        /// ``isForeground``, told what the last look found (`knowing`, its
+        /// ``Look/withoutTerminalIn``). A process that does not lead its session gains no
+        /// controlling terminal but by calling `setsid(2)`, which puts it in a session of its
+        /// own: while `getsid(2)` still names the session it had, it still has none, and the
+        /// look is that call alone rather than reading `/proc/<pid>/stat` (which the kernel
+        /// writes out anew each time, about a tenth of a millisecond a second for every
+        /// process; `BENCHMARKS.md`, round 2, twenty-second part). It can only conclude "not in
+        /// the foreground", never the contrary.
+        public func look(knowing withoutTerminalIn: Int32?) -> Look {
+            guard !isService else { return Look(foreground: false) }
+            let pid = credentials.pid
+            if let session = withoutTerminalIn, getsid(pid) == session, credentials.isAlive {
+                return Look(foreground: false, withoutTerminalIn: session)
+            }
+            guard let state = ProcessFacts.terminalState(pid: pid) else { return Look(foreground: false) }
+            guard state.isForeground else {
+                let session = Int32(exactly: state.session) ?? 0
+                let leads = session == pid || session <= 0
+                return Look(
+                    foreground: false, withoutTerminalIn: state.terminal == 0 && !leads ? session : nil)
+            }
+            if sandboxed, !PeerIdentity.beganOutsideSandboxes(session: state.session) {
+                return Look(foreground: false)
+            }
+            return Look(foreground: credentials.isAlive)
         }
     }
 
