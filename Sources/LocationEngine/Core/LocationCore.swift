@@ -82,6 +82,17 @@ package struct LocationCore: Sendable {
         return actions
     }
 
+    /// Runs what the receiver said: a change of the subscribers' and the receiver's state
+    /// alone, which nothing ``settle(_:)`` reads depends on (the authorization, the sessions,
+    /// the requests and the prompts stay as they were), so it is not settled after: with a
+    /// receiver at 10 Hz, settling after each fix was a sixth of an app's work for it
+    /// (`BENCHMARKS.md`, round 2, twenty-second part).
+    private mutating func receiving(_ body: (inout Self, inout [Action]) -> Void) -> [Action] {
+        var actions: [Action] = []
+        body(&self, &actions)
+        return actions
+    }
+
     // MARK: Sessions
 
     /// An explicit service session.
@@ -258,7 +269,7 @@ package struct LocationCore: Sendable {
     /// several hundred bytes, and each enum it was wrapped in on its way to every app was one
     /// more copy of it (`BENCHMARKS.md`, round 2, twenty-second part).
     package mutating func receive(_ fix: Fix, origin: FixOrigin, received: Date) -> [Action] {
-        transact { core, actions in
+        receiving { core, actions in
             core.unavailable = nil
             let gate = core.auth.updateGate
             guard gate.deliver else { return }
@@ -298,7 +309,7 @@ package struct LocationCore: Sendable {
 
     /// No position can be had now, for `reason`.
     private mutating func receiveUnavailable(_ reason: String, received: Date) -> [Action] {
-        transact { core, actions in
+        receiving { core, actions in
             core.unavailable = reason
             let gate = core.auth.updateGate
             guard gate.deliver else { return }
@@ -320,7 +331,7 @@ package struct LocationCore: Sendable {
 
     /// The receiver ended for good: every subscription finishes.
     private mutating func receiveEnd() -> [Action] {
-        transact { core, actions in
+        receiving { core, actions in
             for (id, _) in core.updates { actions.append(.finish(id)) }
             for id in core.fixSubscribers { actions.append(.finish(id)) }
         }
