@@ -22,13 +22,20 @@ extension Location {
     ///   known.
     /// - `timestamp` is the fix's UTC time, or `fallbackTime` when the receiver gave no date
     ///   (`Fix.bestTime(received:)` makes one).
-    public init?(fix: Fix, origin: FixOrigin, fallbackTime: Date) {
+    ///
+    /// The fix is borrowed: each app makes the location of every fix, and taking the fix as its
+    /// own copied several hundred bytes each time.
+    public init?(fix: borrowing Fix, origin: FixOrigin, fallbackTime: Date) {
         guard fix.hasPosition, let latitude = fix.latitude, let longitude = fix.longitude else {
             return nil
         }
         let coordinate = Coordinate(latitude: latitude, longitude: longitude)
         guard coordinate.isValid else { return nil }
-        let differential = [.dgps, .rtkFixed, .rtkFloat].contains(fix.status)
+        let differential =
+            switch fix.status {
+            case .dgps, .rtkFixed, .rtkFloat: true
+            default: false
+            }
         let rangeError = differential ? Self.assumedRangeErrorDifferential : Self.assumedRangeError
 
         let horizontal: Double = {
