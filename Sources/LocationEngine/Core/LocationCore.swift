@@ -456,7 +456,8 @@ package struct LocationCore: Sendable {
     // MARK: Settling
 
     /// After any change: answer precise-location requests that became moot, start the next
-    /// prompt, and tell every subscriber what changed.
+    /// prompt, and tell every subscriber what changed. Not run after what the receiver says
+    /// (``receiving(_:)``): nothing read here may depend on the receiver's state.
     private mutating func settle(_ actions: inout [Action]) {
         if auth.reconcileUse() { actions.append(.persist(auth.record)) }
         accuracyRequests.removeAll { request in
