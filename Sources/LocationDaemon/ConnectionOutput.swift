@@ -219,28 +219,6 @@ private final class LineScratch {
     /// each access was a tenth of writing a line (`BENCHMARKS.md`, round 2, eighteenth part).
     @exclusivity(unchecked) var line: [UInt8] = []
 
-    /// Where an update's line is put together from its two parts: plain memory, as an array's
-    /// bookkeeping to empty it and append to it cost more than copying the bytes (`BENCHMARKS.md`,
-    /// round 2, twenty-second part). Grown for a longer line, never shrunk.
-    private(set) var joined = UnsafeMutableRawBufferPointer.allocate(byteCount: 1024, alignment: 1)
-
-    /// `first` and then `second` in ``joined``, grown to hold them; what they fill of it.
-    func join(_ first: [UInt8], _ second: [UInt8]) -> UnsafeRawBufferPointer {
-        let count = first.count + second.count
-        if count > joined.count {
-            joined.deallocate()
-            joined = .allocate(byteCount: max(count, 2 * joined.count), alignment: 1)
-        }
-        let start = joined.baseAddress!
-        first.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        second.withUnsafeBytes {
-            (start + first.count).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
-        }
-        return UnsafeRawBufferPointer(start: start, count: count)
-    }
-
-    deinit { joined.deallocate() }
-
     /// Each thread's, made on its first line.
     static let perThread = ThreadLocal { LineScratch() }
 }
@@ -280,8 +258,8 @@ private protocol LineSink {
     /// Writes the line `make` writes into the loop's thread's buffer (one buffer of each
     /// connection would be one more place in memory to fetch per update).
     func sendLine(making make: (inout [UInt8]) -> Void)
-    /// Writes the line made of `head` and then `tail`.
-    func sendLine(_ head: [UInt8], _ tail: [UInt8])
+    /// Writes `line`, whose memory is the caller's.
+    func sendLine(_ line: UnsafeRawBufferPointer)
 }
 
 private struct CallHandler<Element>: PumpHandler {
@@ -303,7 +281,7 @@ private struct UpdateLineHandler: PumpHandler {
         head = WireUpdateLines.head(subscription: subscription)
     }
     func handle(_ update: LocationUpdate, _ sink: some LineSink) {
-        sink.sendLine(head, lines.tail(of: update))
+        lines.withLine(of: update, head: head) { sink.sendLine($0) }
     }
 }
 
@@ -444,14 +422,10 @@ where Source.Element == Handler.Element {
         let scratch = LineScratch.perThread.value
         scratch.line.removeAll(keepingCapacity: true)
         make(&scratch.line)
-        scratch.line.withUnsafeBytes { send($0) }
+        scratch.line.withUnsafeBytes { sendLine($0) }
     }
 
-    func sendLine(_ head: [UInt8], _ tail: [UInt8]) {
-        send(LineScratch.perThread.value.join(head, tail))
-    }
-
-    private func send(_ bytes: UnsafeRawBufferPointer) {
+    func sendLine(_ bytes: UnsafeRawBufferPointer) {
         guard !queued, connected.load(ordering: .relaxed) else { return output.send(bytes) }
         output.sendRest(of: bytes, written: ConnectionOutput.OnLoop.write(bytes, to: socket))
     }

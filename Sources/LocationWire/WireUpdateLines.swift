@@ -40,6 +40,31 @@ import NMEA
         /// 2, eighteenth part).
         @exclusivity(unchecked) var updates: [LocationUpdate] = []
         @exclusivity(unchecked) var tails: [[UInt8]] = []
+        /// Where a line is joined from a subscription's head and an update's tail: plain memory,
+        /// as an array's bookkeeping to empty it and append to it cost more than copying the
+        /// bytes (`BENCHMARKS.md`, round 2, twenty-second part). Grown for a longer line,
+        /// never shrunk.
+        private(set) var joined = UnsafeMutableRawBufferPointer.allocate(byteCount: 1024, alignment: 1)
+
+        /// `head` and then the tail at `index` in ``joined``, grown to hold them; what they
+        /// fill of it.
+        func join(_ head: [UInt8], tailAt index: Int) -> UnsafeRawBufferPointer {
+            tails.withUnsafeBufferPointer { tails in
+                let count = head.count + tails[index].count
+                if count > joined.count {
+                    joined.deallocate()
+                    joined = .allocate(byteCount: max(count, 2 * joined.count), alignment: 1)
+                }
+                let start = joined.baseAddress!
+                head.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                tails[index].withUnsafeBytes {
+                    (start + head.count).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+                }
+                return UnsafeRawBufferPointer(start: start, count: count)
+            }
+        }
+
+        deinit { joined.deallocate() }
     }
 
     private static let recent = ThreadLocal { Recent() }
@@ -57,16 +82,23 @@ import NMEA
 
     /// Appends the line of `update` for subscription `subscription` to `bytes`.
     public func append(_ update: LocationUpdate, subscription: Int, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: Self.head(subscription: subscription))
-        bytes.append(contentsOf: tail(of: update))
+        withLine(of: update, head: Self.head(subscription: subscription)) { bytes.append(contentsOf: $0) }
     }
 
-    /// What follows a subscription's ``head(subscription:)`` in the line of `update`: the same
-    /// for every subscription told it, so that a writer may write the two side by side without
-    /// joining them in an array.
-    public func tail(of update: LocationUpdate) -> [UInt8] {
+    /// Calls `body` with the line of `update` for the subscription whose
+    /// ``head(subscription:)`` is `head`, put together in memory of the calling thread's that
+    /// `body` may read until it returns: the line as a writer hands it to the socket, without
+    /// an array made or kept for it.
+    public func withLine<Result>(
+        of update: LocationUpdate, head: [UInt8], _ body: (UnsafeRawBufferPointer) -> Result
+    ) -> Result {
         let recent = Self.recent.value
-        if let index = recent.updates.firstIndex(of: update) { return recent.tails[index] }
+        return body(recent.join(head, tailAt: tailIndex(of: update, in: recent)))
+    }
+
+    /// Where the tail of `update` is in `recent`: found there, or put there first.
+    private func tailIndex(of update: LocationUpdate, in recent: Recent) -> Int {
+        if let index = recent.updates.firstIndex(of: update) { return index }
         let tail =
             written.withLock { written in written.lastIndex { $0.update == update }.map { written[$0].tail } }
             ?? write(update)
@@ -76,7 +108,7 @@ import NMEA
         }
         recent.updates.insert(update, at: 0)
         recent.tails.insert(tail, at: 0)
-        return tail
+        return 0
     }
 
     private func write(_ update: LocationUpdate) -> [UInt8] {
