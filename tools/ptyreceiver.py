@@ -116,7 +116,7 @@ class Daemon:
     """A gpslocd of the tool's own on `device`, its socket, state and registrations in a temporary
     directory. The tool's user is made an administrator through its primary group, so that it
     can grant its own connections."""
-    def __init__(self, gpslocd, device, extra=(), wait=True, environment=None):
+    def __init__(self, gpslocd, device, extra=(), wait=True, environment=None, wrap=()):
         self.work = tempfile.mkdtemp(prefix="gpslocd-bench-")
         self.socket = os.path.join(self.work, "gpslocd.sock")
         config = os.path.join(self.work, "gpslocd.conf")
@@ -124,7 +124,7 @@ class Daemon:
             file.write("{}\n")
         os.mkdir(os.path.join(self.work, "apps.d"))
         group = grp.getgrgid(os.getgid()).gr_name
-        self.command = [gpslocd, "--config", config, "--socket", self.socket,
+        self.command = list(wrap) + [gpslocd, "--config", config, "--socket", self.socket,
                         "--state-dir", os.path.join(self.work, "state"),
                         "--apps-dir", os.path.join(self.work, "apps.d"), "--admin-group", group,
                         "--source", "serial:%s?baud=115200" % device] + list(extra)
