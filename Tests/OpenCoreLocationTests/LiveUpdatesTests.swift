@@ -201,6 +201,16 @@ struct LiveUpdatesTests {
             h.clock.advance(by: .seconds(7))
             if origin == .receiver {
                 await settle { h.source.starts == 2 }
+                // What the service had done, should the receiver not have been opened again
+                // (seen once in many runs of the whole suite, not yet explained).
+                if h.source.starts != 2 {
+                    Issue.record(
+                        """
+                        not reopened: clock at \(h.clock.now.offset), \(h.clock.waitingCount) sleeping, \
+                        \(h.clock.sleepCount) sleeps so far; source started \(h.source.starts) times, \
+                        \(h.source.running) running; events \(events.all); messages \(h.messages.all)
+                        """)
+                }
                 #expect(
                     h.messages.all.contains { $0.contains("no fixes for 10.0 seconds although it is open") })
                 h.source.send(.position(52.001, 5, at: 20, speed: 2))
