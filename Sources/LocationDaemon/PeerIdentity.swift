@@ -273,6 +273,8 @@ public struct PeerIdentity: Sendable, Hashable {
             guard let state = ProcessFacts.terminalState(pid: pid) else { return Look(foreground: false) }
             guard state.isForeground else {
                 let session = Int32(exactly: state.session) ?? 0
+                // A session of 0 is outside the pid namespace `/proc` was mounted from: not
+                // known, so not remembered either.
                 let leads = session == pid || session <= 0
                 return Look(
                     foreground: false, withoutTerminalIn: state.terminal == 0 && !leads ? session : nil)
