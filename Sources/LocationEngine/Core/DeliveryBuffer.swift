@@ -30,6 +30,10 @@ package struct DeliveryBuffer<Element: Deliverable>: Sendable {
     /// a mailbox, beside its lock) instead of in an array's storage, one more place in memory for
     /// each subscriber at each update (`BENCHMARKS.md`, round 2, fifteenth part).
     private var first: Element?
+    /// Whether ``first`` is `nil`, kept apart: asking the optional itself copied the element
+    /// out of it, a few hundred bytes for a location, at each post and each take (`BENCHMARKS.md`,
+    /// round 2, twenty-third part).
+    package private(set) var isEmpty = true
     /// The elements after ``first``, from `head` on, oldest first; none while `first` is `nil`.
     private var rest: [Element] = []
     private var head = 0
@@ -46,18 +50,18 @@ package struct DeliveryBuffer<Element: Deliverable>: Sendable {
         self.capacity = capacity
     }
 
-    package var count: Int { (first == nil ? 0 : 1) + waitingInRest }
-    package var isEmpty: Bool { first == nil }
+    package var count: Int { (isEmpty ? 0 : 1) + waitingInRest }
     /// Whether a replaceable element can be added without dropping one.
     package var hasRoom: Bool { replaceable < capacity }
 
     /// Adds `element`; returns whether an older location was dropped to make room.
     @discardableResult
     package mutating func append(_ element: Element) -> Bool {
-        guard let oldest = first else {
+        guard !isEmpty, let oldest = first else {
             // Nothing waits, and there is always room for one location.
             if element.isReplaceable { replaceable += 1 }
             first = element
+            isEmpty = false
             return false
         }
         var droppedOne = false
@@ -66,6 +70,7 @@ package struct DeliveryBuffer<Element: Deliverable>: Sendable {
                 if oldest.isReplaceable {
                     // The oldest location is the first element: nothing before it to merge with.
                     first = takeFromRest()
+                    isEmpty = first == nil
                     droppedOne = true
                 } else if let index = rest[head...].firstIndex(where: \.isReplaceable) {
                     rest.remove(at: index)
@@ -87,8 +92,9 @@ package struct DeliveryBuffer<Element: Deliverable>: Sendable {
             }
             replaceable += 1
         }
-        if first == nil {
+        if isEmpty {
             first = element
+            isEmpty = false
         } else {
             rest.append(element)
             waitingInRest += 1
@@ -98,9 +104,12 @@ package struct DeliveryBuffer<Element: Deliverable>: Sendable {
 
     /// Takes the oldest element.
     package mutating func popFirst() -> Element? {
-        guard let element = first else { return nil }
+        guard !isEmpty, let element = first.take() else { return nil }
         if element.isReplaceable { replaceable -= 1 }
-        first = takeFromRest()
+        // Nothing follows the only element waiting, the rule for a subscriber that keeps up:
+        // the rest is not looked at (a call that returned `nil` through memory cost as much as
+        // the rest of taking the element, `BENCHMARKS.md`, round 2, twenty-third part).
+        if waitingInRest > 0 { first = takeFromRest() } else { isEmpty = true }
         return element
     }
 
@@ -126,6 +135,7 @@ package struct DeliveryBuffer<Element: Deliverable>: Sendable {
         var waiting: [Element] = []
         if let first { waiting = [first] + rest[head...] }
         first = nil
+        isEmpty = true
         rest = []
         head = 0
         waitingInRest = 0
