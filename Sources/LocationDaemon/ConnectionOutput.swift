@@ -226,24 +226,31 @@ private final class LineScratch {
 /// Where a pump takes its elements from.
 private protocol PumpSource: SendableMetatype {
     associatedtype Element: Sendable
-    /// What waits, and whether it was the last (`wake` is then kept, as after an empty poll).
-    func poll(_ wake: @escaping @Sendable () -> Void) -> (polled: MailboxPoll<Element>, last: Bool)
+    /// Hands what waits to `body`, and says whether it was the last (`wake` is then kept, as
+    /// after an empty poll).
+    func read(_ wake: @escaping @Sendable () -> Void, _ body: (Element) -> Void) -> MailboxRead
 }
 
 /// Any feed, through its poll: read until a poll finds nothing.
 private struct PolledFeed<Element: Sendable>: PumpSource {
     let polling: @Sendable (_ wake: @escaping @Sendable () -> Void) -> MailboxPoll<Element>
     init(_ feed: HostedFeed<Element>) { polling = feed.polling }
-    func poll(_ wake: @escaping @Sendable () -> Void) -> (polled: MailboxPoll<Element>, last: Bool) {
-        (polling(wake), false)
+    func read(_ wake: @escaping @Sendable () -> Void, _ body: (Element) -> Void) -> MailboxRead {
+        switch polling(wake) {
+        case .element(let element):
+            body(element)
+            return .read(last: false)
+        case .empty: return .empty
+        case .end: return .end
+        }
     }
 }
 
 /// An app's updates, from their mailbox itself (their lease kept with it): the last update
 /// that waits is told as such, which saves the poll that would find none.
 extension HostedUpdates: PumpSource {
-    func poll(_ wake: @escaping @Sendable () -> Void) -> (polled: MailboxPoll<LocationUpdate>, last: Bool) {
-        mailbox.pollUpdateUntilLast(waking: wake)
+    func read(_ wake: @escaping @Sendable () -> Void, _ body: (LocationUpdate) -> Void) -> MailboxRead {
+        mailbox.readUpdateUntilLast(waking: wake, body)
     }
 }
 
@@ -435,10 +442,8 @@ where Source.Element == Handler.Element {
         guard let wake else { return }
         while true {
             if readerSetsPace, queued { return holdBack() }
-            let (polled, last) = source.poll(wake)
-            switch polled {
-            case .element(let value):
-                handler.handle(value, self)
+            switch source.read(wake, { handler.handle($0, self) }) {
+            case .read(let last):
                 if last { return }
             case .empty:
                 return

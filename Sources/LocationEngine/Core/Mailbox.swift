@@ -149,23 +149,40 @@ import Locking
     private func poll(
         waking wake: @escaping @Sendable () -> Void, keepingAtLast: Bool
     ) -> (polled: MailboxPoll<Element>, last: Bool) {
-        let (polled, last, senders) = state.withLock {
-            state -> (MailboxPoll<Element>, Bool, [CheckedContinuation<Void, Never>]) in
-            if let (value, released) = Self.take(&state) {
-                guard let value else { return (.end, true, []) }
-                // After the last element of a finished mailbox, the next poll tells the end.
-                guard keepingAtLast, state.buffer.isEmpty, !state.finished else {
-                    return (.element(value), false, released)
-                }
-                state.waker = wake
-                return (.element(value), true, released)
-            }
-            if state.finished { return (.end, true, []) }
-            state.waker = wake
-            return (.empty, true, [])
+        var polled = MailboxPoll<Element>.empty
+        switch read(waking: wake, keepingAtLast: keepingAtLast, { polled = .element($0) }) {
+        case .read(let last): return (polled, last)
+        case .empty: return (.empty, true)
+        case .end: return (.end, true)
         }
-        for sender in senders { sender.resume() }
-        return (polled, last)
+    }
+
+    /// The polls' work, the element taken handed to `body` on the calling thread once the lock
+    /// is let go: taken out of the buffer into the caller's frame once, where returning it
+    /// through the lock's closure, a tuple and the poll's result copied it, a few hundred bytes
+    /// for a location, at each step (`BENCHMARKS.md`, round 2, twenty-third part).
+    private func read(
+        waking wake: @escaping @Sendable () -> Void, keepingAtLast: Bool, _ body: (Element) -> Void
+    ) -> MailboxRead {
+        var element: Element?
+        var released: [CheckedContinuation<Void, Never>] = []
+        let outcome = state.withLock { state -> MailboxRead in
+            if state.closed { return .end }
+            guard !state.buffer.isEmpty else {
+                if state.finished { return .end }
+                state.waker = wake
+                return .empty
+            }
+            element = state.buffer.popFirst()
+            if state.buffer.hasRoom, !state.senders.isEmpty { swap(&released, &state.senders) }
+            // After the last element of a finished mailbox, the next poll tells the end.
+            guard keepingAtLast, state.buffer.isEmpty, !state.finished else { return .read(last: false) }
+            state.waker = wake
+            return .read(last: true)
+        }
+        for sender in released { sender.resume() }
+        if let element { body(element) }
+        return outcome
     }
 
     package func next() async -> Element? {
@@ -214,6 +231,16 @@ import Locking
     }
 }
 
+/// What a read of a mailbox found, its element handed over apart.
+@_spi(FrontEnd) public enum MailboxRead: Sendable {
+    /// An element, which was the last that waits when `last` (for a reader that stops there).
+    case read(last: Bool)
+    /// Nothing yet: the reader is called when there is.
+    case empty
+    /// The mailbox finished (after its last element) or closed.
+    case end
+}
+
 /// What ``Mailbox/poll(waking:)`` found.
 @_spi(FrontEnd) public enum MailboxPoll<Element> {
     case element(Element)
@@ -245,11 +272,13 @@ import Locking
 // element the engine hands out, are compiled here for their concrete element.
 
 @_spi(FrontEnd) extension Mailbox where Element == LocationUpdate {
-    /// ``pollUntilLast(waking:)``, for this element.
-    public func pollUpdateUntilLast(
-        waking wake: @escaping @Sendable () -> Void
-    ) -> (polled: MailboxPoll<LocationUpdate>, last: Bool) {
-        pollUntilLast(waking: wake)
+    /// ``pollUntilLast(waking:)``, for this element, handed to `body` rather than returned (on
+    /// the calling thread, before this returns, outside the mailbox's lock): `.read(last:)`
+    /// when there was one.
+    public func readUpdateUntilLast(
+        waking wake: @escaping @Sendable () -> Void, _ body: (LocationUpdate) -> Void
+    ) -> MailboxRead {
+        read(waking: wake, keepingAtLast: true, body)
     }
 }
 
