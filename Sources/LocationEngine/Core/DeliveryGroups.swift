@@ -6,63 +6,71 @@
 /// `stationary` set, or a status; every reduced one the same output: a few updates for any
 /// number of subscribers.
 struct DeliveryGroups {
-    /// What tells the updates of one input apart. Every location told at one input is either
-    /// the input's precise one (``UpdateSubscriber/pipeline(_:gate:)``) or the reducer's one
-    /// output (``UpdateSubscriber/reduced(_:gate:)``): which of the two, with the flags and the
-    /// states, is the whole update. Compared in place of the updates themselves, whose locations
-    /// are most of their size (a debug build checks that it holds).
+    /// What tells the updates of one input apart, and what each is made from. Every location told
+    /// at one input is either the input's precise one (``UpdateSubscriber/pipeline(_:gate:)``) or
+    /// the reducer's one output (``UpdateSubscriber/reduced(_:gate:)``): which of the two, with
+    /// what the subscriber is told, is the whole update.
     private struct Key: Equatable {
         var reduced: Bool
-        var located: Bool
-        var stationary: Bool
-        var unavailable: Bool
-        var flags: AuthorizationFlags
-
-        init(_ update: LocationUpdate, reduced: Bool) {
-            self.reduced = reduced
-            located = update.location != nil
-            stationary = update.isStationary
-            unavailable = update.locationUnavailable
-            flags = update.flags
-        }
+        var told: Told
     }
 
     // Side by side rather than as one array of tuples: reading a tuple's key out of an array
-    // copied the whole tuple, update and all, for every subscriber.
+    // copied the whole tuple for every subscriber.
     private var keys: [Key] = []
     private var members: [[LocationCore.ID]] = []
-    private var updates: [LocationUpdate] = []
+    /// The group the last subscriber joined, its members held here rather than in ``members``
+    /// while the next subscribers join it too (at a fix, most join the group of the one before):
+    /// appending to an array in an array checked both for other owners, for every subscriber
+    /// (`BENCHMARKS.md`, round 2, twenty-third part). Its place in ``members`` holds an empty
+    /// array meanwhile. −1 when there is none.
+    private var current = -1
+    private var currentMembers: [LocationCore.ID] = []
 
-    /// `update` for subscriber `id`, one of `remaining` subscribers still to be told (this one
-    /// included): its group's room for them is made once. `reduced`: the update came from the
-    /// reducer's output, not from the input's precise location.
-    mutating func add(_ id: LocationCore.ID, _ update: LocationUpdate, reduced: Bool, of remaining: Int) {
-        let key = Key(update, reduced: reduced)
-        // The group of the last subscriber is the likeliest; a few more are looked at, so
-        // subscribers told one thing in turn with another still share.
+    /// Subscriber `id` is told `told`, one of `remaining` subscribers still to be told (this one
+    /// included): its group's room for them is made once. `reduced`: it is told the reducer's
+    /// output, not the input's precise location.
+    mutating func add(_ id: LocationCore.ID, _ told: Told, reduced: Bool, of remaining: Int) {
+        let key = Key(reduced: reduced, told: told)
+        if current >= 0, keys[current] == key {
+            currentMembers.append(id)
+            return
+        }
+        if current >= 0 { swap(&members[current], &currentMembers) }
+        // A few more groups are looked at, so that subscribers told one thing in turn with
+        // another still share.
         var index = keys.count - 1
         while index >= 0, index >= keys.count - 4 {
             if keys[index] == key {
-                assert(updates[index] == update, "one input told two updates under one key")
-                members[index].append(id)
+                current = index
+                swap(&members[index], &currentMembers)
+                currentMembers.append(id)
                 return
             }
             index -= 1
         }
-        var ids: [LocationCore.ID] = []
-        ids.reserveCapacity(remaining)
-        ids.append(id)
         keys.append(key)
-        members.append(ids)
-        updates.append(update)
+        members.append([])
+        current = keys.count - 1
+        currentMembers = []
+        currentMembers.reserveCapacity(remaining)
+        currentMembers.append(id)
     }
 
-    /// One action for each group, which holds the group's subscribers; then no group, the
-    /// arrays' storage kept for the next input.
-    mutating func flush(into actions: inout [LocationCore.Action]) {
-        for index in keys.indices { actions.append(.deliver(to: members[index], updates[index])) }
+    /// One action for each group, which holds the group's subscribers and its update, made with
+    /// `precise` (the input's location) or `reduced` (the reducer's output) for those told a
+    /// location; then no group, the arrays' storage kept for the next input.
+    mutating func flush(into actions: inout [LocationCore.Action], precise: Location?, reduced: Location?) {
+        if current >= 0 { swap(&members[current], &currentMembers) }
+        for index in keys.indices {
+            let key = keys[index]
+            let location = key.reduced ? reduced : precise
+            assert(!key.told.located || location != nil, "a location told without one")
+            actions.append(.deliver(to: members[index], key.told.update(location)))
+        }
         keys.removeAll(keepingCapacity: true)
         members.removeAll(keepingCapacity: true)
-        updates.removeAll(keepingCapacity: true)
+        current = -1
+        currentMembers = []
     }
 }

@@ -200,20 +200,20 @@ package struct LocationCore: Sendable {
             let gate = core.auth.updateGate
             if core.hasReceiver, subscriber.isReduced(gate) {
                 // What the app was last told, as it was told: a new subscription learns nothing new.
-                if let update = subscriber.reduced(core.reducer.current, gate: gate) {
-                    actions.append(.deliver(to: [id], update))
+                if let told = subscriber.reduced(core.reducer.current, gate: gate) {
+                    actions.append(.deliver(to: [id], told.update(core.reducer.current?.location)))
                 }
             } else if !core.hasReceiver {
                 let message =
                     "no receiver is configured for \(core.client): bootstrap a LocationContext with a "
                     + "LocationService (see README)"
                 if core.auth.reported.insert(message).inserted { actions.append(.log(message)) }
-                if let update = subscriber.status(gate.flags, unavailable: gate.deliver) {
-                    actions.append(.deliver(to: [id], update))
+                if let told = subscriber.status(gate.flags, unavailable: gate.deliver) {
+                    actions.append(.deliver(to: [id], told.update(nil)))
                 }
             } else if core.unavailable != nil, gate.deliver {
-                if let update = subscriber.status(gate.flags, unavailable: true) {
-                    actions.append(.deliver(to: [id], update))
+                if let told = subscriber.status(gate.flags, unavailable: true) {
+                    actions.append(.deliver(to: [id], told.update(nil)))
                 }
             }
             core.updates.append((id, subscriber))
@@ -287,23 +287,23 @@ package struct LocationCore: Sendable {
             let output = core.reduce(
                 location, at: location?.timestamp ?? core.reducerTime(received), gate: gate, &actions)
             for index in core.updates.indices {
-                let update: LocationUpdate?
+                let told: Told?
                 let reduced = core.updates[index].subscriber.isReduced(gate)
                 if reduced {
-                    update = core.updates[index].subscriber.reduced(output, gate: gate)
+                    told = core.updates[index].subscriber.reduced(output, gate: gate)
                 } else if let location {
-                    update = core.updates[index].subscriber.pipeline(location, gate: gate)
+                    told = core.updates[index].subscriber.pipeline(location, gate: gate)
                 } else {
                     // An epoch without a position: unavailable, without forgetting where the
                     // device stood still.
-                    update = core.updates[index].subscriber.status(gate.flags, unavailable: true)
+                    told = core.updates[index].subscriber.status(gate.flags, unavailable: true)
                 }
-                if let update {
+                if let told {
                     core.groups.add(
-                        core.updates[index].id, update, reduced: reduced, of: core.updates.count - index)
+                        core.updates[index].id, told, reduced: reduced, of: core.updates.count - index)
                 }
             }
-            core.groups.flush(into: &actions)
+            core.groups.flush(into: &actions, precise: location, reduced: output?.location)
         }
     }
 
@@ -316,16 +316,16 @@ package struct LocationCore: Sendable {
             let output = core.reduce(nil, at: core.reducerTime(received), gate: gate, &actions)
             for index in core.updates.indices {
                 let reduced = core.updates[index].subscriber.isReduced(gate)
-                let update =
+                let told =
                     reduced
                     ? core.updates[index].subscriber.reduced(output, gate: gate)
                     : core.updates[index].subscriber.lost(gate)
-                if let update {
+                if let told {
                     core.groups.add(
-                        core.updates[index].id, update, reduced: reduced, of: core.updates.count - index)
+                        core.updates[index].id, told, reduced: reduced, of: core.updates.count - index)
                 }
             }
-            core.groups.flush(into: &actions)
+            core.groups.flush(into: &actions, precise: nil, reduced: output?.location)
         }
     }
 
@@ -496,11 +496,11 @@ package struct LocationCore: Sendable {
         let gate = auth.updateGate
         if !gate.deliver {
             for index in updates.indices {
-                if let update = updates[index].subscriber.status(gate.flags) {
-                    groups.add(updates[index].id, update, reduced: false, of: updates.count - index)
+                if let told = updates[index].subscriber.status(gate.flags) {
+                    groups.add(updates[index].id, told, reduced: false, of: updates.count - index)
                 }
             }
-            groups.flush(into: &actions)
+            groups.flush(into: &actions, precise: nil, reduced: nil)
         }
         for id in diagnosticOrder {
             guard let session = auth.sessions[diagnostics[id]!.session] else { continue }

@@ -78,6 +78,11 @@ public struct AccuracyReducer: Sendable {
     public enum Output: Sendable, Hashable {
         case location(Location)
         case unavailable
+
+        /// The location, when it is one.
+        var location: Location? {
+            if case .location(let location) = self { location } else { nil }
+        }
     }
 
     public private(set) var state: State
