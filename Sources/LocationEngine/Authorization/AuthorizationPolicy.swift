@@ -59,18 +59,75 @@ package struct SessionRequirement: Sendable, Hashable {
 
 /// Why updates are missing, or what limits them: the flags that every update, every session's
 /// diagnostics and every monitor event carry (Core Location's names).
+///
+/// Held as one bit each: they go with every update, and as nine separate values they were
+/// copied, passed and compared one by one for every subscriber at every fix (`BENCHMARKS.md`,
+/// round 2, twenty-third part).
 public struct AuthorizationFlags: Sendable, Hashable {
-    public var authorizationDenied = false
-    public var authorizationDeniedGlobally = false
-    public var authorizationRestricted = false
-    public var authorizationRequestInProgress = false
-    public var insufficientlyInUse = false
-    public var serviceSessionRequired = false
-    public var fullAccuracyDenied = false
-    public var alwaysAuthorizationDenied = false
-    public var accuracyLimited = false
+    /// The flags that are set, a bit each, in the order of the properties below.
+    package private(set) var bits: UInt16 = 0
+
+    public var authorizationDenied: Bool {
+        get { self[0] }
+        set { self[0] = newValue }
+    }
+    public var authorizationDeniedGlobally: Bool {
+        get { self[1] }
+        set { self[1] = newValue }
+    }
+    public var authorizationRestricted: Bool {
+        get { self[2] }
+        set { self[2] = newValue }
+    }
+    public var authorizationRequestInProgress: Bool {
+        get { self[3] }
+        set { self[3] = newValue }
+    }
+    public var insufficientlyInUse: Bool {
+        get { self[4] }
+        set { self[4] = newValue }
+    }
+    public var serviceSessionRequired: Bool {
+        get { self[5] }
+        set { self[5] = newValue }
+    }
+    public var fullAccuracyDenied: Bool {
+        get { self[6] }
+        set { self[6] = newValue }
+    }
+    public var alwaysAuthorizationDenied: Bool {
+        get { self[7] }
+        set { self[7] = newValue }
+    }
+    public var accuracyLimited: Bool {
+        get { self[8] }
+        set { self[8] = newValue }
+    }
 
     public init() {}
+
+    /// The flags whose bits are set in `bits` (as ``bits`` holds them).
+    package init(bits: UInt16) {
+        self.bits = bits
+    }
+
+    fileprivate subscript(bit: UInt16) -> Bool {
+        get { bits & (1 << bit) != 0 }
+        set { bits = newValue ? bits | (1 << bit) : bits & ~(1 << bit) }
+    }
+}
+
+extension AuthorizationFlags: CustomDebugStringConvertible {
+    /// The flags that are set, by name, as the separate values they stand for would print.
+    public var debugDescription: String {
+        let names = [
+            "authorizationDenied", "authorizationDeniedGlobally", "authorizationRestricted",
+            "authorizationRequestInProgress", "insufficientlyInUse", "serviceSessionRequired",
+            "fullAccuracyDenied", "alwaysAuthorizationDenied", "accuracyLimited",
+        ]
+        let set = names.indices.filter { self[UInt16($0)] }.map { "\(names[$0]): true" }
+        return "AuthorizationFlags(\(set.joined(separator: ", ")))"
+    }
 }
 
 /// The authorization's verdict on updates: whether they flow at all, whether they are precise,

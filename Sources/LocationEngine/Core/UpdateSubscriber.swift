@@ -120,11 +120,30 @@ struct UpdateSubscriber: Sendable {
 /// same (``DeliveryGroups``), where making an update for each subscriber copied the location
 /// into it, a few hundred bytes, for every subscriber at every fix (`BENCHMARKS.md`, round 2,
 /// twenty-third part).
+///
+/// Held in one integer, the flags' bits and three more, as it is made, passed and compared for
+/// every subscriber.
 struct Told: Equatable {
-    var flags: AuthorizationFlags
-    var located = false
-    var stationary = false
-    var unavailable = false
+    private var bits: UInt16
+
+    private static let located: UInt16 = 1 << 13
+    private static let stationary: UInt16 = 1 << 14
+    private static let unavailable: UInt16 = 1 << 15
+
+    init(
+        flags: AuthorizationFlags, located: Bool = false, stationary: Bool = false, unavailable: Bool = false
+    ) {
+        assert(flags.bits < Self.located, "a flag's bit taken by what is told")
+        bits = flags.bits
+        if located { bits |= Self.located }
+        if stationary { bits |= Self.stationary }
+        if unavailable { bits |= Self.unavailable }
+    }
+
+    var flags: AuthorizationFlags { AuthorizationFlags(bits: bits & (Self.located - 1)) }
+    var located: Bool { bits & Self.located != 0 }
+    var stationary: Bool { bits & Self.stationary != 0 }
+    var unavailable: Bool { bits & Self.unavailable != 0 }
 
     /// The update, with `location` when it is told one (the location the input told it of).
     func update(_ location: Location?) -> LocationUpdate {
