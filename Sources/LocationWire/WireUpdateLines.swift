@@ -141,8 +141,7 @@ import NMEA
     public func withLine<Result>(
         of update: LocationUpdate, head: [UInt8], _ body: (UnsafeRawBufferPointer) -> Result
     ) -> Result {
-        let recent = recent.value
-        return body(recent.join(head, tailAt: tailIndex(of: update, in: recent)))
+        recent.withValue { recent in body(recent.join(head, tailAt: tailIndex(of: update, in: recent))) }
     }
 
     /// Where the tail of `update` is in `recent`: found there, or put there first.
