@@ -169,7 +169,7 @@ final class HostedApp: Sendable {
     func diagnostics(session: Int) -> HostedFeed<[String]> {
         let lease = MailboxLease(engine.subscribeDiagnostics(session: session))
         return HostedFeed(
-            poll: { lease.poll(waking: $0).map(\.wireNames) }, cancel: { lease.mailbox.close() })
+            poll: { lease.poll(waking: $0).map(\.setNames) }, cancel: { lease.mailbox.close() })
     }
 
     func requestAuthorization(_ level: WireLevel) {

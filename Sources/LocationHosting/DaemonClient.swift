@@ -288,7 +288,7 @@ final class DaemonClient: Sendable {
             }
             mailbox?.post(update)
         case .diagnostic(let id, let flags):
-            _ = state.withLock { $0.diagnostics[id]?.mailbox }?.post(AuthorizationFlags(wireNames: flags))
+            _ = state.withLock { $0.diagnostics[id]?.mailbox }?.post(AuthorizationFlags(named: flags))
         case .monitorEvent(let id, let wire):
             _ = state.withLock { $0.monitors[id]?.mailbox }?.post(MonitorEvent(wire: wire))
         case .finish(let id):

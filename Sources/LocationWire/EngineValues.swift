@@ -7,54 +7,18 @@ import LocationEngine
 // How the engine's values cross the daemon's socket, both ways: gpslocd writes what an app's
 // engine decided for it, the library in client mode reads it back into the same values.
 
-extension AuthorizationFlags {
-    /// The flags that are set, by their API names.
-    package var wireNames: [String] {
-        var names: [String] = []
-        if authorizationDenied { names.append("authorizationDenied") }
-        if authorizationDeniedGlobally { names.append("authorizationDeniedGlobally") }
-        if authorizationRestricted { names.append("authorizationRestricted") }
-        if authorizationRequestInProgress { names.append("authorizationRequestInProgress") }
-        if insufficientlyInUse { names.append("insufficientlyInUse") }
-        if serviceSessionRequired { names.append("serviceSessionRequired") }
-        if fullAccuracyDenied { names.append("fullAccuracyDenied") }
-        if alwaysAuthorizationDenied { names.append("alwaysAuthorizationDenied") }
-        if accuracyLimited { names.append("accuracyLimited") }
-        return names
-    }
-
-    /// The flags named; names this build does not know are ignored (a newer daemon may add some).
-    package init(wireNames names: [String]) {
-        self.init()
-        for name in names {
-            switch name {
-            case "authorizationDenied": authorizationDenied = true
-            case "authorizationDeniedGlobally": authorizationDeniedGlobally = true
-            case "authorizationRestricted": authorizationRestricted = true
-            case "authorizationRequestInProgress": authorizationRequestInProgress = true
-            case "insufficientlyInUse": insufficientlyInUse = true
-            case "serviceSessionRequired": serviceSessionRequired = true
-            case "fullAccuracyDenied": fullAccuracyDenied = true
-            case "alwaysAuthorizationDenied": alwaysAuthorizationDenied = true
-            case "accuracyLimited": accuracyLimited = true
-            default: break
-            }
-        }
-    }
-}
-
 extension LocationUpdate {
     /// The update as gpslocd's wire protocol carries it.
     @_spi(FrontEnd) public var wire: WireUpdate {
         WireUpdate(
-            flags: flags.wireNames, stationary: isStationary, unavailable: locationUnavailable,
+            flags: flags.setNames, stationary: isStationary, unavailable: locationUnavailable,
             location: location.map(\.wire))
     }
 
     package init(wire: WireUpdate) {
         self.init(
             location: wire.location.map(Location.init(wire:)),
-            flags: AuthorizationFlags(wireNames: wire.flags),
+            flags: AuthorizationFlags(named: wire.flags),
             stationary: wire.stationary, unavailable: wire.unavailable)
     }
 }

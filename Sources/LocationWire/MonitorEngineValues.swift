@@ -54,7 +54,7 @@ extension WireCondition {
 
 extension MonitorFlags {
     package var wireNames: [String] {
-        var names = authorization.wireNames
+        var names = authorization.setNames
         if conditionUnsupported { names.append("conditionUnsupported") }
         if conditionLimitExceeded { names.append("conditionLimitExceeded") }
         if persistenceUnavailable { names.append("persistenceUnavailable") }
@@ -63,7 +63,7 @@ extension MonitorFlags {
 
     package init(wireNames names: [String]) {
         self.init()
-        authorization = AuthorizationFlags(wireNames: names)
+        authorization = AuthorizationFlags(named: names)
         conditionUnsupported = names.contains("conditionUnsupported")
         conditionLimitExceeded = names.contains("conditionLimitExceeded")
         persistenceUnavailable = names.contains("persistenceUnavailable")

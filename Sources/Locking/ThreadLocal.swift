@@ -31,12 +31,7 @@ public final class ThreadLocal<Value: AnyObject>: Sendable {
     /// The calling thread's object.
     @inlinable
     public var value: Value {
-        if let stored = pthread_getspecific(key) {
-            return Unmanaged<Value>.fromOpaque(stored).takeUnretainedValue()
-        }
-        let value = make()
-        pthread_setspecific(key, Unmanaged.passRetained(value).toOpaque())
-        return value
+        Unmanaged<Value>.fromOpaque(pthread_getspecific(key) ?? storeNew()).takeUnretainedValue()
     }
 
     /// Calls `body` with the calling thread's object, without a reference of the caller's own on

@@ -37,6 +37,9 @@ struct AuthorizationFlagsTests {
             expected[index] = Bool.random(using: &generator)
             flags[keyPath: Self.all[index].path] = expected[index]
             #expect(Self.all.map { flags[keyPath: $0.path] } == expected)
+            // By name, as they cross the daemon's socket: the names of those set, and back.
+            #expect(flags.setNames == Self.all.indices.filter { expected[$0] }.map { Self.all[$0].name })
+            #expect(AuthorizationFlags(named: flags.setNames + ["aFlagOfANewerDaemon"]) == flags)
 
             var same = AuthorizationFlags()
             for (index, flag) in Self.all.enumerated() { same[keyPath: flag.path] = expected[index] }

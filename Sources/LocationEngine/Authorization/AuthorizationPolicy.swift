@@ -118,15 +118,30 @@ public struct AuthorizationFlags: Sendable, Hashable {
 }
 
 extension AuthorizationFlags: CustomDebugStringConvertible {
+    /// Each flag's name in Core Location's API, at its bit: how the flags are printed and how
+    /// they cross the daemon's socket.
+    package static let names = [
+        "authorizationDenied", "authorizationDeniedGlobally", "authorizationRestricted",
+        "authorizationRequestInProgress", "insufficientlyInUse", "serviceSessionRequired",
+        "fullAccuracyDenied", "alwaysAuthorizationDenied", "accuracyLimited",
+    ]
+
+    /// The names of the flags that are set, in the order of their bits.
+    package var setNames: [String] {
+        Self.names.indices.filter { self[UInt16($0)] }.map { Self.names[$0] }
+    }
+
+    /// The flags named; names not in ``names`` are ignored (a newer daemon may add some).
+    package init(named names: [String]) {
+        self.init()
+        for name in names {
+            if let bit = Self.names.firstIndex(of: name) { self[UInt16(bit)] = true }
+        }
+    }
+
     /// The flags that are set, by name, as the separate values they stand for would print.
     public var debugDescription: String {
-        let names = [
-            "authorizationDenied", "authorizationDeniedGlobally", "authorizationRestricted",
-            "authorizationRequestInProgress", "insufficientlyInUse", "serviceSessionRequired",
-            "fullAccuracyDenied", "alwaysAuthorizationDenied", "accuracyLimited",
-        ]
-        let set = names.indices.filter { self[UInt16($0)] }.map { "\(names[$0]): true" }
-        return "AuthorizationFlags(\(set.joined(separator: ", ")))"
+        "AuthorizationFlags(\(setNames.map { "\($0): true" }.joined(separator: ", ")))"
     }
 }
 

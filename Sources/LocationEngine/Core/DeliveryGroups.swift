@@ -52,7 +52,8 @@ struct DeliveryGroups {
         keys.append(key)
         members.append([])
         current = keys.count - 1
-        currentMembers = []
+        // The empty array the last group's place held, or none yet.
+        assert(currentMembers.isEmpty, "a group's members left outside the groups")
         currentMembers.reserveCapacity(remaining)
         currentMembers.append(id)
     }
@@ -71,6 +72,5 @@ struct DeliveryGroups {
         keys.removeAll(keepingCapacity: true)
         members.removeAll(keepingCapacity: true)
         current = -1
-        currentMembers = []
     }
 }

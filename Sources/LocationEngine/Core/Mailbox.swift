@@ -165,7 +165,7 @@ import Locking
         waking wake: @escaping @Sendable () -> Void, keepingAtLast: Bool, _ body: (Element) -> Void
     ) -> MailboxRead {
         var element: Element?
-        var released: [CheckedContinuation<Void, Never>] = []
+        var senders: [CheckedContinuation<Void, Never>] = []
         let outcome = state.withLock { state -> MailboxRead in
             if state.closed { return .end }
             guard !state.buffer.isEmpty else {
@@ -174,13 +174,13 @@ import Locking
                 return .empty
             }
             element = state.buffer.popFirst()
-            if state.buffer.hasRoom, !state.senders.isEmpty { swap(&released, &state.senders) }
+            senders = Self.released(&state)
             // After the last element of a finished mailbox, the next poll tells the end.
             guard keepingAtLast, state.buffer.isEmpty, !state.finished else { return .read(last: false) }
             state.waker = wake
             return .read(last: true)
         }
-        for sender in released { sender.resume() }
+        for sender in senders { sender.resume() }
         if let element { body(element) }
         return outcome
     }
@@ -222,12 +222,14 @@ import Locking
     private static func take(_ state: inout State) -> (Element?, [CheckedContinuation<Void, Never>])? {
         if state.closed { return (nil, []) }
         guard let value = state.buffer.popFirst() else { return nil }
-        var released: [CheckedContinuation<Void, Never>] = []
-        if state.buffer.hasRoom, !state.senders.isEmpty {
-            released = state.senders
-            state.senders = []
-        }
-        return (value, released)
+        return (value, released(&state))
+    }
+
+    /// The senders waiting for room, taken out of the state when an element taken made room.
+    private static func released(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        guard state.buffer.hasRoom, !state.senders.isEmpty else { return [] }
+        defer { state.senders = [] }
+        return state.senders
     }
 }
 
