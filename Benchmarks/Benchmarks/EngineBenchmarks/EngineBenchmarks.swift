@@ -7,10 +7,10 @@
 // One iteration is one fix, handed to the receiver's service on the calling thread as gpslocd's
 // event loop hands it a fix it has just decoded, run through each app's engine (its decision,
 // its sessions, its privacy pipeline) into each subscriber's mailbox, then taken out of every
-// mailbox by polling, as the daemon's connections take it, and written as the subscriber's line
-// of gpslocd's protocol into a buffer kept for the subscriber (each update's JSON written once
-// for all the app's subscribers, as gpslocd does). What is not here is the socket: SwiftNIO's
-// write and the system call (`tools/daemon-load` measures the daemon whole).
+// mailbox as the daemon's connections take it (read until the last that waits), and written as
+// the subscriber's line of gpslocd's protocol into a buffer kept for the subscriber (each
+// update's JSON written once for all the app's subscribers, as gpslocd does). What is not here
+// is the socket: the write and its system call (`tools/daemon-load` measures the daemon whole).
 //
 // The malloc count is per fix, for every subscriber together: on the steady path it must not
 // grow with the subscribers, only with the apps (each app's list of actions, and its update's
@@ -114,10 +114,16 @@ final class FanOut: @unchecked Sendable {
         next = (next + 1) % fixes.count
         var taken = 0
         for index in leases.indices {
-            while case .element(let update) = leases[index].poll(waking: wake) {
-                lines[index].removeAll(keepingCapacity: true)
-                updateLines[index / subscribersPerApp].append(update, head: heads[index], to: &lines[index])
-                taken += 1
+            // As gpslocd's pumps read: until the mailbox says the update taken was the last.
+            while true {
+                let read = leases[index].mailbox.readUpdateUntilLast(waking: wake) { update in
+                    lines[index].removeAll(keepingCapacity: true)
+                    updateLines[index / subscribersPerApp].withLine(of: update, head: heads[index]) {
+                        lines[index].append(contentsOf: $0)
+                    }
+                    taken += 1
+                }
+                guard case .read(last: false) = read else { break }
             }
         }
         return taken
