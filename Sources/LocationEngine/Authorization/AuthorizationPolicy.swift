@@ -117,7 +117,7 @@ public struct AuthorizationFlags: Sendable, Hashable {
     }
 }
 
-extension AuthorizationFlags: CustomDebugStringConvertible {
+extension AuthorizationFlags {
     /// Each flag's name in Core Location's API, at its bit: how the flags are printed and how
     /// they cross the daemon's socket.
     package static let names = [
@@ -138,7 +138,9 @@ extension AuthorizationFlags: CustomDebugStringConvertible {
             if let bit = Self.names.firstIndex(of: name) { self[UInt16(bit)] = true }
         }
     }
+}
 
+extension AuthorizationFlags: CustomDebugStringConvertible {
     /// The flags that are set, by name, as the separate values they stand for would print.
     public var debugDescription: String {
         "AuthorizationFlags(\(setNames.map { "\($0): true" }.joined(separator: ", ")))"
