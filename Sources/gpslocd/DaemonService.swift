@@ -183,36 +183,37 @@ struct DaemonService {
         log(limits.summary)
         let server = DaemonServer(
             daemon: daemon, group: group, clientBuffer: settings.clientBuffer, limits: limits)
-        let listener: Listener
+        let sockets = SocketFrontEnds(server: server)
+        var frontEnds: [any FrontEnd] = []
         // Sockets systemd passed: gpsd's (named "gpsd" by gpslocd-gpsd.socket) and the daemon's own.
         let passed = Systemd.listenSockets()
-        let own = passed.first { $0.name != "gpsd" }
-        if let own {
-            listener = try server.adopt(descriptor: own.descriptor)
+        if let own = passed.first(where: { $0.name != "gpsd" }) {
+            frontEnds.append(try sockets.adopt(descriptor: own.descriptor))
             log("serving on the socket systemd passed")
         } else {
-            listener = try server.listen(at: settings.socket)
+            frontEnds.append(try sockets.listen(at: settings.socket))
             log("listening on \(settings.socket)")
         }
-        var gpsdListeners: [Listener] = []
         for gpsd in passed where gpsd.name == "gpsd" {
-            gpsdListeners.append(try server.adoptGPSD(descriptor: gpsd.descriptor))
+            frontEnds.append(try sockets.adoptGPSD(descriptor: gpsd.descriptor))
             log("serving gpsd's protocol on the socket systemd passed (descriptor \(gpsd.descriptor))")
         }
         if let (host, port) = settings.gpsdEndpoint {
-            gpsdListeners.append(try server.listenGPSD(host: host, port: port))
+            frontEnds.append(try sockets.listenGPSD(host: host, port: port))
             log("serving gpsd's protocol on \(host):\(port)")
         }
-        var geoclue: GeoClueService?
         if settings.geoclue {
             let service = GeoClueService(daemon: daemon)
             do {
                 try service.connect()
-                geoclue = service
+                frontEnds.append(service)
             } catch {
                 // The other protocols are served all the same; the reason is what a reader needs.
                 log(error.description)
             }
+        }
+        if !settings.chronySockets.isEmpty {
+            frontEnds.append(ChronyFeeds(hub: daemon, directory: settings.chronySockets))
         }
         // Said once every socket is bound, as systemd is told: what waits for the daemon waits for this.
         let count = daemon.receiverCount
@@ -227,11 +228,7 @@ struct DaemonService {
             // ready at once, and their evaluation catches up.
             tasks.addTask { daemon.restoreMonitors() }
             tasks.addTask { await daemon.logReceiverConnections() }
-            if let geoclue { tasks.addTask { await geoclue.run() } }
-            if !settings.chronySockets.isEmpty {
-                let directory = settings.chronySockets
-                tasks.addTask { await daemon.feedChrony(directory: directory) }
-            }
+            for frontEnd in frontEnds { tasks.addTask { await frontEnd.run() } }
             tasks.addTask { await Self.checkActivity(of: daemon) }
             if let interval = Systemd.watchdogInterval() {
                 tasks.addTask {
@@ -246,9 +243,8 @@ struct DaemonService {
         }
         Systemd.notify("STOPPING=1")
         let signal = stoppedBy == SIGINT ? "SIGINT" : "SIGTERM"
+        // The front-ends' tasks, cancelled, have stopped listening.
         log("stopping on \(signal): \(server.statistics.summary)")
-        listener.close()
-        for gpsd in gpsdListeners { gpsd.close() }
         // The receivers first: read on the event loop, and telling their apps through it.
         await daemon.stopReceivers()
         try? await group.shutdownGracefully()

@@ -41,15 +41,18 @@ public final class DaemonServer: Sendable {
         self.limits = limits
     }
 
-    /// How connection `descriptor`, just accepted, joins an event loop: as gpsd's TCP client, or
-    /// the Unix socket's (either protocol). Its channel owns the descriptor from then on and
-    /// closes it when it closes; its output writes there while the channel is open.
+    /// How connection `descriptor`, just accepted, joins an event loop, speaking one of
+    /// `protocols` (chosen once, as ``ConnectionHandler`` says), its peer known as `peer` says.
+    /// Its channel owns the descriptor from then on and closes it when it closes; its output
+    /// writes there while the channel is open.
     ///
     /// Called on the listener's thread, which waits here until the loop has taken the connection:
     /// a client connecting and hanging up thousands of times a second gets one connection at a
     /// time onto the loop, as when the loop accepted them itself, and never a queue of them ahead
     /// of the others' updates.
-    private func join(_ descriptor: CInt, tcp: Bool) {
+    private func join(
+        _ descriptor: CInt, protocols: [any ConnectionProtocol], peer: ConnectionHandler.Peer
+    ) {
         let (daemon, statistics, buffer, limits) = (daemon, statistics, clientBuffer, limits)
         let (loop, release) = placement.place()
         let joined = ClientBootstrap(group: loop)
@@ -61,9 +64,9 @@ public final class DaemonServer: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        ClientHandler(
-                            daemon: daemon, statistics: statistics, limits: limits, tcp: tcp,
-                            descriptor: descriptor))
+                        ConnectionHandler(
+                            hub: daemon, statistics: statistics, limits: limits, protocols: protocols,
+                            peer: peer, descriptor: descriptor))
                 }
             }
             .withConnectedSocket(descriptor)
@@ -76,13 +79,14 @@ public final class DaemonServer: Sendable {
     }
 
     /// Accepts the connections of `descriptor`, a socket bound and listening, which the
-    /// listener owns from here.
-    private func serve(_ descriptor: CInt, tcp: Bool) throws -> Listener {
-        let accepted: @Sendable (CInt) -> Void = { [self] in join($0, tcp: tcp) }
+    /// listener owns from here: each speaking one of `protocols`.
+    private func serve(_ descriptor: CInt, protocols: [any ConnectionProtocol]) throws -> Listener {
+        let peer: ConnectionHandler.Peer = Self.isUnixSocket(descriptor) ? .unixSocket : .tcp
+        let accepted: @Sendable (CInt) -> Void = { [self] in join($0, protocols: protocols, peer: peer) }
+        let name = protocols.map(\.name).joined(separator: "+")
         do {
             return try Listener(
-                descriptor: descriptor, name: tcp ? "gpsd accept" : "accept", log: daemon.log,
-                accepted: accepted)
+                descriptor: descriptor, name: "\(name) accept", log: daemon.log, accepted: accepted)
         } catch {
             Glibc.close(descriptor)
             throw ServerError(description: "cannot start accepting connections: \(error)")
@@ -109,10 +113,20 @@ public final class DaemonServer: Sendable {
         return .success(descriptor)
     }
 
+    /// Whether `descriptor` is a Unix socket (its peer named by the kernel), not a TCP one.
+    private static func isUnixSocket(_ descriptor: CInt) -> Bool {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return named == 0 && address.ss_family == sa_family_t(AF_UNIX)
+    }
+
     /// Listens at `path`, which any local user may connect to (what each may know is decided per
-    /// connection). A stale socket file left by a daemon that died is replaced; a live one is
-    /// an error, never taken over.
-    public func listen(at path: String) throws -> Listener {
+    /// connection), each connection speaking one of `protocols`. A stale socket file left by a
+    /// daemon that died is replaced; a live one is an error, never taken over.
+    func listen(at path: String, speaking protocols: [any ConnectionProtocol]) throws -> Listener {
         let directory = FilePath(path).removingLastComponent().string
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
             do {
@@ -143,47 +157,36 @@ public final class DaemonServer: Sendable {
         switch bound {
         case .success(let descriptor):
             chmod(path, 0o666)
-            return try serve(descriptor, tcp: false)
+            return try serve(descriptor, protocols: protocols)
         case .failure(let error):
             throw ServerError(
                 description: "cannot listen on \(path) (\(error)); pass --socket with a writable place")
         }
     }
 
-    /// Serves gpsd's protocol on TCP at `host` and `port` (gpsd's is 2947): each client traced to
-    /// its process through the kernel's table of sockets and decided on like any other; a client
-    /// of another host is a network client, which gets nothing.
-    public func listenGPSD(host: String, port: Int) throws -> Listener {
-        let fix =
-            "is gpsd running there? stop it (systemctl stop gpsd.socket gpsd), or pass another --gpsd-listen"
+    /// Serves `protocols` on TCP at `host` and `port`: each client traced to its process through
+    /// the kernel's table of sockets and decided on like any other; a client of another host is a
+    /// network client, which gets nothing unless its address block was allowed. `fix` says what
+    /// to do when the port is taken.
+    func listen(
+        host: String, port: Int, speaking protocols: [any ConnectionProtocol], fix: String
+    ) throws -> Listener {
         let address: SocketAddress
         do {
             address = try SocketAddress.makeAddressResolvingHost(host, port: port)
         } catch {
-            throw ServerError(
-                description:
-                    "cannot listen for gpsd's clients on \(host):\(port) (\(error)); pass another --gpsd-listen"
-            )
+            throw ServerError(description: "cannot listen on \(host):\(port) (\(error)); \(fix)")
         }
         switch Self.listeningSocket(address, reuseAddress: true) {
-        case .success(let descriptor): return try serve(descriptor, tcp: true)
+        case .success(let descriptor): return try serve(descriptor, protocols: protocols)
         case .failure(let error):
-            throw ServerError(
-                description: "cannot listen for gpsd's clients on \(host):\(port) (\(error)); \(fix)")
+            throw ServerError(description: "cannot listen on \(host):\(port) (\(error)); \(fix)")
         }
     }
 
-    /// Serves gpsd's protocol on a TCP socket systemd passed (`FileDescriptorName=gpsd`).
-    public func adoptGPSD(descriptor: CInt) throws -> Listener {
-        try adopt(descriptor, tcp: true)
-    }
-
-    /// Serves on a socket systemd passed, already bound and listening.
-    public func adopt(descriptor: CInt) throws -> Listener {
-        try adopt(descriptor, tcp: false)
-    }
-
-    private func adopt(_ descriptor: CInt, tcp: Bool) throws -> Listener {
+    /// Serves `protocols` on a socket systemd passed, already bound and listening (a Unix socket
+    /// or a TCP one).
+    func adopt(descriptor: CInt, speaking protocols: [any ConnectionProtocol]) throws -> Listener {
         func option(_ name: CInt) -> CInt? {
             var value: CInt = 0
             var length = socklen_t(MemoryLayout<CInt>.size)
@@ -196,7 +199,7 @@ public final class DaemonServer: Sendable {
                     + "check ListenStream= in the socket unit")
         }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        return try serve(descriptor, tcp: tcp)
+        return try serve(descriptor, protocols: protocols)
     }
 
     /// Whether a process accepts connections at `path`.

@@ -3,6 +3,7 @@
 
 import CLinux
 import FoundationEssentials
+import LocationEngine
 import SystemPackage
 
 #if canImport(Glibc)
@@ -60,6 +61,51 @@ public enum TCPPeer {
         public var description: String
         /// The client is on another host or in another network namespace: nobody to ask.
         public var isNetworkClient = false
+        /// What the log says it once for: each reason once, each network address once.
+        public var logKey: String
+
+        init(description: String, isNetworkClient: Bool = false, logKey: String? = nil) {
+            self.description = description
+            self.isNetworkClient = isNetworkClient
+            self.logKey = logKey ?? "tcp " + description
+        }
+    }
+
+    /// Who a TCP client is by the kernel's word.
+    public enum Traced: Sendable {
+        /// A process of this machine: its credentials, pinned, to be admitted and identified.
+        case process(PeerCredentials)
+        /// A client no process of this machine owns, as the app of the narrowest address block
+        /// an administrator decided on that holds its address.
+        case network(PeerIdentity)
+    }
+
+    /// Traces the client end `client` of a connection to `server`: to its process, or, for a
+    /// network client, to the block decided on in `networkDecisions` that holds its address; a
+    /// refusal, saying why and what allows it, when neither is found.
+    public static func trace(
+        client: Endpoint, server: Endpoint, networkDecisions: AuthorizationStore
+    ) -> Result<Traced, Refusal> {
+        switch credentials(client: client, server: server) {
+        case .success(let traced): return .success(.process(traced))
+        case .failure(let refusal) where refusal.isNetworkClient:
+            let snapshot = try? networkDecisions.load()
+            let decided = (snapshot?.clients.keys).map(Array.init) ?? []
+            let restricted = (snapshot?.restrictedClients).map(Array.init) ?? []
+            if let app = NetworkClients.app(for: client.address, decided: decided + restricted) {
+                return .success(.network(NetworkClients.identity(app: app, client: client)))
+            }
+            let single =
+                AddressBlock(client.host).map { NetworkClients.prefix + $0.description } ?? "network:…"
+            return .failure(
+                Refusal(
+                    description:
+                        "\(refusal.description); a network client gets nothing unless an administrator "
+                        + "allows its address: `sudo gpsloc auth grant '\(single)' always --approximate` "
+                        + "(or without --approximate)",
+                    isNetworkClient: true, logKey: "tcp \(client.host)"))
+        case .failure(let refusal): return .failure(refusal)
+        }
     }
 
     /// The socket whose local end is `client` and remote end `server`, in a table's text:
@@ -164,19 +210,10 @@ public enum TCPPeer {
             try? pidfd.close()
             return .failure(Refusal(description: "pid \(pid) let go of the connection while it was traced"))
         }
-        let gid = ProcessFacts.read("/proc/\(pid)/status").flatMap(Self.gid(statusFile:)) ?? uid
+        let gid = ProcessFacts.gid(pid: pid) ?? uid
         return .success(PeerCredentials(uid: uid, gid: gid, pid: pid, pidfd: pidfd))
     }
 
-    /// The real gid of a `status` file's `Gid:` line.
-    static func gid(statusFile text: String) -> UInt32? {
-        for line in text.split(separator: "\n") where line.hasPrefix("Gid:") {
-            return line.dropFirst(4).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap {
-                UInt32($0)
-            }
-        }
-        return nil
-    }
 }
 
 extension TCPPeer.Endpoint: CustomStringConvertible {

@@ -16,7 +16,7 @@ import Locking
 ///
 /// Commands are `?VERSION`, `?WATCH[={…}]`, `?POLL`, `?DEVICES` and `?DEVICE[={…}]`, each ended by
 /// `;` or a line's end; replies and reports end in CRLF, as gpsd's.
-final class GPSDSession: Sendable {
+final class GPSDSession: ProtocolSession {
     /// gpsd's protocol version this speaks (gpsd 3.22's): clients check the major number.
     static let protocolVersion = (major: 3, minor: 14)
 
@@ -34,9 +34,8 @@ final class GPSDSession: Sendable {
 
     private struct State {
         var policy = Policy()
-        var client: HostedClient?
-        var connection: Int?
-        var session: HostedClient.Session?
+        /// The program as its hub hosts it, while it watches.
+        var program: UnmodifiedProgram?
         /// What ends the watch: its tasks' and its feeds' cancellations.
         var stops: [@Sendable () -> Void] = []
         /// The last reports sent, for `?POLL`.
@@ -55,23 +54,31 @@ final class GPSDSession: Sendable {
     }
 
     private let identity: PeerIdentity
-    private let daemon: Daemon
+    private let hub: Daemon
     private let output: ConnectionOutput
+    private let reportCache: GPSDReportCache
     private let state = Mutex(State())
     private let started = Date()
 
-    /// A session that has said its VERSION.
-    init(identity: PeerIdentity, daemon: Daemon, output: ConnectionOutput) {
+    /// A session that has said its VERSION, as gpsd greets its clients; precise watchers' reports
+    /// from `reports`, shared by every session of the daemon.
+    init(identity: PeerIdentity, on connection: ConnectionContext, reports: GPSDReportCache) {
         self.identity = identity
-        self.daemon = daemon
-        self.output = output
+        hub = connection.hub
+        output = connection.output
+        reportCache = reports
         version()
     }
 
     private func send(_ line: [UInt8]) { output.send(line) }
 
-    /// One command, without its `;`.
-    func handle(_ text: String) {
+    /// One command, without its `;`: the first, as a hello, lets the connection stay silent after.
+    func handle(_ request: [UInt8]) -> Bool {
+        handle(String(decoding: request, as: UTF8.self))
+        return true
+    }
+
+    private func handle(_ text: String) {
         let command = text.drop { $0 == " " || $0 == "\t" || $0 == "\r" }
         guard command.first == "?" else {
             error("Unrecognized request '\(Self.shown(command))'")
@@ -98,15 +105,13 @@ final class GPSDSession: Sendable {
 
     /// The connection ended: the subscriptions end, and the app's session with them.
     func close() {
-        let (stops, client, connection, session) = state.withLock { state in
+        let (stops, program) = state.withLock { state in
             state.closed = true
             defer { state.stops = [] }
-            return (state.stops, state.client, state.connection, state.session)
+            return (state.stops, state.program)
         }
         for stop in stops { stop() }
-        if let client, let connection {
-            daemon.detach(client, connection: connection, keeping: session.map { [$0] } ?? [])
-        }
+        program?.detach()
     }
 
     // MARK: Commands
@@ -195,7 +200,7 @@ final class GPSDSession: Sendable {
 
     private func devices() {
         var line: [UInt8] = Array(#"{"class":"DEVICES","devices":["#.utf8)
-        for (index, receiver) in distinctReceivers.enumerated() {
+        for (index, receiver) in hub.distinctReceivers.enumerated() {
             if index > 0 { line.append(UInt8(ascii: ",")) }
             FixFormat.appendGPSDDevice(
                 path: Self.path(of: receiver), activated: activation(of: receiver), to: &line)
@@ -218,7 +223,7 @@ final class GPSDSession: Sendable {
                 return
             }
         }
-        guard let receiver = distinctReceivers.first else {
+        guard let receiver = hub.distinctReceivers.first else {
             error("gpslocd has no receiver")
             return
         }
@@ -264,22 +269,17 @@ final class GPSDSession: Sendable {
 
     private func startWatching(device: String?) {
         let name = device.flatMap(receiver(named:))?.name
-        let attached: (HostedClient, Int)
+        let program: UnmodifiedProgram
         do {
-            attached = try daemon.attach(identity, receiver: name)
+            program = try hub.attachUnmodified(identity, receiver: name)
         } catch {
             self.error(error.description)
             return
         }
-        let (client, connection) = attached
-        client.activate(connection)
-        daemon.refreshActivity(of: client)
-        // An unmodified program asks for nothing itself: what it may have is what its user
-        // decided, Always included (a service, a logger) or while it is in use.
-        let session = client.takeSession(level: .always, purposeKey: nil, background: false)
+        let client = program.client
         let watched =
-            name.flatMap { name in daemon.configuration.receivers.first { $0.name == name } }
-            ?? daemon.configuration.receivers.first
+            name.flatMap { name in hub.configuration.receivers.first { $0.name == name } }
+            ?? hub.configuration.receivers.first
         let events = watched?.service.sourceEvents()
         let eventTask = Task { [weak self] in
             guard let events, let watched else { return }
@@ -304,9 +304,7 @@ final class GPSDSession: Sendable {
             fixes, readerSetsPace: paced, { [weak self] fix in self?.receive(fix, device: device) }, end: {})
         let late = state.withLock { state -> Bool in
             if state.closed { return true }
-            state.client = client
-            state.connection = connection
-            state.session = session
+            state.program = program
             state.stops += [eventTask.cancel, pulseTask.cancel, updates.cancel, fixes.cancel]
             return false
         }
@@ -315,7 +313,7 @@ final class GPSDSession: Sendable {
             eventTask.cancel()
             updates.cancel()
             fixes.cancel()
-            daemon.detach(client, connection: connection, keeping: [session])
+            program.detach()
         }
     }
 
@@ -355,7 +353,7 @@ final class GPSDSession: Sendable {
     /// gpsd's TPV, SKY, GST and ATT of a fix, each a line (written once for every watcher of the
     /// receiver); TPV and SKY kept for `?POLL`.
     private func reports(of fix: Fix, device: QuotedText?) -> [UInt8] {
-        let reports = daemon.gpsdReports.reports(of: fix, device: device)
+        let reports = reportCache.reports(of: fix, device: device)
         state.withLock { state in
             state.lastTPV = reports.tpv
             if let sky = reports.sky { state.lastSKY = sky }
@@ -369,8 +367,8 @@ final class GPSDSession: Sendable {
     private func receive(_ update: LocationUpdate, device: QuotedText?) {
         let refusal: String?
         if update.location == nil {
-            let undecided = state.withLock { $0.client?.app.engine.authorizationStatus == .notDetermined }
-            refusal = GPSDRefusal.text(update.flags, identity: identity, undecided: undecided)
+            let undecided = state.withLock { $0.program?.app.engine.authorizationStatus == .notDetermined }
+            refusal = RefusalWords.text(update.flags, identity: identity, undecided: undecided)
         } else {
             refusal = nil
         }
@@ -425,22 +423,11 @@ final class GPSDSession: Sendable {
         send(line)
     }
 
-    private func error(_ message: String) {
-        reply { json in
-            json.add("class", string: "ERROR")
-            json.add("message", string: message)
-        }
-    }
-
-    /// The receivers once each: two names of one device are one receiver.
-    private var distinctReceivers: [Receiver] {
-        var seen: Set<String> = []
-        return daemon.configuration.receivers.filter { seen.insert($0.device).inserted }
-    }
+    private func error(_ message: String) { send(GPSDProtocol.error(message)) }
 
     /// The receiver a client names by its path or its source address.
     private func receiver(named name: String) -> Receiver? {
-        daemon.configuration.receivers.first { $0.name == name || Self.path(of: $0) == name }
+        hub.configuration.receivers.first { $0.name == name || Self.path(of: $0) == name }
     }
 
     /// A receiver's path as gpsd clients show it: the device of a serial source, else its address.

@@ -3,9 +3,10 @@
 
 import LocationEngine
 
-/// What a client of gpsd's protocol is told when it gets no location: its ERROR, naming the
-/// program, its user and the command that changes the decision.
-enum GPSDRefusal {
+/// What a program that asks for nothing itself (a gpsd client, a GeoClue app) is told when it
+/// gets no location, whichever protocol carries the words: the program, its user and the command
+/// that changes the decision.
+enum RefusalWords {
     /// Why nothing comes, in words a user reading the client's output can act on (`undecided`:
     /// nobody decided on the app yet).
     static func text(_ flags: AuthorizationFlags, identity: PeerIdentity, undecided: Bool) -> String? {
@@ -48,5 +49,26 @@ enum GPSDRefusal {
                 + "run it in a terminal's foreground, or an administrator runs `\(grant)`"
         }
         return nil
+    }
+
+    /// Why an app that has no decision, and no usage description to ask with, gets nothing.
+    static func cannotBeAsked(_ identity: PeerIdentity) -> String {
+        "\(identity.app) (uid \(identity.uid)) has no decision, and cannot be asked for one: no registration "
+            + "gives it an NSLocationWhenInUseUsageDescription; its user or an administrator decides with "
+            + "`gpsloc auth grant --uid \(identity.uid) '\(identity.app)' always` (or `gpsloc auth deny`)"
+    }
+
+    /// Why an app its user or an administrator refused gets nothing, from its engine's status.
+    static func refused(_ app: HostedApp, identity: PeerIdentity) -> String? {
+        let engine = app.engine
+        guard engine.authorizationStatus == .denied || engine.authorizationStatus == .restricted else {
+            return nil
+        }
+        var flags = AuthorizationFlags()
+        flags.authorizationDeniedGlobally = !engine.servicesEnabled
+        flags.authorizationRestricted = engine.authorizationStatus == .restricted
+        flags.authorizationDenied = engine.authorizationStatus == .denied
+        return text(flags, identity: identity, undecided: false)
+            ?? "\(identity.app) (uid \(identity.uid)) is denied location"
     }
 }

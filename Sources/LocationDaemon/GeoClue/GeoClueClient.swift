@@ -70,11 +70,10 @@ struct GeoClueClient {
     /// What makes the client run: the hosted app's connection and session, and the task that
     /// takes its updates.
     struct Running {
-        var client: HostedClient
-        var connection: Int
-        var session: HostedClient.Session
-        var task: Task<Void, Never>
-        var cancel: @Sendable () -> Void
+        /// The app it runs as, with the session it holds.
+        var program: UnmodifiedProgram
+        /// Its app's updates, read on the bus thread.
+        var updates: HostedFeed<LocationUpdate>
     }
 
     let path: String

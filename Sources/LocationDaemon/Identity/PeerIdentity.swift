@@ -299,6 +299,16 @@ public struct PeerIdentity: Sendable, Hashable {
         return true
     }
 
+    /// Why the process identified is no longer the program it was (it exited, or became another
+    /// program by exec: a connection outlives an exec), `nil` while it is.
+    public var changedSinceIdentified: String? {
+        let pid = credentials.pid
+        guard credentials.isAlive, ProcessFacts.executable(pid: pid) == wire.executable else {
+            return "pid \(pid) is no longer the program it was when it connected (\(app)); connect again"
+        }
+        return nil
+    }
+
     /// How the identity reads in the log and in prompts.
     public var summary: String {
         var parts = ["\(app) (uid \(credentials.uid), pid \(credentials.pid)", basis.proof]

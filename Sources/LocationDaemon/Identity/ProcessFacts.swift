@@ -254,6 +254,21 @@ public enum ProcessFacts {
         readBytes("/proc/\(pid)/stat").flatMap { terminalState(statBytes: $0) }
     }
 
+    /// The process's real gid, from its `status` file.
+    public static func gid(pid: Int32) -> UInt32? {
+        read("/proc/\(pid)/status").flatMap(gid(statusFile:))
+    }
+
+    /// The real gid of a `status` file's `Gid:` line.
+    static func gid(statusFile text: String) -> UInt32? {
+        for line in text.split(separator: "\n") where line.hasPrefix("Gid:") {
+            return line.dropFirst(4).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap {
+                UInt32($0)
+            }
+        }
+        return nil
+    }
+
     public static func groups(pid: Int32) -> [UInt32] {
         read("/proc/\(pid)/status").map { groups(statusFile: $0) } ?? []
     }

@@ -1,7 +1,6 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import CLinux
 import CSDBus
 import Locking
 import SystemPackage
@@ -28,37 +27,22 @@ final class GeoCluePeers: Sendable {
     func identity(of sender: String, on bus: OpaquePointer?) -> Result<PeerIdentity, GeoClueRefusal> {
         if let known = peers.withLock({ $0[sender] }) { return .success(known) }
         guard let bus else { return .failure(GeoClueRefusal("the bus is gone")) }
-        var uid: UInt32 = 0
-        var pid: UInt32 = 0
-        var passed: Int32 = -1
-        let asked = ocl_peer_credentials(bus, sender, &uid, &pid, &passed)
-        guard asked >= 0, let processID = Int32(exactly: pid), processID > 0 else {
+        func ask() -> BusPeerCredentials? {
+            var said = BusPeerCredentials(uid: 0, pid: 0, pidfd: -1)
+            return ocl_peer_credentials(bus, sender, &said.uid, &said.pid, &said.pidfd) >= 0 ? said : nil
+        }
+        guard let said = ask() else {
             return .failure(GeoClueRefusal("the bus daemon does not say which process \(sender) is"))
         }
-        let pidfd: FileDescriptor
-        if passed >= 0 {
-            pidfd = FileDescriptor(rawValue: passed)
-        } else {
-            let raw = pidfd_open(processID, 0)
-            guard raw >= 0 else {
-                return .failure(GeoClueRefusal("pid \(pid) could not be pinned (\(Errno(rawValue: errno)))"))
-            }
-            pidfd = FileDescriptor(rawValue: raw)
-            // Pinned now. The bus still naming the same process for the connection means the
-            // process pinned is the one that connected (a pid is reused only once its process is
-            // gone, and then the bus would have let the connection go with it).
-            var again: (uid: UInt32, pid: UInt32, fd: Int32) = (0, 0, -1)
-            let checked = ocl_peer_credentials(bus, sender, &again.uid, &again.pid, &again.fd)
-            if again.fd >= 0 { close(again.fd) }
-            guard checked >= 0, again.pid == pid, again.uid == uid else {
-                try? pidfd.close()
-                return .failure(GeoClueRefusal("\(sender) left the bus while it was identified"))
-            }
+        let credentials: PeerCredentials
+        switch said.pinned(askAgain: ask) {
+        case .success(let pinned): credentials = pinned
+        case .failure(let reason): return .failure(GeoClueRefusal("\(sender): \(reason)"))
         }
-        let gid = ProcessFacts.read("/proc/\(pid)/status").flatMap(TCPPeer.gid(statusFile:)) ?? uid
-        let credentials = PeerCredentials(uid: uid, gid: gid, pid: processID, pidfd: pidfd)
+        let pidfd = credentials.pidfd
+        let pid = credentials.pid
         guard let identity = PeerIdentity.identify(credentials, registry: daemon.registry) else {
-            try? pidfd.close()
+            try? pidfd?.close()
             return .failure(GeoClueRefusal("pid \(pid) exited while it was identified"))
         }
         daemon.logNotes(of: identity)
@@ -68,7 +52,7 @@ final class GeoCluePeers: Sendable {
             return nil
         }
         if let kept {
-            try? pidfd.close()
+            try? pidfd?.close()
             return .success(kept)
         }
         return .success(identity)

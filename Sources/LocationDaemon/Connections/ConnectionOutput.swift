@@ -2,7 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 @_spi(FrontEnd) import LocationEngine
-@_spi(FrontEnd) import LocationWire
 import Locking
 import NIOCore
 
@@ -199,15 +198,13 @@ final class ConnectionOutput: Sendable {
             .start()
     }
 
-    /// ``deliverLines(_:_:end:)`` for an app's updates, each update's line written by `lines`
-    /// for subscription `subscription`: the way of most clients' lines, where the pump reads the
-    /// mailbox and writes the line with nothing between them to fetch. `readerSetsPace` as for
+    /// ``deliverLines(_:_:end:)`` for an app's updates, each handed to `handler`, which writes its
+    /// lines: the way of most clients' lines, where the pump reads the mailbox and writes the line
+    /// with nothing between them to fetch. `readerSetsPace` as for
     /// ``deliver(_:readerSetsPace:_:end:)``.
-    func deliverUpdateLines(
-        _ updates: HostedUpdates, _ lines: WireUpdateLines, subscription: Int, readerSetsPace: Bool = false,
-        end: @escaping () -> Void
-    ) {
-        let handler = UpdateLineHandler(lines: lines, subscription: subscription)
+    func deliver<Handler: PumpHandler>(
+        _ updates: HostedUpdates, to handler: Handler, readerSetsPace: Bool = false, end: @escaping () -> Void
+    ) where Handler.Element == LocationUpdate {
         FeedPump(updates, handler, readerSetsPace: readerSetsPace, channel: channel, output: onLoop, end: end)
             .start()
     }
@@ -255,13 +252,13 @@ extension HostedUpdates: PumpSource {
 }
 
 /// What a pump does with each element, on the loop.
-private protocol PumpHandler: SendableMetatype {
+protocol PumpHandler: SendableMetatype {
     associatedtype Element
     func handle(_ element: Element, _ lines: some LineSink)
 }
 
 /// Where a handler sends the lines it makes.
-private protocol LineSink {
+protocol LineSink {
     /// Writes the line `make` writes into the loop's thread's buffer (one buffer of each
     /// connection would be one more place in memory to fetch per update).
     func sendLine(making make: (inout [UInt8]) -> Void)
@@ -277,19 +274,6 @@ private struct CallHandler<Element>: PumpHandler {
 private struct LineHandler<Element>: PumpHandler {
     let write: (Element, inout [UInt8]) -> Void
     func handle(_ element: Element, _ lines: some LineSink) { lines.sendLine { write(element, &$0) } }
-}
-
-private struct UpdateLineHandler: PumpHandler {
-    let lines: WireUpdateLines
-    /// The start of the subscription's lines, up to its number.
-    let head: [UInt8]
-    init(lines: WireUpdateLines, subscription: Int) {
-        self.lines = lines
-        head = WireUpdateLines.head(subscription: subscription)
-    }
-    func handle(_ update: LocationUpdate, _ sink: some LineSink) {
-        lines.withLine(of: update, head: head) { sink.sendLine($0) }
-    }
 }
 
 /// A feed read on a connection's event loop, told there when the connection's socket closes

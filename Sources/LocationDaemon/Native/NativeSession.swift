@@ -9,12 +9,12 @@ import Locking
 /// what the core delivers turned into lines. Numbers the client chose for its sessions and
 /// subscriptions are checked here; a request that names one wrongly gets an error reply and
 /// changes nothing.
-final class ClientSession: Sendable {
+final class NativeSession: Sendable {
     let identity: PeerIdentity
     let client: HostedClient
     /// This connection's number among the app's connections.
     let connection: Int
-    private let daemon: Daemon
+    private let hub: Daemon
     private let output: ConnectionOutput
 
     private struct Feed {
@@ -37,17 +37,17 @@ final class ClientSession: Sendable {
     private let state = Mutex(State())
 
     /// How many sessions, and how many subscriptions, one connection may hold: far more than an
-    /// app needs, few enough that a flood cannot grow the daemon.
+    /// app needs, few enough that a flood cannot grow the hub.
     static let limit = 256
 
     init(
-        identity: PeerIdentity, client: HostedClient, connection: Int, daemon: Daemon,
+        identity: PeerIdentity, client: HostedClient, connection: Int, hub: Daemon,
         output: ConnectionOutput
     ) {
         self.identity = identity
         self.client = client
         self.connection = connection
-        self.daemon = daemon
+        self.hub = hub
         self.output = output
         let app = client.app
         let observer = client.app.observeAuthorization {
@@ -78,7 +78,7 @@ final class ClientSession: Sendable {
             .requestTemporaryFullAccuracy, .activity, .addCondition, .removeCondition, .monitorRecords,
             .subscribeMonitor, .consumedEvent:
             client.activate(connection)
-            daemon.refreshActivity(of: client)
+            hub.refreshActivity(of: client)
         default:
             break
         }
@@ -127,17 +127,17 @@ final class ClientSession: Sendable {
             feed.cancel(false)
             ok(id)
         case .addCondition(let name, let identifier, let condition, let assuming):
-            let monitor = try daemon.monitor(named: name, for: identity)
-            try daemon.checkMonitorBytes(for: identity)
+            let monitor = try hub.monitor(named: name, for: identity)
+            try hub.checkMonitorBytes(for: identity)
             try monitor.add(condition, identifier: identifier, assuming: assuming)
             ok(id)
         case .removeCondition(let name, let identifier):
-            try daemon.monitor(named: name, for: identity).remove(identifier)
+            try hub.monitor(named: name, for: identity).remove(identifier)
             ok(id)
         case .monitorRecords(let name):
-            send(WireEvent.records(id: id, try daemon.monitor(named: name, for: identity).records).encoded())
+            send(WireEvent.records(id: id, try hub.monitor(named: name, for: identity).records).encoded())
         case .subscribeMonitor(let number, let name):
-            let monitor = try daemon.monitor(named: name, for: identity)
+            let monitor = try hub.monitor(named: name, for: identity)
             try reserveFeed(number)
             ok(id)
             startMonitor(number, monitor.subscribe())
@@ -159,26 +159,26 @@ final class ClientSession: Sendable {
             }
         case .activity(let inUse):
             client.claimBackground(!inUse, connection: connection)
-            daemon.refreshActivity(of: client)
+            hub.refreshActivity(of: client)
             ok(id)
         case .showAuthorization(let uid):
-            try daemon.requireUnsandboxed(identity, to: "read its user's decisions")
-            let target = try daemon.authorize(identity, toSee: uid)
-            send(WireEvent.decisions(id: id, try daemon.decisions(uid: target)).encoded())
+            try hub.requireUnsandboxed(identity, to: "read its user's decisions")
+            let target = try hub.authorize(identity, toSee: uid)
+            send(WireEvent.decisions(id: id, try hub.decisions(uid: target)).encoded())
         case .changeAuthorization(let uid, let change):
-            try daemon.requireUnsandboxed(identity, to: "change decisions")
-            try daemon.change(change, uid: uid, by: identity)
+            try hub.requireUnsandboxed(identity, to: "change decisions")
+            try hub.change(change, uid: uid, by: identity)
             ok(id)
         case .registerAgent:
-            try daemon.requireUnsandboxed(identity, to: "register as its user's agent")
+            try hub.requireUnsandboxed(identity, to: "register as its user's agent")
             let registered = state.withLock { $0.agent != nil }
             guard !registered else { throw WireError("this connection is an agent already") }
             ok(id)
-            let agent = daemon.router.register(uid: identity.uid, send: output.send)
+            let agent = hub.router.register(uid: identity.uid, send: output.send)
             state.withLock { $0.agent = agent }
         case .answerPrompt(let prompt, let answer):
-            try daemon.requireUnsandboxed(identity, to: "answer prompts")
-            try daemon.router.answer(prompt: prompt, uid: identity.uid, answer)
+            try hub.requireUnsandboxed(identity, to: "answer prompts")
+            try hub.router.answer(prompt: prompt, uid: identity.uid, answer)
             ok(id)
         }
     }
@@ -274,7 +274,7 @@ final class ClientSession: Sendable {
         }
         for feed in feeds { feed.cancel(true) }
         if let observer { client.app.removeAuthorizationObserver(observer) }
-        if let agent { daemon.router.unregister(uid: identity.uid, agent: agent) }
-        daemon.detach(client, connection: connection, keeping: sessions)
+        if let agent { hub.router.unregister(uid: identity.uid, agent: agent) }
+        hub.detach(client, connection: connection, keeping: sessions)
     }
 }

@@ -4,7 +4,7 @@
 import CLinux
 import CSDBus
 import FoundationEssentials
-import LocationEngine
+@_spi(FrontEnd) import LocationEngine
 import LocationWire
 import Locking
 import SystemPackage
@@ -23,7 +23,7 @@ import SystemPackage
 /// and its pidfd where the bus gives one), pinned by a pidfd and identified as a socket client
 /// is. `DesktopId` is only shown beside that identity; it never chooses a decision. A `Client`
 /// answers its owner alone, and its signals go to its owner alone.
-public final class GeoClueService: Sendable {
+public final class GeoClueService: FrontEnd {
     static let clientsPerConnection = 16
     static let clientsPerUser = 256
 
@@ -32,9 +32,6 @@ public final class GeoClueService: Sendable {
         var clients: [String: GeoClueClient] = [:]
         var nextClient = 0
         var inUse = false
-        /// Each running client's newest update not yet delivered on the bus thread: a client
-        /// behind (a busy bus) gets the newest, not a backlog of locations already old.
-        var latest: [String: LocationUpdate] = [:]
     }
 
     private let daemon: Daemon
@@ -62,6 +59,8 @@ public final class GeoClueService: Sendable {
         }
         daemon.log("serving GeoClue2 (org.freedesktop.GeoClue2) on the system bus")
     }
+
+    public var name: String { "GeoClue2" }
 
     /// Serves the bus ``connect()`` reached until cancelled; a lost bus is connected again every
     /// 2 seconds.
@@ -332,70 +331,25 @@ public final class GeoClueService: Sendable {
                 "RequestedAccuracyLevel is NONE (0): set it (EXACT is 8, CITY 4) before Start")
         }
         let identity = client.identity
-        // A connection outlives an exec: a process that became another program since it was
-        // identified is not what was identified.
-        let pid = identity.credentials.pid
-        guard identity.credentials.isAlive, ProcessFacts.executable(pid: pid) == identity.wire.executable
-        else {
-            return reply(
-                call, error: "org.freedesktop.DBus.Error.AccessDenied",
-                "pid \(pid) is no longer the program it was when it connected (\(identity.app)); connect again"
-            )
+        if let changed = identity.changedSinceIdentified {
+            return reply(call, error: "org.freedesktop.DBus.Error.AccessDenied", changed)
         }
-        let hosted: HostedClient
-        let connection: Int
+        // Refused, or undecided with nobody to ask (no usage description to ask with): said now,
+        // rather than leaving the client waiting for locations that cannot come.
+        let program: UnmodifiedProgram
         do {
-            (hosted, connection) = try daemon.attach(identity, receiver: nil)
-        } catch {
-            return reply(call, error: "org.freedesktop.DBus.Error.Failed", error.description)
-        }
-        let engine = hosted.app.engine
-        if engine.authorizationStatus == .denied || engine.authorizationStatus == .restricted {
-            daemon.detach(hosted, connection: connection, keeping: [])
-            var flags = AuthorizationFlags()
-            flags.authorizationDeniedGlobally = !engine.servicesEnabled
-            flags.authorizationRestricted = engine.authorizationStatus == .restricted
-            flags.authorizationDenied = engine.authorizationStatus == .denied
-            let refusal = GPSDRefusal.text(flags, identity: identity, undecided: false)
-            return reply(
-                call, error: "org.freedesktop.DBus.Error.AccessDenied",
-                refusal ?? "\(identity.app) (uid \(identity.uid)) is denied location")
-        }
-        // Undecided, and nobody can be asked (there is no usage description to ask with): say
-        // so, rather than leave the client waiting for locations that cannot come.
-        if engine.authorizationStatus == .notDetermined, identity.manifest.whenInUseUsageDescription == nil {
-            daemon.detach(hosted, connection: connection, keeping: [])
-            return reply(
-                call, error: "org.freedesktop.DBus.Error.AccessDenied",
-                "\(identity.app) (uid \(identity.uid)) has no decision, and cannot be asked for one: no registration "
-                    + "gives it an NSLocationWhenInUseUsageDescription; its user or an administrator decides with "
-                    + "`gpsloc auth grant --uid \(identity.uid) '\(identity.app)' always` (or `gpsloc auth deny`)"
-            )
-        }
-        hosted.activate(connection)
-        daemon.refreshActivity(of: hosted)
-        // As for gpsd's clients: what it may have is what its user decided, Always included, or
-        // while it is in use.
-        let session = hosted.takeSession(level: .always, purposeKey: nil, background: false)
-        let updates = hosted.app.engineUpdates(reduced: GeoClueAccuracy.asksReduced(client.requestedLevel))
-        let task = Task { [weak self] in
-            while let update = await updates.next() {
-                guard let self else { return }
-                let bus = self.state.withLock { state -> GeoClueBus? in
-                    let scheduled = state.latest[path] != nil
-                    state.latest[path] = update
-                    return scheduled ? nil : state.bus
-                }
-                bus?.perform {
-                    guard let latest = self.state.withLock({ $0.latest.removeValue(forKey: path) }) else {
-                        return
-                    }
-                    self.deliver(latest, to: path)
-                }
+            program = try daemon.attachUnmodified(identity, receiver: nil) { app in
+                if let refused = RefusalWords.refused(app, identity: identity) { return refused }
+                guard app.engine.authorizationStatus == .notDetermined,
+                    identity.manifest.whenInUseUsageDescription == nil
+                else { return nil }
+                return RefusalWords.cannotBeAsked(identity)
             }
+        } catch {
+            return reply(call, error: "org.freedesktop.DBus.Error.AccessDenied", error.description)
         }
-        let running = GeoClueClient.Running(
-            client: hosted, connection: connection, session: session, task: task, cancel: updates.cancel)
+        let updates = program.app.engineUpdates(reduced: GeoClueAccuracy.asksReduced(client.requestedLevel))
+        let running = GeoClueClient.Running(program: program, updates: updates)
         let stale = state.withLock { state -> Bool in
             guard state.clients[path] != nil else { return true }
             state.clients[path]?.running = running
@@ -411,17 +365,33 @@ public final class GeoClueService: Sendable {
         let result = ocl_reply_empty(call)
         changed(path)
         updateInUse()
+        pump(path, updates)
         return result
+    }
+
+    /// Takes what waits in a running client's updates, on the bus thread, and delivers the newest
+    /// (a client behind, on a busy bus, gets the newest rather than a backlog of locations
+    /// already old). When they have nothing, their own wake-up brings the bus thread back here at
+    /// the next: one hop from the engine to the bus.
+    private func pump(_ path: String, _ updates: HostedFeed<LocationUpdate>) {
+        var newest: LocationUpdate?
+        reading: while true {
+            let polled = updates.poll { [weak self] in
+                self?.state.withLock { $0.bus }?.perform { [weak self] in self?.pump(path, updates) }
+            }
+            switch polled {
+            case .element(let update): newest = update
+            case .empty, .end: break reading
+            }
+        }
+        if let newest { deliver(newest, to: path) }
     }
 
     /// Stops a client: its updates end, its app's connection goes (the app stays for the grace
     /// period, as for a socket that closed).
     private func stop(_ path: String) {
         let running = state.withLock { state -> GeoClueClient.Running? in
-            defer {
-                state.clients[path]?.running = nil
-                state.latest[path] = nil
-            }
+            defer { state.clients[path]?.running = nil }
             return state.clients[path]?.running
         }
         guard let running else { return }
@@ -432,9 +402,8 @@ public final class GeoClueService: Sendable {
 
     private func stopRunning(_ running: GeoClueClient.Running?) {
         guard let running else { return }
-        running.task.cancel()
-        running.cancel()
-        daemon.detach(running.client, connection: running.connection, keeping: [running.session])
+        running.updates.cancel()
+        running.program.detach()
     }
 
     /// Deletes a client and its objects.

@@ -138,3 +138,24 @@ final class ChronyFeed: Sendable {
         return info.st_uid == 0 || info.st_uid == geteuid()
     }
 }
+
+/// Every receiver with a device file fed to chrony's SOCK refclocks in one directory: a
+/// front-end of the daemon's, served until cancelled.
+public struct ChronyFeeds: FrontEnd {
+    let feeds: [ChronyFeed]
+
+    /// The feeds of `hub`'s receivers (each device once) into `directory`.
+    public init(hub: Daemon, directory: String) {
+        feeds = hub.distinctReceivers.compactMap {
+            ChronyFeed(receiver: $0, directory: directory, log: hub.log)
+        }
+    }
+
+    public var name: String { "chrony" }
+
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            for feed in feeds { group.addTask { await feed.run() } }
+        }
+    }
+}

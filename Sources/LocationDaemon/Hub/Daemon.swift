@@ -53,8 +53,6 @@ public final class Daemon: Sendable {
     /// The secret behind the reduced-accuracy offset, one for the whole machine so that apps
     /// comparing notes, even across users and receivers, meet one offset.
     let reducerSecret: ReducerSecret
-    /// gpsd's reports of each receiver's latest fix, shared by the gpsd clients watching it.
-    let gpsdReports = GPSDReportCache()
 
     /// Stops every receiver for good, before the event loop they are read on and tell their
     /// clients on goes away (a receiver under two names is stopped once; the second finds it so).
@@ -102,6 +100,25 @@ public final class Daemon: Sendable {
         let connection = client.connect(identity)
         client.refreshActivity()
         return (client, connection)
+    }
+
+    /// Attaches a program that asks for nothing itself (a gpsd client, a GeoClue app): in use
+    /// from now, holding a session for whatever its user decided, Always included (a service, a
+    /// logger) or while it is in use. ``UnmodifiedProgram/detach()`` lets it go. A front-end that
+    /// refuses some apps outright says so with `refusing`: its text, for an app it refuses,
+    /// becomes the error, and the program is let go at once.
+    func attachUnmodified(
+        _ identity: PeerIdentity, receiver: String?, refusing: (HostedApp) -> String? = { _ in nil }
+    ) throws(WireError) -> UnmodifiedProgram {
+        let (client, connection) = try attach(identity, receiver: receiver)
+        if let refusal = refusing(client.app) {
+            detach(client, connection: connection, keeping: [])
+            throw WireError(refusal)
+        }
+        client.activate(connection)
+        client.refreshActivity()
+        let session = client.takeSession(level: .always, purposeKey: nil, background: false)
+        return UnmodifiedProgram(hub: self, client: client, connection: connection, session: session)
     }
 
     /// Makes the hosted app for `key` (the caller holds the lock on `clients`).
@@ -271,10 +288,8 @@ public final class Daemon: Sendable {
     /// Logs each time a receiver is reached (with its rate, and whether it gives a pulse per
     /// second), until cancelled; its failures the receiver's service logs itself.
     public func logReceiverConnections() async {
-        var seen: Set<String> = []
-        let receivers = configuration.receivers.filter { seen.insert($0.device).inserted }
         await withDiscardingTaskGroup { group in
-            for receiver in receivers {
+            for receiver in distinctReceivers {
                 let events = receiver.service.sourceEvents()
                 group.addTask { [log] in
                     for await event in events {
@@ -285,19 +300,13 @@ public final class Daemon: Sendable {
         }
     }
 
-    /// Feeds chrony's SOCK refclocks in `directory` with the time of every receiver that has a
-    /// device file (see ``ChronyFeed``), until cancelled.
-    public func feedChrony(directory: String) async {
+    /// The receivers once each: two names of one device are one receiver, served under the first.
+    public var distinctReceivers: [Receiver] {
         var seen: Set<String> = []
-        let feeds = configuration.receivers.filter { seen.insert($0.device).inserted }.compactMap {
-            ChronyFeed(receiver: $0, directory: directory, log: log)
-        }
-        await withDiscardingTaskGroup { group in
-            for feed in feeds { group.addTask { await feed.run() } }
-        }
+        return configuration.receivers.filter { seen.insert($0.device).inserted }
     }
 
-    public var receiverCount: Int { Set(configuration.receivers.map(\.device)).count }
+    public var receiverCount: Int { distinctReceivers.count }
 
     /// How many apps are hosted now (kept ones included).
     public var hostedCount: Int { clients.withLock { $0.count } }
@@ -333,18 +342,6 @@ public final class Daemon: Sendable {
             throw refusal("see another user's decisions")
         }
         return target
-    }
-
-    /// The identity of a gpsd client no process of this machine owns: the app of the narrowest
-    /// address block an administrator decided on that holds its address, `nil` when none does.
-    func networkIdentity(of client: TCPPeer.Endpoint) -> PeerIdentity? {
-        let snapshot = try? stores.store(uid: NetworkClients.uid).load()
-        let decided = (snapshot?.clients.keys).map(Array.init) ?? []
-        let restricted = (snapshot?.restrictedClients).map(Array.init) ?? []
-        guard let app = NetworkClients.app(for: client.address, decided: decided + restricted) else {
-            return nil
-        }
-        return NetworkClients.identity(app: app, client: client)
     }
 
     func decisions(uid: UInt32) throws(WireError) -> WireDecisions {
@@ -423,4 +420,18 @@ public struct Receiver: Sendable {
         self.device = device
         self.service = service
     }
+}
+
+/// A program attached by ``Daemon/attachUnmodified(_:receiver:)``: its hosted app, its connection
+/// there and the session it holds.
+struct UnmodifiedProgram: Sendable {
+    let hub: Daemon
+    let client: HostedClient
+    let connection: Int
+    let session: HostedClient.Session
+
+    var app: HostedApp { client.app }
+
+    /// The program's connection ended: its app keeps the session for the grace period.
+    func detach() { hub.detach(client, connection: connection, keeping: [session]) }
 }
