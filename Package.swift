@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "GNSS", targets: ["GNSS"]),
         .library(name: "GNSSSimulation", targets: ["GNSSSimulation"]),
         .library(name: "GNSSSources", targets: ["GNSSSources"]),
+        .library(name: "TrackJournal", targets: ["TrackJournal"]),
+        .library(name: "Telematics", targets: ["Telematics"]),
         .library(name: "LocationEngine", targets: ["LocationEngine"]),
         .library(name: "OpenCoreLocation", targets: ["OpenCoreLocation"]),
         .library(name: "LocationHosting", targets: ["LocationHosting"]),
@@ -57,8 +59,24 @@ let package = Package(
                 "GNSS", "DescriptorIO", "Locking", "CLinux", .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .target(name: "CGPS", condition: .when(traits: ["LibGPS"])), "CZlib", "CLzma", "CZstd",
-                // The track journal's HPKE and ChaCha20-Poly1305.
+            ]),
+        // The encrypted, power-cut-safe track journal: its format, writer, reader and keys, and the
+        // journal read back as a source. Its own module, so that the sources need no cryptography.
+        .target(
+            name: "TrackJournal",
+            dependencies: [
+                "GNSS", "GNSSSources", "CLinux", "CZlib",
+                .product(name: "SystemPackage", package: "swift-system"),
+                // HPKE and ChaCha20-Poly1305.
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        // What a telematics box embeds: the recorder, and the uplink (its queue, outbox, OwnTracks
+        // encoding, and the MQTT publisher behind the MQTT trait).
+        .target(
+            name: "Telematics",
+            dependencies: [
+                "GNSS", "DescriptorIO", "LocationEngine", "LocationHosting", "Locking", "TrackJournal",
+                .target(name: "CMosquitto", condition: .when(traits: ["MQTT"])),
             ]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
         .systemLibrary(
@@ -107,7 +125,7 @@ let package = Package(
         .executableTarget(
             name: "gpslocd",
             dependencies: [
-                "BuildInfo", "DescriptorIO", "GNSS", "LocationDaemon", "LocationEngine", "GNSSSources",
+                "BuildInfo", "DescriptorIO", "GNSS", "LocationDaemon", "LocationEngine", "GNSSSources", "TrackJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -116,8 +134,7 @@ let package = Package(
             name: "gpsloc",
             dependencies: [
                 "BuildInfo", "GNSS", "GNSSSimulation", "GNSSSources", "LocationEngine", "LocationWire",
-                "LocationHosting", "DescriptorIO", "Locking", "CLinux",
-                .target(name: "CMosquitto", condition: .when(traits: ["MQTT"])),
+                "LocationHosting", "DescriptorIO", "Locking", "CLinux", "Telematics", "TrackJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -126,6 +143,11 @@ let package = Package(
         .executableTarget(
             name: "where-am-i", dependencies: ["GNSSSources", "LocationEngine", "OpenCoreLocation"],
             path: "examples/WhereAmI"),
+        // A telematics box of one's own: the recorder and the uplink embedded (README, docs/telematics.md).
+        .executableTarget(
+            name: "telematics-box",
+            dependencies: ["GNSSSources", "LocationEngine", "LocationHosting", "Telematics", "TrackJournal"],
+            path: "examples/TelematicsBox"),
         .target(
             name: "TestSupport", dependencies: ["NMEA", "GNSS", "Locking", "TestWidth"],
             path: "Tests/TestSupport"),
@@ -138,8 +160,10 @@ let package = Package(
             dependencies: [
                 "GNSSSources", "Locking", "NMEA", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ]),
+        .testTarget(
+            name: "TrackJournalTests",
+            dependencies: ["TrackJournal", "GNSSSources", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "LocationEngineTests", dependencies: ["LocationEngine", "GNSS", "TestSupport"]),
         .testTarget(
@@ -147,7 +171,7 @@ let package = Package(
             dependencies: [
                 "OpenCoreLocation", "LocationEngine", "LocationWire", "GNSSSources", "Locking", "TestSupport",
             ]),
-        .testTarget(name: "GPSLocTests", dependencies: ["gpsloc", "where-am-i", "TestSupport"]),
+        .testTarget(name: "GPSLocTests", dependencies: ["gpsloc", "where-am-i", "telematics-box", "TestSupport"]),
         // Apple-platform code in the Swift 5 language mode, as most apps still build.
         .testTarget(
             name: "Swift5SamplesTests", dependencies: ["OpenCoreLocation", "LocationEngine"],

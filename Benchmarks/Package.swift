@@ -50,7 +50,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "journal-bench",
-            dependencies: [.product(name: "GNSSSources", package: "OpenCoreLocation")],
+            dependencies: [.product(name: "TrackJournal", package: "OpenCoreLocation")],
             path: "Sources/journal-bench"
         ),
     ],

@@ -10,7 +10,7 @@
 #endif
 
 /// The text of the C `errno` value `code`.
-func errnoDescription(_ code: Int32) -> String {
+package func errnoDescription(_ code: Int32) -> String {
     guard let text = strerror(code) else { return "error \(code)" }
     return String(cString: text)
 }

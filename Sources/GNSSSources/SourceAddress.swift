@@ -165,8 +165,12 @@ public enum SourceAddress: Sendable, Hashable {
     }
 
     /// Opens the source, or explains why it cannot be opened here. A serial receiver is read by
-    /// `host` when one is given and its fixes are wanted at once.
-    public func open(host: (any ReceiverHost)? = nil) throws(SourceError) -> any FixSource {
+    /// `host` when one is given and its fixes are wanted at once; a track journal by `journals`
+    /// (the journal's module, which holds its cryptography), when the program reads journals.
+    public func open(host: (any ReceiverHost)? = nil, journals: (any JournalOpening)? = nil)
+        throws(SourceError)
+        -> any FixSource
+    {
         switch self {
         case .file(let path, let speed):
             guard access(path, R_OK) == 0 else {
@@ -174,7 +178,12 @@ public enum SourceAddress: Sendable, Hashable {
             }
             return ReplaySource(path: path, speed: speed)
         case .journal(let path, let keyPath, let speed):
-            return try Self.openJournal(path, keyPath: keyPath, speed: speed)
+            guard let journals else {
+                throw SourceError(
+                    "file:\(path)?key=\(keyPath): this program reads no track journals; replay it with "
+                        + "`gpsloc watch --source 'file:\(path)?key=\(keyPath)'`")
+            }
+            return try journals.open(path, keyPath: keyPath, speed: speed)
         case .standardInput(let speed):
             return ReplaySource(path: "-", speed: speed)
         case .serial(let path, let baud):
@@ -211,27 +220,9 @@ public enum SourceAddress: Sendable, Hashable {
     }
 }
 
-extension SourceAddress {
-    /// A journal's sentences, opened into memory and replayed from there.
-    fileprivate static func openJournal(_ path: String, keyPath: String, speed: ReplaySpeed)
-        throws(SourceError)
-        -> ReplaySource
-    {
-        do {
-            let key = try JournalKeys.privateKey(contentsOf: keyPath)
-            let opened = try JournalReader(path: path, privateKey: key).sentencesInMemory()
-            guard opened.report.isIntact else {
-                close(opened.descriptor)
-                throw JournalError("\(path) is damaged: " + opened.report.damage.joined(separator: "; "))
-            }
-            guard opened.records > 0 else {
-                close(opened.descriptor)
-                throw JournalError("\(path) holds no NMEA (recorded without --nmea)")
-            }
-            // The replay reads it by its /proc path; the descriptor lives as long as the process.
-            return ReplaySource(path: opened.path, speed: speed)
-        } catch {
-            throw SourceError("file:\(path)?key=\(keyPath): \(error)")
-        }
-    }
+/// Opens a track journal recorded with NMEA as a replay of its sentences: what the journal's
+/// module gives ``SourceAddress/open(host:journals:)`` (this module knows no cryptography).
+public protocol JournalOpening: Sendable {
+    /// The journal at `path`, opened with the private key at `keyPath` and replayed at `speed`.
+    func open(_ path: String, keyPath: String, speed: ReplaySpeed) throws(SourceError) -> any FixSource
 }

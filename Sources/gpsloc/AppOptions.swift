@@ -8,6 +8,7 @@ import GNSSSources
 import LocationEngine
 import LocationHosting
 import Logging
+import TrackJournal
 
 /// The command's logging: to standard error, at the level named by `GPSLOC_LOG_LEVEL` (trace,
 /// debug, info, notice, warning, error or critical; info when unset).
@@ -113,7 +114,7 @@ struct AppOptions: ParsableArguments {
             throw ValidationError("--source \(error)")
         }
         let fixSource: any FixSource
-        do { fixSource = try address.open(host: host) } catch {
+        do { fixSource = try address.open(host: host, journals: JournalReplay()) } catch {
             printError("gpsloc \(command): error: \(error)")
             throw ExitCode(1)
         }

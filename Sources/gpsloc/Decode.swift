@@ -6,6 +6,7 @@ import FoundationEssentials
 import GNSS
 import GNSSSources
 import NMEA
+import TrackJournal
 
 #if canImport(Glibc)
     import Glibc

@@ -3,6 +3,7 @@
 
 import FoundationEssentials
 import GNSSSources
+import TrackJournal
 
 /// `gpsloc decode --key FILE JOURNAL`: a track journal recorded with `--nmea` is decoded as the log
 /// its NMEA makes. The sentences are opened into memory (a memfd), never onto the disk, and

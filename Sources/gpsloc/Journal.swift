@@ -5,6 +5,7 @@ import ArgumentParser
 import FoundationEssentials
 import GNSS
 import GNSSSources
+import TrackJournal
 
 #if canImport(Glibc)
     import Glibc
@@ -41,7 +42,7 @@ struct Journal: ParsableCommand {
 
         static func create(_ path: String, _ text: String, mode: mode_t, option: String) throws {
             do {
-                try createExclusively(path, Array(text.utf8), mode: mode)
+                try JournalKeys.createKeyFile(path, text, mode: mode)
             } catch {
                 printError(
                     "gpsloc journal keygen: error: \(option) \(path): \(error)"

@@ -26,16 +26,6 @@ func writeAll(_ bytes: [UInt8], to descriptor: Int32) throws(SystemError) {
     }
 }
 
-/// Makes a file at `path` holding `bytes`, with `mode`; never replaces one (`O_EXCL`). The file
-/// is on disk (`fsync`) when this returns.
-func createExclusively(_ path: String, _ bytes: [UInt8], mode: mode_t) throws(SystemError) {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-    guard descriptor >= 0 else { throw SystemError(code: errno) }
-    defer { close(descriptor) }
-    try writeAll(bytes, to: descriptor)
-    guard fsync(descriptor) == 0 else { throw SystemError(code: errno) }
-}
-
 /// A failed system call, described by its `errno`.
 struct SystemError: Error, CustomStringConvertible {
     var code: Int32

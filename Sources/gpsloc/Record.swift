@@ -4,9 +4,8 @@
 import ArgumentParser
 import Dispatch
 import FoundationEssentials
-import GNSSSources
-@_spi(FrontEnd) import LocationEngine
-import LocationHosting
+import Telematics
+import TrackJournal
 
 struct Record: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -84,25 +83,20 @@ struct Record: AsyncParsableCommand {
                 return 1
             }
             Self.sayRecovery(writer.recovery, journal: journal)
-            let shared = SharedJournal(writer)
-            let fixes = nmea ? context.subscribePreciseFixes() : nil
-            let sentences = nmea ? Task { await RecordNMEA.record(into: shared, fixes: fixes) } : nil
+            let recorder = TrackRecorder(writer) { printError("gpsloc record: " + $0) }
             var failure: (any Error)?
             do {
-                try await Self.record(into: shared, context: context)
+                try await recorder.record(from: context, nmea: nmea)
             } catch is CancellationError {
             } catch {
                 failure = error
             }
-            // This engine's fixes still waiting are recorded; gpslocd's feed is let go.
-            if let fixes { fixes.finish() } else { sentences?.cancel() }
-            await sentences?.value
             do {
-                try shared.close()
+                try recorder.close()
             } catch {
                 printError("gpsloc record: error: closing the journal: \(error)")
             }
-            printError("gpsloc record: \(shared.recordsWritten) records written to \(journal)")
+            printError("gpsloc record: \(recorder.recordsWritten) records written to \(journal)")
             if let failure {
                 printError("gpsloc record: error: \(failure)")
                 return 1
@@ -126,28 +120,5 @@ struct Record: AsyncParsableCommand {
                 "; its last \(recovery.cutBytes) bytes were a torn write (the recorder stopped mid-record) and were cut at byte \(recovery.cutAt)"
         }
         printError(said)
-    }
-
-    /// Appends every location update until the updates end or the task is cancelled.
-    private static func record(into journal: SharedJournal, context: LocationContext) async throws {
-        let session = context.holdSession(.always)
-        defer { session.invalidate() }
-        for await update in context.liveUpdates(for: .default) {
-            try Task.checkCancellation()
-            guard let location = update.location else { continue }
-            journal.append(.location(Self.record(location, reduced: update.flags.accuracyLimited)))
-        }
-    }
-
-    static func record(_ location: Location, reduced: Bool) -> JournalLocation {
-        var flags: UInt16 = reduced ? 1 : 0
-        if location.source?.isSimulatedBySoftware == true { flags |= 2 }
-        if location.source?.isProducedByAccessory == true { flags |= 4 }
-        return JournalLocation(
-            time: location.timestamp.timeIntervalSince1970, latitude: location.coordinate.latitude,
-            longitude: location.coordinate.longitude, horizontalAccuracy: Float(location.horizontalAccuracy),
-            altitude: Float(location.altitude), verticalAccuracy: Float(location.verticalAccuracy),
-            speed: Float(location.speed), speedAccuracy: Float(location.speedAccuracy),
-            course: Float(location.course), courseAccuracy: Float(location.courseAccuracy), flags: flags)
     }
 }

@@ -9,6 +9,7 @@ import LocationDaemon
 import LocationEngine
 import NIOCore
 import NIOPosix
+import TrackJournal
 
 #if canImport(Glibc)
     import Glibc
@@ -63,7 +64,7 @@ struct DaemonService {
             // A serial receiver is read on the event loop, and each app after the first is told
             // of its fixes there in turn, after the clients of the one before were written.
             do {
-                source = try address.open(host: EventLoopReceiverHost(loop: loop))
+                source = try address.open(host: EventLoopReceiverHost(loop: loop), journals: JournalReplay())
             } catch {
                 throw .init(description: "--source \(text): \(error)")
             }

@@ -8,7 +8,7 @@
 //   journal-bench write DIR PUBLIC-KEY BYTES     writes a journal of about BYTES (no fdatasync)
 
 import Foundation
-import GNSSSources
+import TrackJournal
 
 func location(_ index: Int) -> JournalRecord {
     .location(

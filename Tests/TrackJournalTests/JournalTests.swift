@@ -6,6 +6,7 @@ import Foundation
 import GNSSSources
 import TestSupport
 import Testing
+import TrackJournal
 
 /// The track journal: what is written is read back with the key alone, and no change to the
 /// files — a byte altered, a tail cut, a segment moved or removed — passes for what was written.

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FoundationEssentials
-import GNSSSources
 import Locking
+import TrackJournal
 
 #if canImport(Glibc)
     import Glibc
@@ -21,8 +21,8 @@ import Locking
 /// the clear on disk. `acknowledged` records the last message the broker has, written whole
 /// (a new file renamed over the old). New messages come from one task; marks, from libmosquitto's
 /// thread and the sender's, go through a lock.
-final class UplinkOutbox: @unchecked Sendable {
-    let directory: String
+public final class UplinkOutbox: @unchecked Sendable {
+    public let directory: String
     private let writer: JournalWriter
     private let key: JournalPrivateKey
     /// The broker's acknowledgements (from libmosquitto's thread and the sender's): the newest,
@@ -36,7 +36,9 @@ final class UplinkOutbox: @unchecked Sendable {
     /// The mark read at the start: what the broker had then.
     private let acknowledgedAtStart: JournalPosition?
 
-    init(directory: String, capBytes: Int) throws {
+    /// The outbox in `directory` (made, mode 0700, with its key, when missing), holding at most
+    /// `capBytes`: past it, the oldest unsent messages go.
+    public init(directory: String, capBytes: Int) throws {
         self.directory = directory
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw JournalError("cannot make the outbox \(directory): \(String(cString: strerror(errno)))")
@@ -47,7 +49,7 @@ final class UplinkOutbox: @unchecked Sendable {
         } else {
             let (privateText, _) = JournalKeys.generate()
             do {
-                try createExclusively(keyPath, Array(privateText.utf8), mode: 0o600)
+                try JournalKeys.createKeyFile(keyPath, privateText, mode: 0o600)
             } catch {
                 throw JournalError("cannot make \(keyPath): \(error)")
             }
@@ -74,7 +76,7 @@ final class UplinkOutbox: @unchecked Sendable {
     }
 
     /// The messages kept and not yet acknowledged, oldest first.
-    func unsent() throws -> [(JournalPosition, [UInt8])] {
+    public func unsent() throws -> [(JournalPosition, [UInt8])] {
         var messages: [(JournalPosition, [UInt8])] = []
         let acknowledged = acknowledgedAtStart
         _ = try JournalReader(path: directory + "/messages", privateKey: key).read { record, position in
@@ -87,14 +89,14 @@ final class UplinkOutbox: @unchecked Sendable {
     }
 
     /// Keeps a message; its place in the outbox.
-    func keep(_ payload: [UInt8]) throws -> JournalPosition {
+    public func keep(_ payload: [UInt8]) throws -> JournalPosition {
         try writer.append(.message(payload))
     }
 
     /// The broker has every message up to `position`. The mark is written at most once a
     /// second (and at `close()`): after a crash, what the last second acknowledged is sent again,
     /// which QoS 1 allows (a subscriber drops duplicates by `tst`).
-    func acknowledge(through position: JournalPosition) {
+    public func acknowledge(through position: JournalPosition) {
         let now = ContinuousClock.now
         let due = mark.withLock { mark -> Bool in
             guard mark.position.map({ position > $0 }) ?? true else { return false }
@@ -122,7 +124,7 @@ final class UplinkOutbox: @unchecked Sendable {
         }
     }
 
-    func close() {
+    public func close() {
         writeMark()
         try? writer.close()
     }

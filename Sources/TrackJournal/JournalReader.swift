@@ -4,6 +4,7 @@
 import CLinux
 import Crypto
 import FoundationEssentials
+import GNSSSources
 
 #if canImport(Glibc)
     import Glibc

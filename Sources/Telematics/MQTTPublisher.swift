@@ -11,35 +11,58 @@
     /// to 10 s: a broker back after a long outage is reached within 10 s, for a connection
     /// attempt every 10 s while it is away). What happens on the connection reaches `events` on
     /// libmosquitto's thread.
-    final class MQTTPublisher: @unchecked Sendable {
-        struct Settings {
-            var host: String
-            var port: Int32
-            var clientID: String
-            var username: String?
-            var password: String?
+    public final class MQTTPublisher: MessagePublisher, @unchecked Sendable {
+        /// The broker and how to log in to it.
+        public struct Settings: Sendable {
+            public var host: String
+            public var port: Int32
+            public var clientID: String
+            public var username: String?
+            public var password: String?
             /// TLS: the CA that signed the broker's certificate, and this client's own, if any.
-            var caFile: String?
-            var certificateFile: String?
-            var keyFile: String?
-            var keepAlive: Int32 = 30
-        }
+            public var caFile: String?
+            public var certificateFile: String?
+            public var keyFile: String?
+            public var keepAlive: Int32 = 30
 
-        enum Event {
-            case connected
-            /// The broker refused the connection (bad credentials, a client id not allowed): its reason.
-            case refused(String)
-            case disconnected(String)
-            /// The broker acknowledged the message `mid` (QoS 1's PUBACK).
-            case acknowledged(Int32)
+            public init(
+                host: String, port: Int32, clientID: String, username: String? = nil, password: String? = nil,
+                caFile: String? = nil, certificateFile: String? = nil, keyFile: String? = nil
+            ) {
+                self.host = host
+                self.port = port
+                self.clientID = clientID
+                self.username = username
+                self.password = password
+                self.caFile = caFile
+                self.certificateFile = certificateFile
+                self.keyFile = keyFile
+            }
+
+            /// `mqtt://HOST[:PORT]` (1883) or `mqtts://HOST[:PORT]` (8883, TLS): its host, port and
+            /// whether it is TLS; `nil` for anything else.
+            public static func endpoint(_ url: String) -> (host: String, port: Int32, tls: Bool)? {
+                let tls = url.hasPrefix("mqtts://")
+                guard tls || url.hasPrefix("mqtt://") else { return nil }
+                let rest = url.drop { $0 != "/" }.dropFirst(2)
+                let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
+                guard let host = parts.first, !host.isEmpty, parts.count <= 2 else { return nil }
+                let port = parts.count == 2 ? Int32(parts[1]) : (tls ? 8883 : 1883)
+                guard let port, port > 0, port < 65536 else { return nil }
+                return (String(host), port, tls)
+            }
         }
 
         private let handle: OpaquePointer
-        private let events: (Event) -> Void
+        private let events: @Sendable (PublisherEvent) -> Void
 
         private static let initialized: Void = { mosquitto_lib_init() }()
 
-        init(_ settings: Settings, events: @escaping (Event) -> Void) throws(MQTTError) {
+        /// Connects to the broker (in the background: a broker not there yet is tried again) and
+        /// tells `events` what happens, on libmosquitto's thread.
+        public init(_ settings: Settings, events: @escaping @Sendable (PublisherEvent) -> Void)
+            throws(MQTTError)
+        {
             _ = Self.initialized
             self.events = events
             guard let handle = mosquitto_new(settings.clientID, false, nil) else {
@@ -89,7 +112,7 @@
 
         /// Publishes `payload` on `topic` with QoS 1; its message id, or `nil` when it was not
         /// taken (not connected).
-        func publish(topic: String, payload: [UInt8]) -> Int32? {
+        public func publish(topic: String, payload: [UInt8]) -> Int32? {
             var mid: Int32 = 0
             let code = payload.withUnsafeBytes { bytes in
                 mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, 1, false)
@@ -98,7 +121,7 @@
         }
 
         /// Disconnects and stops the network thread.
-        func stop() {
+        public func stop() {
             mosquitto_disconnect(handle)
             mosquitto_loop_stop(handle, false)
             mosquitto_destroy(handle)
@@ -111,8 +134,9 @@
         }
     }
 
-    struct MQTTError: Error, CustomStringConvertible {
-        var description: String
+    /// Why libmosquitto could not do what was asked.
+    public struct MQTTError: Error, CustomStringConvertible {
+        public var description: String
         init(_ description: String) { self.description = description }
     }
 #endif

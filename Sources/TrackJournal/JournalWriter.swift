@@ -3,6 +3,7 @@
 
 import Crypto
 import FoundationEssentials
+import GNSSSources
 import SystemPackage
 
 #if canImport(Glibc)
