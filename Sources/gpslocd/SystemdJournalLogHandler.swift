@@ -12,7 +12,7 @@ import Logging
 /// Log lines for systemd's journal: each message on standard error behind its syslog priority
 /// (`<4>` for a warning, as `sd-daemon(3)` describes), without a timestamp or level of its own,
 /// which the journal adds. `journalctl -p warning` then shows warnings and worse only.
-struct JournalLogHandler: LogHandler {
+struct SystemdJournalLogHandler: LogHandler {
     let label: String
     var logLevel: Logger.Level
     var metadata: Logger.Metadata = [:]
