@@ -86,9 +86,13 @@ let package = Package(
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         // <sys/xattr.h> and <sys/pidfd.h>, which Swift's Glibc module leaves out.
         .systemLibrary(name: "CLinux"),
-        // sd-bus (libsystemd) for GeoClue2 on the system bus: the vtables its macros build and
-        // its variadic calls, which Swift cannot make. Needs libsystemd-dev.
+        // sd-bus (libsystemd) for the daemon's D-Bus services: a connection served on a thread of
+        // its own and the variadic calls Swift cannot make, for any number of services. Needs
+        // libsystemd-dev.
         .target(name: "CSDBus", linkerSettings: [.linkedLibrary("systemd")]),
+        // GeoClue2's own tables on it: its interfaces' vtables (which sd-bus's macros build), its
+        // signals and its agent's call.
+        .target(name: "CGeoClueBus", dependencies: ["CSDBus"]),
         // The privacy engine: authorization, sessions, the reducer, monitors, fan-out. Every
         // front-end (the Apple-API façade, the daemon's protocols) sits on it; it knows none of them.
         .target(
@@ -116,7 +120,7 @@ let package = Package(
             name: "LocationDaemon",
             dependencies: [
                 "DescriptorIO", "GNSS", "GNSSSources", "LocationEngine", "LocationWire", "Locking", "CLinux",
-                "CSDBus",
+                "CSDBus", "CGeoClueBus",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,9 +1,11 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-// GeoClue2's objects on D-Bus through sd-bus (libsystemd): the vtables sd-bus's macros build,
-// and the few calls whose sd-bus form is variadic, which Swift cannot call. Every decision is the
-// Swift side's: these functions only move values between the bus and its handlers.
+// sd-bus (libsystemd) for gpslocd's D-Bus services: a bus connection served on a thread of its
+// own, and the few calls whose sd-bus form is variadic or a macro, which Swift cannot make. It
+// knows no service's interfaces (each service's vtables are its own target's) and keeps no
+// state of its own: every callback finds its service through the `ocl_bus_service` it was given,
+// so that any number of services share it. Every decision is the Swift side's.
 
 #pragma once
 
@@ -11,7 +13,8 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
-/// What the bus asks of the service; every call happens on the thread that runs the bus.
+/// What the bus asks of one service; every call happens on the thread that runs its bus. The
+/// service's Swift side makes it and keeps it for as long as its bus lives.
 typedef struct {
     /// A method call on one of the service's objects. Replies (now or later) with
     /// `ocl_reply_*`; returns 1, or a negative errno to have sd-bus reply with that error.
@@ -25,55 +28,58 @@ typedef struct {
                const char *property, const char *sender, sd_bus_error *error);
     /// A connection left the bus.
     void (*gone)(void *context, const char *name);
-    /// An agent answered `AuthorizeApp` (`failed` when it did not, or answered nonsense).
-    void (*authorized)(void *context, uint64_t token, bool failed, bool authorized, uint32_t level);
+    /// The reply to the call `ocl_bus_call_async` made with `token` (an error reply included).
+    void (*replied)(void *context, uint64_t token, sd_bus_message *reply);
     /// The bus thread was woken to run queued work.
     void (*wake)(void *context);
-} ocl_geoclue_handlers;
+    /// The service's Swift side, handed back to each callback.
+    void *context;
+} ocl_bus_service;
 
-/// Opens the system bus (`DBUS_SYSTEM_BUS_ADDRESS` when set), adds the Manager, asks for
-/// `org.freedesktop.GeoClue2` and watches connections leave. Returns a negative errno on failure,
-/// with `*step` naming what failed.
-int ocl_geoclue_open(sd_bus **bus, const ocl_geoclue_handlers *handlers, void *context,
-                     const char **step);
+/// The callbacks a service's vtable names (`SD_BUS_METHOD(…, ocl_bus_method, …)`,
+/// `SD_BUS_PROPERTY(…, ocl_bus_get, …)`), with the object's userdata its `ocl_bus_service`.
+int ocl_bus_method(sd_bus_message *call, void *service, sd_bus_error *error);
+int ocl_bus_get(sd_bus *bus, const char *path, const char *interface, const char *property,
+                sd_bus_message *reply, void *service, sd_bus_error *error);
+int ocl_bus_set(sd_bus *bus, const char *path, const char *interface, const char *property,
+                sd_bus_message *value, void *service, sd_bus_error *error);
 
-/// Adds a Client object with its Location-holding properties at `path`.
-int ocl_geoclue_add_client(sd_bus *bus, sd_bus_slot **slot, const char *path, void *context);
-/// Adds a Location object at `path`.
-int ocl_geoclue_add_location(sd_bus *bus, sd_bus_slot **slot, const char *path, void *context);
+/// Opens the system bus (`DBUS_SYSTEM_BUS_ADDRESS` when set) and watches connections leave it
+/// (`service`'s `gone`). Returns a negative errno on failure, with `*step` naming what failed.
+int ocl_bus_open_system(sd_bus **bus, ocl_bus_service *service, const char **step);
+/// Asks for the well-known `name` (once the service's first objects are there).
+int ocl_bus_request_name(sd_bus *bus, const char *name);
+/// Adds an object with `vtable` at `path` for `service`.
+int ocl_bus_add_object(sd_bus *bus, sd_bus_slot **slot, const char *path, const char *interface,
+                       const sd_bus_vtable *vtable, ocl_bus_service *service);
 
 /// An eventfd that wakes the bus thread (-1 with errno set on failure), and a wake-up through it.
 int ocl_wake_fd(void);
 void ocl_wake(int fd);
 
-/// Runs the bus until it fails or `*stop` is set (by `ocl_geoclue_request_stop`, from any
-/// thread); `wake` (an eventfd) calls the handlers' `wake`. Returns the negative errno the bus
-/// failed with, 0 when stopped.
-int ocl_geoclue_run(sd_bus *bus, int wake, int *stop, const ocl_geoclue_handlers *handlers, void *context);
-void ocl_geoclue_request_stop(int *stop, int wake);
+/// Runs the bus until it fails or `*stop` is set (by `ocl_bus_request_stop`, from any thread);
+/// `wake` (an eventfd) calls the service's `wake`. Returns the negative errno the bus failed
+/// with, 0 when stopped.
+int ocl_bus_run(sd_bus *bus, int wake, int *stop, const ocl_bus_service *service);
+void ocl_bus_request_stop(int *stop, int wake);
 
 /// Replies to `call`: nothing, an object path, or an error by name.
 int ocl_reply_empty(sd_bus_message *call);
 int ocl_reply_object_path(sd_bus_message *call, const char *path);
 int ocl_reply_error(sd_bus_message *call, const char *name, const char *message);
 
-/// `LocationUpdated(old, new)` from the client at `path`, sent to `destination` alone.
-int ocl_emit_location_updated(sd_bus *bus, const char *destination, const char *path, const char *old_path,
-                              const char *new_path);
-/// `PropertiesChanged` of a Client (`Active` and `Location`), sent to `destination` alone.
-int ocl_emit_client_changed(sd_bus *bus, const char *destination, const char *path, bool active,
-                            const char *location);
-/// `PropertiesChanged` of the Manager's `InUse`, to everyone (GeoClue's shell indicator).
-int ocl_emit_in_use(sd_bus *bus, bool in_use);
+/// Sends `message` (a signal) to `destination` alone (to everyone when NULL): nobody else on the
+/// bus learns of it. Takes the message.
+int ocl_bus_send_to(sd_bus *bus, sd_bus_message *message, const char *destination);
+
+/// Sends `call` and has its reply reach `service`'s `replied` with `token` (after `timeout_usec`
+/// at most, as an error). Takes the call.
+int ocl_bus_call_async(sd_bus *bus, sd_bus_message *call, ocl_bus_service *service, uint64_t token,
+                       uint64_t timeout_usec);
 
 /// What the bus daemon says of a connection (`GetConnectionCredentials`): its uid and pid, and a
 /// pidfd when the bus gives one (`ProcessFD`, else -1, owned by the caller).
 int ocl_peer_credentials(sd_bus *bus, const char *name, uint32_t *uid, uint32_t *pid, int *pidfd);
-
-/// Asks the agent of connection `destination` `AuthorizeApp(desktop_id, level)`; the answer
-/// reaches the handlers' `authorized` with `token`.
-int ocl_agent_authorize(sd_bus *bus, const char *destination, const char *desktop_id, uint32_t level,
-                        uint64_t token, uint64_t timeout_usec);
 
 /// Reads a string or an unsigned 32-bit value written to a property.
 int ocl_read_string(sd_bus_message *message, const char **value);

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import CGeoClueBus
 import CSDBus
 import LocationEngine
 import LocationWire
@@ -27,7 +28,7 @@ final class GeoClueAgents: Sendable {
 
     /// `AddAgent` from `sender`, identified as `identity`: it answers its user's questions from
     /// now on, as `gpsloc agent` does. `bus` is the connection to ask it on.
-    func add(_ sender: String, identity: PeerIdentity, bus: @escaping @Sendable () -> GeoClueBus?)
+    func add(_ sender: String, identity: PeerIdentity, bus: @escaping @Sendable () -> BusConnection?)
         throws(WireError)
     {
         try daemon.requireUnsandboxed(identity, to: "register as its user's agent")
@@ -58,7 +59,7 @@ final class GeoClueAgents: Sendable {
     /// Puts the first question to a GeoClue agent, which can show an app by its desktop id only:
     /// so only for an app whose desktop id is known for certain (a Flatpak's id from its sandbox,
     /// a registered app's identifier), never for a program that names itself.
-    private func ask(agent: String, uid: UInt32, prompt: Int, _ question: WirePrompt, bus: GeoClueBus?)
+    private func ask(agent: String, uid: UInt32, prompt: Int, _ question: WirePrompt, bus: BusConnection?)
         -> Bool
     {
         guard question.kind == PromptRequest.Kind.whenInUse.rawValue, let bus else { return false }
@@ -78,7 +79,7 @@ final class GeoClueAgents: Sendable {
                 return state.nextQuestion
             }
             // The user may take their time; the question is withdrawn with the prompt.
-            let sent = ocl_agent_authorize(bus.bus, agent, desktopId, level, token, 600_000_000)
+            let sent = ocl_agent_authorize(bus.bus, bus.callback, agent, desktopId, level, token, 600_000_000)
             if sent < 0 { _ = state.withLock { $0.questions.removeValue(forKey: token) } }
         }
         return true

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import CGeoClueBus
 import CLinux
 import CSDBus
 import FoundationEssentials
@@ -23,12 +24,12 @@ import SystemPackage
 /// and its pidfd where the bus gives one), pinned by a pidfd and identified as a socket client
 /// is. `DesktopId` is only shown beside that identity; it never chooses a decision. A `Client`
 /// answers its owner alone, and its signals go to its owner alone.
-public final class GeoClueService: FrontEnd {
+public final class GeoClueService: FrontEnd, BusService {
     static let clientsPerConnection = 16
     static let clientsPerUser = 256
 
     private struct State {
-        var bus: GeoClueBus?
+        var bus: BusConnection?
         var clients: [String: GeoClueClient] = [:]
         var nextClient = 0
         var inUse = false
@@ -51,11 +52,10 @@ public final class GeoClueService: FrontEnd {
     /// when it cannot (no bus, the name owned by another service, a policy that forbids it).
     public func connect() throws(GeoClueServiceError) {
         do {
-            let bus = try GeoClueBus(
-                handlers: GeoClueBus.serviceHandlers, context: Unmanaged.passUnretained(self).toOpaque())
+            let bus = try openBus()
             state.withLock { $0.bus = bus }
         } catch {
-            throw GeoClueServiceError(description: "GeoClue2 is not served: \(error)")
+            throw GeoClueServiceError(description: "GeoClue2 is not served: \(Self.explain(error))")
         }
         daemon.log("serving GeoClue2 (org.freedesktop.GeoClue2) on the system bus")
     }
@@ -65,13 +65,12 @@ public final class GeoClueService: FrontEnd {
     /// Serves the bus ``connect()`` reached until cancelled; a lost bus is connected again every
     /// 2 seconds.
     public func run() async {
-        let context = Unmanaged.passUnretained(self).toOpaque()
         var bus = state.withLock { $0.bus }
         while !Task.isCancelled {
             if let serving = bus {
                 state.withLock { $0.bus = serving }
                 let failure = await withTaskCancellationHandler {
-                    await serving.runOnThread(handlers: GeoClueBus.serviceHandlers, context: context)
+                    await serving.runOnThread()
                 } onCancel: {
                     serving.stop()
                 }
@@ -82,17 +81,27 @@ public final class GeoClueService: FrontEnd {
             try? await Task.sleep(for: .seconds(2))
             if Task.isCancelled { break }
             do {
-                bus = try GeoClueBus(handlers: GeoClueBus.serviceHandlers, context: context)
+                bus = try openBus()
                 daemon.log("GeoClue2: serving on the system bus again")
             } catch {
                 bus = nil
-                daemon.logOnce("geoclue \(error)", "GeoClue2: \(error)")
+                daemon.logOnce("geoclue \(error)", "GeoClue2: \(Self.explain(error))")
             }
         }
     }
 
-    /// The bus thread was woken: it runs what was queued for it.
-    func drainBus() { state.withLock { $0.bus }?.drain() }
+    /// A connection of the system bus for GeoClue2's objects, owning its name.
+    private func openBus() throws(BusError) -> BusConnection {
+        try BusConnection(for: self) { ocl_geoclue_open($0, $1, $2) }
+    }
+
+    /// What a failure to reach the bus means, and what fixes it.
+    private static func explain(_ error: BusError) -> String {
+        guard error.isNameRefused else { return error.description }
+        return "\(error): another service owns it (GeoClue itself? `systemctl disable --now geoclue.service; "
+            + "systemctl mask geoclue.service`), or the bus's policy does not let this user own it "
+            + "(install /usr/share/dbus-1/system.d/org.freedesktop.GeoClue2.gpslocd.conf)"
+    }
 
     /// The bus was lost: every client stops, every agent and identity is forgotten.
     private func forgetEverything() {
@@ -269,8 +278,7 @@ public final class GeoClueService: FrontEnd {
         case .success((let path, let new)):
             if new {
                 var slot: OpaquePointer?
-                let added = ocl_geoclue_add_client(
-                    bus, &slot, path, Unmanaged.passUnretained(self).toOpaque())
+                let added = ocl_geoclue_add_client(bus, &slot, path, state.withLock { $0.bus?.callback })
                 guard added >= 0 else {
                     _ = state.withLock { $0.clients.removeValue(forKey: path) }
                     return added
@@ -309,8 +317,10 @@ public final class GeoClueService: FrontEnd {
         return ocl_reply_empty(call)
     }
 
-    /// An agent's `AuthorizeApp` answer, from the C side.
-    func authorized(token: UInt64, failed: Bool, authorized: Bool, level: UInt32) {
+    /// An agent's `AuthorizeApp` answer.
+    func replied(token: UInt64, reply: OpaquePointer) {
+        var (failed, authorized, level) = (true, false, UInt32(0))
+        ocl_geoclue_read_authorization(reply, &failed, &authorized, &level)
         agents.authorized(token: token, failed: failed, authorized: authorized, level: level)
     }
 
@@ -430,14 +440,15 @@ public final class GeoClueService: FrontEnd {
         }
         let place = GeoClueClient.Place(location)
         let now = started.duration(to: clock.now) / .seconds(1)
-        let context = Unmanaged.passUnretained(self).toOpaque()
         let published = state.withLock { state -> (owner: String, old: String, new: String)? in
             guard var client = state.clients[path], client.isActive, client.passes(place, now: now) else {
                 return nil
             }
             let newPath = "\(path)/Location/\(client.nextLocation)"
             var slot: OpaquePointer?
-            guard ocl_geoclue_add_location(state.bus?.bus, &slot, newPath, context) >= 0 else { return nil }
+            guard ocl_geoclue_add_location(state.bus?.bus, &slot, newPath, state.bus?.callback) >= 0 else {
+                return nil
+            }
             let old = client.current?.path ?? "/"
             for expired in client.publish(place, path: newPath, slot: slot, now: now) {
                 if let slot = expired.slot { sd_bus_slot_unref(slot) }
