@@ -130,7 +130,9 @@ struct GPSLocD: AsyncParsableCommand {
         // Under systemd, lines go to the journal with their priorities and its timestamps.
         let journal = SystemdJournalLogHandler.isJournalStream(ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { label in
-            if journal { return TerminalSafeLogHandler(SystemdJournalLogHandler(label: label, logLevel: level)) }
+            if journal {
+                return TerminalSafeLogHandler(SystemdJournalLogHandler(label: label, logLevel: level))
+            }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return TerminalSafeLogHandler(handler)
