@@ -4,7 +4,7 @@
 import NMEA
 
 extension FixFormat {
-    /// This library's record of a fix, one JSON object (schema in README.md).
+    /// This library's record of a fix, one JSON object (schema in docs/formats.md).
     public static func jsonRecord(_ fix: Fix) -> String {
         var bytes: [UInt8] = []
         appendJSONRecord(fix, to: &bytes)

@@ -13,7 +13,7 @@ struct StoreOptions: ParsableArguments {
     @Option(
         name: .customLong("store"),
         help:
-            "An in-process authorization store's directory, instead of gpslocd's decisions (default: see README)."
+            "An in-process authorization store's directory, instead of gpslocd's decisions (default: see docs/core-location.md)."
     )
     var directory: String?
 

@@ -70,12 +70,12 @@ struct DaemonSettings: Sendable {
             throw SettingsError(
                 description:
                     "\(path) is not JSON: \(error); the configuration is one JSON "
-                    + #"object such as {"sources": ["serial:/dev/ttyUSB0"]} (see README)"#)
+                    + #"object such as {"sources": ["serial:/dev/ttyUSB0"]} (see docs/daemon.md)"#)
         }
         guard case .object(let keys) = object else {
             throw SettingsError(
                 description: "\(path) holds JSON but not an object; the configuration is one JSON object "
-                    + #"such as {"sources": ["serial:/dev/ttyUSB0"]} (see README)"#)
+                    + #"such as {"sources": ["serial:/dev/ttyUSB0"]} (see docs/daemon.md)"#)
         }
         let known = Set(Key.allCases.map(\.rawValue))
         for key in keys.keys.sorted() where !known.contains(key) {

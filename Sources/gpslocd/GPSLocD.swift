@@ -26,7 +26,7 @@ struct GPSLocD: AsyncParsableCommand {
         discussion: """
             Clients connect to the Unix socket; the daemon knows each by the kernel's word (uid, pid, \
             cgroup, executable), never by what it says. Options on the command line override the \
-            configuration file. SIGTERM shuts it down gracefully. See README, "Run the daemon".
+            configuration file. SIGTERM shuts it down gracefully. See docs/daemon.md.
 
             Exit status: 0 stopped by SIGTERM or SIGINT, gracefully; 1 it could not start (a \
             receiver's address, the state directory or the socket: the log says which); 64 a \

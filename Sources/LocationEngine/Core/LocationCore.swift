@@ -206,7 +206,7 @@ package struct LocationCore: Sendable {
             } else if !core.hasReceiver {
                 let message =
                     "no receiver is configured for \(core.client): bootstrap a LocationContext with a "
-                    + "LocationService (see README)"
+                    + "LocationService (see docs/core-location.md)"
                 if core.auth.reported.insert(message).inserted { actions.append(.log(message)) }
                 if let told = subscriber.status(gate.flags, unavailable: gate.deliver) {
                     actions.append(.deliver(to: [id], told.update(nil)))
