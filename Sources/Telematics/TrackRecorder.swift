@@ -93,6 +93,8 @@ public final class TrackRecorder: @unchecked Sendable {
     }
 
     public var recordsWritten: Int { lock.withLock { _ in writer.recordsWritten } }
+    /// Every record this run wrote, by kind (the segments' opening and final records included).
+    public var written: JournalCounts { lock.withLock { _ in writer.written } }
 }
 
 extension TrackRecorder {

@@ -75,17 +75,32 @@ public final class UplinkOutbox: @unchecked Sendable {
         }
     }
 
-    /// The messages kept and not yet acknowledged, oldest first.
-    public func unsent() throws -> [(JournalPosition, [UInt8])] {
+    /// What the outbox's journal lost to damage when it was read back: how many records, and
+    /// where (the reader's words); `nil` when it was intact.
+    public struct Damage: Sendable {
+        /// Records known to be lost (messages, or the outbox's own opening and final records).
+        public var lost: Int
+        /// Whether more were lost where how many cannot be told.
+        public var uncounted: Bool
+        public var places: [String]
+    }
+
+    /// The messages kept and not yet acknowledged, oldest first, and what damage in the outbox
+    /// cost: a damaged message is lost (never sent), the others are all there, in order, once.
+    public func unsent() throws -> (messages: [(JournalPosition, [UInt8])], damage: Damage?) {
         var messages: [(JournalPosition, [UInt8])] = []
         let acknowledged = acknowledgedAtStart
-        _ = try JournalReader(path: directory + "/messages", privateKey: key).read { record, position in
+        let report = try JournalReader(path: directory + "/messages", privateKey: key).read {
+            record, position in
             guard case .message(let bytes) = record, acknowledged.map({ position > $0 }) ?? true else {
                 return
             }
             messages.append((position, bytes))
         }
-        return messages
+        let damage =
+            report.isIntact
+            ? nil : Damage(lost: report.lost, uncounted: report.lostUncounted > 0, places: report.damage)
+        return (messages, damage)
     }
 
     /// Keeps a message; its place in the outbox.

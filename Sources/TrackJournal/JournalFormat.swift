@@ -8,26 +8,36 @@ import FoundationEssentials
 /// The track journal's file format: a directory of segments, `segment-NNNNNNNNNNNNNNNNNNNN.ocj`,
 /// numbered from 1, each readable only with the recipient's private key.
 ///
-/// A segment starts with a 72-byte header in the clear: `OCLJ`, the format's version and the
+/// A segment starts with an 88-byte header in the clear: `OCLJ`, the format's version (2) and the
 /// header's size (16 bits each, little-endian), the segment's number and its creation time
 /// (nanoseconds since 1970; 64 bits each), the first 8 bytes of the SHA-256 of the recipient's
-/// public key, the HPKE encapsulated key (32 bytes), and the CRC-32 of the bytes before it and 4
-/// zero bytes. HPKE (RFC 9180, base mode, X25519, HKDF-SHA256, ChaCha20-Poly1305), with the first
-/// 32 header bytes as its `info`, gives the segment a key from its export interface; the box
-/// keeps it in memory only while the segment is open, so it cannot read its own history.
+/// public key, the journal's identity (16 random bytes, fixed when the journal is made and
+/// carried by each of its segments), the HPKE encapsulated key (32 bytes), and the CRC-32 of the
+/// bytes before it and 4 zero bytes. HPKE (RFC 9180, base mode, X25519, HKDF-SHA256,
+/// ChaCha20-Poly1305), with the header's bytes before the encapsulated key as its `info`, gives
+/// the segment a key from its export interface; the box keeps it in memory only while the
+/// segment is open, so it cannot read its own history. Version 1's header (72 bytes, without the
+/// journal's identity) is still read.
 ///
 /// Each record is then a frame: its sealed length and the CRC-32 of the sealed bytes (32 bits
 /// each), and the record sealed on its own with ChaCha20-Poly1305 under that key, its nonce the
 /// record's counter in the segment (from 0), the whole header its associated data. Overhead per
 /// record: 8 bytes of frame, 1 of kind, 16 of tag. The CRC lets the box find where a write was torn
 /// without the key; the tag, the counter and the header let the recipient see any change, any
-/// reordering and any record moved from another segment. A segment's first record says what came
-/// before it; a segment closed on purpose ends with a final record that counts its records.
+/// reordering and any record moved from another segment or another journal. A segment's first
+/// record says what came before it; a segment closed on purpose ends with a final record that
+/// counts its records.
 public enum JournalFormat {
     public static let magic: [UInt8] = Array("OCLJ".utf8)
-    public static let version: UInt16 = 1
-    public static let headerSize = 72
+    public static let version: UInt16 = 2
+    /// The header's size in the version written (88) and in version 1 (72).
+    public static let headerSize = 88
+    public static let headerSizeVersion1 = 72
+    /// The journal's identity in each segment's header.
+    public static let journalIDSize = 16
     public static let frameSize = 8
+    /// The smallest frame: its 8 bytes, a record's kind, the tag.
+    public static let minimumFrame = frameSize + 1 + tagSize
     public static let tagSize = 16
     /// A sealed record longer than this is no record: the length field was torn or altered.
     public static let maximumSealed = 1 << 20
@@ -87,16 +97,23 @@ public struct JournalHeader: Sendable, Hashable {
     public var segment: UInt64
     public var created: Int64
     public var keyID: [UInt8]
+    /// The journal the segment belongs to (16 bytes); `nil` in a version-1 segment, which says
+    /// nothing of it.
+    public var journal: [UInt8]?
     public var encapsulatedKey: [UInt8]
 
-    /// The header's 72 bytes.
+    /// The header's size: 88 bytes, 72 in version 1.
+    public var size: Int { journal == nil ? JournalFormat.headerSizeVersion1 : JournalFormat.headerSize }
+
+    /// The header's bytes.
     public var bytes: [UInt8] {
         var out = JournalFormat.magic
-        out.appendLittleEndian(JournalFormat.version)
-        out.appendLittleEndian(UInt16(JournalFormat.headerSize))
+        out.appendLittleEndian(journal == nil ? UInt16(1) : JournalFormat.version)
+        out.appendLittleEndian(UInt16(size))
         out.appendLittleEndian(segment)
         out.appendLittleEndian(UInt64(bitPattern: created))
         out += keyID
+        if let journal { out += journal }
         out += encapsulatedKey
         out.appendLittleEndian(JournalFormat.crc32(out))
         out += [0, 0, 0, 0]
@@ -104,27 +121,34 @@ public struct JournalHeader: Sendable, Hashable {
     }
 
     /// HPKE's `info`: the header before the encapsulated key.
-    var info: [UInt8] { Array(bytes.prefix(32)) }
+    var info: [UInt8] { Array(bytes.prefix(size - 40)) }
 
-    /// Reads a header; `nil` when the bytes are not one (wrong magic, version, size or CRC).
+    /// Reads a header (version 2, or 1); `nil` when the bytes are not one (wrong magic, version,
+    /// size or CRC).
     public init?(_ bytes: some Collection<UInt8>) {
         let b = Array(bytes.prefix(JournalFormat.headerSize))
-        guard b.count == JournalFormat.headerSize, Array(b[0..<4]) == JournalFormat.magic,
-            b.littleEndian(UInt16.self, at: 4) == JournalFormat.version,
-            b.littleEndian(UInt16.self, at: 6) == UInt16(JournalFormat.headerSize),
-            b.littleEndian(UInt32.self, at: 64) == JournalFormat.crc32(b[0..<64]),
-            b[68..<72].allSatisfy({ $0 == 0 })
+        guard b.count >= JournalFormat.headerSizeVersion1, Array(b[0..<4]) == JournalFormat.magic else {
+            return nil
+        }
+        let version = b.littleEndian(UInt16.self, at: 4)
+        let size = version == 1 ? JournalFormat.headerSizeVersion1 : JournalFormat.headerSize
+        guard version == 1 || version == JournalFormat.version, b.count >= size,
+            b.littleEndian(UInt16.self, at: 6) == UInt16(size),
+            b.littleEndian(UInt32.self, at: size - 8) == JournalFormat.crc32(b[0..<(size - 8)]),
+            b[(size - 4)..<size].allSatisfy({ $0 == 0 })
         else { return nil }
         segment = b.littleEndian(UInt64.self, at: 8)
         created = Int64(bitPattern: b.littleEndian(UInt64.self, at: 16))
         keyID = Array(b[24..<32])
-        encapsulatedKey = Array(b[32..<64])
+        journal = version == 1 ? nil : Array(b[32..<48])
+        encapsulatedKey = Array(b[(size - 40)..<(size - 8)])
     }
 
-    init(segment: UInt64, created: Int64, keyID: [UInt8], encapsulatedKey: [UInt8]) {
+    init(segment: UInt64, created: Int64, keyID: [UInt8], journal: [UInt8], encapsulatedKey: [UInt8]) {
         self.segment = segment
         self.created = created
         self.keyID = keyID
+        self.journal = journal
         self.encapsulatedKey = encapsulatedKey
     }
 }

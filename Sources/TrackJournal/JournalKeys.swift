@@ -87,11 +87,12 @@ public struct JournalSealer {
     private let headerBytes: [UInt8]
     private let key: SymmetricKey
 
-    public init(recipient: Curve25519.KeyAgreement.PublicKey, segment: UInt64, created: Int64)
-        throws(JournalError)
-    {
+    /// The sealer of segment `segment` of the journal `journal` (its identity), made at `created`.
+    public init(
+        recipient: Curve25519.KeyAgreement.PublicKey, journal: [UInt8], segment: UInt64, created: Int64
+    ) throws(JournalError) {
         var header = JournalHeader(
-            segment: segment, created: created, keyID: JournalFormat.keyID(recipient),
+            segment: segment, created: created, keyID: JournalFormat.keyID(recipient), journal: journal,
             encapsulatedKey: [UInt8](repeating: 0, count: 32))
         do {
             let sender = try HPKE.Sender(

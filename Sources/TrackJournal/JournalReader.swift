@@ -13,38 +13,75 @@ import GNSSSources
 #endif
 
 /// Reads a journal back: with the private key, every record that is authentic, in order, and a
-/// report of what is intact, what was cut and where, and what is not what the recorder wrote;
-/// without it, what can be seen without opening a record (headers, frames, torn ends).
+/// report of what is intact, what a power cut tore and where, and what is not what the recorder
+/// wrote; without it, what the frames' CRCs alone can tell (headers, whole frames, torn ends,
+/// bytes that are no frame).
+///
+/// Damage costs what it hit: past bytes that are not a whole frame the reader resynchronises on
+/// the next frame whose length and CRC check and whose record opens under the key, and the
+/// records' counters (each one's nonce) say exactly how many are missing there. Segments are
+/// read in the order their headers give, each once: a segment renamed, swapped or copied is named
+/// and read in its place, a second copy is not read, and a segment of another journal (another
+/// identity in its header) is not read at all, so that what is handed to `visit` is never a
+/// record twice, out of order, or from elsewhere.
 ///
 /// The journal is read a segment at a time: memory is one segment, whatever the journal's size.
 public struct JournalReader {
     /// What was found of one segment.
     public struct Segment: Sendable {
+        /// Its number, as its header says it (as its file's name says it, when the header is
+        /// damaged).
         public var number: UInt64
         public var path: String
         public var bytes: Int
         /// Whole frames (checked without the key).
         public var frames: Int
         /// Bytes after the last whole frame: a torn write, or damage.
-        public var trailing: Int
-        /// With the key: records that opened, and the first that did not (its index and byte).
-        public var authentic: Int = 0
-        public var firstInauthentic: (index: Int, offset: Int)?
+        public var tail: Int
+        /// With the key: records that opened, by kind.
+        public var counts = JournalCounts()
+        public var authentic: Int { counts.records }
         public var opening: JournalRecord.Opening?
         public var final: JournalRecord.FinalReason?
+        /// The counter after the last authentic record: how many records it had up to there.
+        var nextCounter: UInt64 = 0
+        /// Whether it was read (not another journal's, not a second copy, its header whole).
+        var read = false
     }
 
     /// The whole journal's report.
     public struct Report: Sendable {
         public var segments: [Segment] = []
-        /// Lines that say what is wrong: each a record or a segment that is not what was written.
+        /// Lines that say what is wrong: each a record or a segment that is not what was written,
+        /// where it is, and what it cost.
         public var damage: [String] = []
-        /// Lines that say what was cut by a power cut or removed by the cap, as the journal itself
-        /// records it: expected, not damage.
+        /// Lines that say what a power cut tore or the cap removed, as the journal itself records
+        /// it: expected, not damage.
         public var notes: [String] = []
-        public var records = 0
+        /// The records read, by kind (with the key).
+        public var counts = JournalCounts()
+        /// Records known to be missing where the journal is damaged, by their counters or the
+        /// counts the journal's own records give.
+        public var lost = 0
+        /// Places where records are missing and how many cannot be known (a segment's header or
+        /// end damaged with nothing saying how many it held).
+        public var lostUncounted = 0
+        /// Whether records were opened (a key was given): without it nothing is verified.
+        public var verified = false
 
         public var isIntact: Bool { damage.isEmpty }
+        /// The records read that hold what was recorded (locations, NMEA, messages, gaps).
+        public var records: Int { counts.data }
+
+        /// What damage cost, in words: `3 records lost`, `at least 2 records lost`.
+        public var lossSummary: String {
+            let counted = "\(lost) \(lost == 1 ? "record" : "records")"
+            if lostUncounted == 0 { return counted + " lost" }
+            let places = "\(lostUncounted) \(lostUncounted == 1 ? "place" : "places")"
+            return lost == 0
+                ? "records lost at \(places) (how many cannot be told)"
+                : "\(counted) lost, and more at \(places) (how many cannot be told)"
+        }
     }
 
     public let path: String
@@ -56,115 +93,267 @@ public struct JournalReader {
         self.privateKey = privateKey
     }
 
-    /// Reads every segment, oldest first, handing each authentic record to `visit` (with the key);
-    /// returns the report.
+    /// A segment file as the first look found it: its header, if whole.
+    private struct Candidate {
+        var file: UInt64
+        var path: String
+        var header: JournalHeader?
+        /// The number it is read as: its header's, else its file's.
+        var number: UInt64 { header?.segment ?? file }
+    }
+
+    /// Reads every segment in the order their headers give, handing each authentic record to
+    /// `visit` (with the key); returns the report.
     public func read(_ visit: (JournalRecord, JournalPosition) throws -> Void = { _, _ in }) throws
         -> Report
     {
         var report = Report()
+        report.verified = privateKey != nil
         let files = try Self.files(path)
+        var candidates = files.map { file in
+            Candidate(
+                file: file.number, path: file.path,
+                header: JournalHeader(firstBytes(of: file.path, count: JournalFormat.headerSize)))
+        }
+        candidates.sort { ($0.number, $0.file) < ($1.number, $1.file) }
+        if let privateKey {
+            let keyID = JournalFormat.keyID(privateKey.publicKey)
+            let sealedTo = Set(candidates.compactMap(\.header?.keyID))
+            if !sealedTo.isEmpty && !sealedTo.contains(keyID) {
+                throw JournalError(
+                    "this key (\(Self.hex(keyID))) opens no segment of \(path): it is sealed to "
+                        + sealedTo.map(Self.hex).sorted().joined(separator: ", ")
+                        + "; give the private key whose public half the recorder was given")
+            }
+        }
+        let head = Self.isDirectory(path) ? JournalHead.read(in: path) : .missing
+        let identity = Self.identity(of: candidates, head: head)
         var previous: Segment?
-        for (index, file) in files.enumerated() {
-            let bytes = try JournalWriter.read(file.path)
+        for (index, candidate) in candidates.enumerated() {
+            let isLast = index == candidates.count - 1
+            if let header = candidate.header {
+                if let journal = header.journal, let identity, journal != identity {
+                    report.damage.append(
+                        "\(candidate.path): belongs to another journal (its identity is \(Self.hex(journal)), this "
+                            + "journal's \(Self.hex(identity))): put in from elsewhere, not read")
+                    report.lostUncounted += 1
+                    continue
+                }
+                if let previous, previous.read, previous.number == header.segment {
+                    report.damage.append(
+                        "\(candidate.path): a second copy of segment \(header.segment) (\(previous.path) is the first): "
+                            + "not read again")
+                    continue
+                }
+                if header.segment != candidate.file {
+                    report.damage.append(
+                        "\(candidate.path): its header says segment \(header.segment): it was renamed or moved; "
+                            + "read as segment \(header.segment), in that place")
+                }
+            }
+            let bytes = try JournalWriter.read(candidate.path)
             let scan = JournalSegmentScan(bytes)
             var segment = Segment(
-                number: file.number, path: file.path, bytes: bytes.count, frames: scan.frames.count,
-                trailing: scan.trailing)
-            guard let header = scan.header else {
-                report.damage.append("\(file.path): not a journal segment (its header is damaged or missing)")
-                report.segments.append(segment)
-                previous = segment
-                continue
-            }
-            if header.segment != file.number {
+                number: candidate.number, path: candidate.path, bytes: bytes.count, frames: scan.frames.count,
+                tail: scan.tail)
+            if let header = scan.header {
+                segment.read = true
+                try readRecords(of: header, scan, bytes, into: &segment, &report, visit)
+            } else {
                 report.damage.append(
-                    "\(file.path): its header says segment \(header.segment): it was renamed or moved")
+                    "\(candidate.path): not a journal segment (its header is damaged or missing): its records cannot be read"
+                )
+                report.lostUncounted += 1
             }
-            if let privateKey {
-                let opener = try JournalOpener(privateKey: privateKey, header: header)
-                for (counter, range) in scan.frames.enumerated() {
-                    guard let record = opener.open(bytes[range], counter: UInt64(counter)) else {
-                        if segment.firstInauthentic == nil {
-                            segment.firstInauthentic = (counter, range.lowerBound - JournalFormat.frameSize)
-                        }
-                        continue
-                    }
-                    segment.authentic += 1
-                    switch record {
-                    case .opening(let opening) where counter == 0:
-                        segment.opening = opening
-                    case .final(let count, let reason) where count == UInt64(counter + 1):
-                        segment.final = reason
-                    case .opening, .final:
-                        report.damage.append("\(file.path): record \(counter) is out of place")
-                    default:
-                        report.records += 1
-                        try visit(record, JournalPosition(segment: file.number, counter: UInt64(counter)))
-                    }
-                }
-                if let bad = segment.firstInauthentic {
-                    report.damage.append(
-                        "\(file.path): record \(bad.index) (byte \(bad.offset)) is not authentic: altered, or "
-                            + "sealed to another journal; \(scan.frames.count - segment.authentic) of "
-                            + "\(scan.frames.count) records are")
-                }
-                if segment.opening == nil && segment.firstInauthentic?.index != 0 {
-                    report.damage.append("\(file.path): its first record is not the segment's opening")
-                }
-                if segment.final != nil && segment.authentic != scan.frames.count {
-                    report.damage.append("\(file.path): records follow its final record")
-                }
-            }
-            check(segment, after: previous, isLast: index == files.count - 1, into: &report)
+            check(segment, scan, after: previous, isLast: isLast, head: head, into: &report)
             report.segments.append(segment)
             previous = segment
         }
         if files.isEmpty { report.notes.append("\(path): no segments") }
+        checkHead(head, identity: identity, into: &report)
         checkStart(into: &report)
         return report
     }
 
-    /// What the journal's own records say of a segment's place, held against what is there.
-    private func check(_ segment: Segment, after previous: Segment?, isLast: Bool, into report: inout Report)
-    {
+    /// Opens a segment's records in order, resynchronising past damage: after bytes that are no
+    /// whole frame, the next whole frame is opened under the counters the missing bytes could have
+    /// held, and the counter that opens it says how many records are gone.
+    private func readRecords(
+        of header: JournalHeader, _ scan: JournalSegmentScan, _ bytes: [UInt8], into segment: inout Segment,
+        _ report: inout Report, _ visit: (JournalRecord, JournalPosition) throws -> Void
+    ) throws {
         let name = segment.path
-        if segment.trailing > 0 {
-            let at = segment.bytes - segment.trailing
-            if isLast {
-                report.notes.append(
-                    "\(name): cut at byte \(at) after \(segment.frames) whole records; the last \(segment.trailing) "
-                        + "bytes are a torn write (a power cut while recording), or damage")
-            } else {
+        guard let privateKey else {
+            for gap in scan.gaps {
                 report.damage.append(
-                    "\(name): \(segment.trailing) bytes after byte \(at) are not whole records, and a later "
-                        + "segment exists: damage, not a power cut (the recorder cuts a torn end before going on)"
-                )
+                    "\(name): byte \(gap.lowerBound): \(gap.count) bytes are not whole records, and whole ones follow: "
+                        + "at least one record lost there")
+                report.lostUncounted += 1
+            }
+            return
+        }
+        let opener: JournalOpener
+        do {
+            opener = try JournalOpener(privateKey: privateKey, header: header)
+        } catch {
+            report.damage.append("\(name): \(error): its records cannot be read")
+            report.lostUncounted += 1
+            return
+        }
+        var counter: UInt64 = 0
+        var gaps = scan.gaps[...]
+        var afterFinal = 0
+        for range in scan.frames {
+            if segment.final != nil {
+                afterFinal += 1
+                continue
+            }
+            let frameStart = range.lowerBound - JournalFormat.frameSize
+            var gapBytes = 0
+            var gapStart: Int?
+            while let gap = gaps.first, gap.upperBound <= frameStart {
+                gapBytes += gap.count
+                gapStart = gapStart ?? gap.lowerBound
+                gaps.removeFirst()
+            }
+            // Past damage, the frame may hold any of the counters the missing bytes could have held.
+            let candidates = gapBytes == 0 ? 0 : UInt64(gapBytes / JournalFormat.minimumFrame + 1)
+            var opened: (JournalRecord, UInt64)?
+            for candidate in counter...(counter + candidates) {
+                if let record = opener.open(bytes[range], counter: candidate) {
+                    opened = (record, candidate)
+                    break
+                }
+            }
+            guard let (record, at) = opened else {
+                report.damage.append(
+                    "\(name): record \(counter) (byte \(frameStart)) is not authentic: altered, or sealed to another "
+                        + "journal; 1 record lost there")
+                report.lost += 1
+                counter += 1
+                continue
+            }
+            if let gapStart {
+                let missing = Int(at - counter)
+                report.damage.append(
+                    "\(name): byte \(gapStart): \(gapBytes) bytes are not whole records; \(missing) "
+                        + "\(missing == 1 ? "record" : "records") lost there"
+                        + (missing > 0 ? " (records \(counter)–\(at - 1))" : ""))
+                report.lost += missing
+            }
+            counter = at + 1
+            segment.counts.count(record)
+            switch record {
+            case .opening(let opening) where at == 0:
+                segment.opening = opening
+            case .final(let count, let reason) where count == at + 1:
+                segment.final = reason
+            case .opening, .final:
+                report.damage.append("\(name): record \(at) is out of place")
+            default:
+                report.counts.count(record)
+                try visit(record, JournalPosition(segment: header.segment, counter: at))
             }
         }
-        guard privateKey != nil, let opening = segment.opening else { return }
+        segment.nextCounter = counter
+        report.counts.openings += segment.counts.openings
+        report.counts.finals += segment.counts.finals
+        if segment.opening == nil {
+            report.damage.append("\(name): its first record is not the segment's opening")
+        }
+        if afterFinal > 0 {
+            report.damage.append("\(name): \(afterFinal) records follow its final record: not read")
+        }
+    }
+
+    /// What the journal's own records say of a segment's place and end, held against what is there.
+    private func check(
+        _ segment: Segment, _ scan: JournalSegmentScan, after previous: Segment?, isLast: Bool,
+        head: JournalHead.Found, into report: inout Report
+    ) {
+        let name = segment.path
+        if segment.tail > 0 && segment.read {
+            let at = segment.bytes - segment.tail
+            let closedByHead: Bool
+            if case .head(let said) = head, said.segment == segment.number, said.closedWith != nil {
+                closedByHead = true
+            } else {
+                closedByHead = false
+            }
+            let closed = segment.final != nil || closedByHead
+            if isLast && !closed && scan.isTornAtMost {
+                report.notes.append(
+                    "\(name): torn at byte \(at) after \(segment.frames) whole records: the last \(segment.tail) bytes "
+                        + "are the record a power cut stopped mid-write")
+            } else {
+                let why =
+                    !isLast
+                    ? "a later segment exists: damage, not a power cut (the recorder cuts a torn end before going on)"
+                    : closed ? "the segment was closed: damage, not a power cut" : "damage comes before them"
+                report.damage.append(
+                    "\(name): byte \(at): the last \(segment.tail) bytes are not whole records, and \(why)")
+                if report.verified, case .head(let said) = head, isLast, let records = said.closedWith,
+                    said.segment == segment.number, segment.final == nil
+                {
+                    let missing = max(0, Int(records) - Int(segment.nextCounter))
+                    report.lost += missing
+                    report.damage.append(
+                        "\(name): its head says it was closed with \(records) records; \(missing) are lost")
+                } else if isLast || previous == nil {
+                    report.lostUncounted += 1
+                }
+            }
+        }
+        guard privateKey != nil, segment.read, let opening = segment.opening else { return }
         if let previous {
             if opening.previous != previous.number {
+                if opening.previous == previous.number + 1 {
+                    // One segment missing: this one's opening says how many records it held.
+                    report.damage.append(
+                        "\(name): follows segment \(opening.previous), which is missing: its \(opening.previousFrames) "
+                            + "records are lost")
+                    report.lost += Int(opening.previousFrames)
+                } else if opening.previous > previous.number {
+                    report.damage.append(
+                        "\(name): follows segment \(opening.previous), but segment \(previous.number) is the one before it: "
+                            + "segments \(previous.number + 1)–\(opening.previous) are missing")
+                    report.lostUncounted += 1
+                } else {
+                    report.damage.append(
+                        "\(name): follows segment \(opening.previous), but segment \(previous.number) comes before it"
+                    )
+                }
+            } else if !previous.read {
+                // Its header could not be read: this segment's opening says how many records it held.
                 report.damage.append(
-                    "\(name): follows segment \(opening.previous), but segment \(previous.number) is the one before it: "
-                        + "segments \(previous.number + 1)–\(max(previous.number + 1, opening.previous)) are missing"
-                )
-            } else if previous.final == nil {
-                if UInt64(previous.frames) == opening.previousFrames && previous.trailing == 0 {
+                    "\(previous.path): its \(opening.previousFrames) records, as segment \(segment.number) counted "
+                        + "them, are lost with its header")
+                report.lost += Int(opening.previousFrames)
+                report.lostUncounted = max(0, report.lostUncounted - 1)
+            } else if previous.read && previous.final == nil {
+                let held = previous.nextCounter
+                if held == opening.previousFrames && previous.tail == 0 {
                     report.notes.append(
                         "\(previous.path): ended without its final record after \(previous.frames) records: the "
                             + "recorder stopped without closing it (a power cut), as segment \(segment.number) records"
                     )
-                } else if UInt64(previous.frames) + 1 == opening.previousFrames && previous.trailing == 0 {
+                } else if held + 1 == opening.previousFrames && previous.tail == 0 {
                     // A rotation begins the next segment, counting the final record it is about
                     // to write, then writes it: stopped between the two, only that marker is lost.
                     report.notes.append(
                         "\(previous.path): its final record was not written: the recorder stopped between "
                             + "beginning segment \(segment.number) and closing this one; its \(previous.frames) records are whole"
                     )
+                } else if held < opening.previousFrames {
+                    let missing = Int(opening.previousFrames - held)
+                    report.damage.append(
+                        "\(previous.path): ends after \(held) records, but segment \(segment.number) found "
+                            + "\(opening.previousFrames) when it began: \(missing) records lost from its end")
+                    report.lost += missing
                 } else {
                     report.damage.append(
-                        "\(previous.path): has \(previous.frames) records, but segment \(segment.number) found "
-                            + "\(opening.previousFrames) when it began: records were cut or added since")
+                        "\(previous.path): has \(held) records, but segment \(segment.number) found "
+                            + "\(opening.previousFrames) when it began: records were added since")
                 }
             }
         }
@@ -172,19 +361,58 @@ public struct JournalReader {
             report.damage.append(
                 "\(name): closed to begin segment \(segment.number + 1) (its \(reason == .size ? "size" : "age") was "
                     + "reached), which is missing: the journal's newest segments were removed")
+            report.lostUncounted += 1
         }
-        if isLast && segment.final == nil && segment.trailing == 0 {
+        if isLast && segment.final == nil && segment.tail == 0 {
             report.notes.append(
-                "\(name): has no final record: the recorder is still writing it, or stopped without closing "
-                    + "it (a power cut, or its tail was removed)")
+                "\(name): has no final record: the recorder is still writing it, or stopped without closing it (a power cut)"
+            )
+        }
+    }
+
+    /// What the head says of the newest segment, held against the newest there.
+    private func checkHead(_ head: JournalHead.Found, identity: [UInt8]?, into report: inout Report) {
+        switch head {
+        case .missing:
+            if Self.isDirectory(path) && !report.segments.isEmpty {
+                report.notes.append(
+                    "\(path): has no head file: whether its newest segments were removed cannot be told")
+            }
+        case .unreadable:
+            report.damage.append(
+                "\(path)/head: is not a journal's head: whether its newest segments were removed cannot be told"
+            )
+        case .head(let said):
+            if let identity, said.journal != identity {
+                report.damage.append("\(path)/head: belongs to another journal (\(Self.hex(said.journal)))")
+                return
+            }
+            let newest = report.segments.filter(\.read).map(\.number).max() ?? 0
+            if said.segment > newest {
+                report.damage.append(
+                    "\(path): its head says segment \(said.segment) is the newest, but the newest here is \(newest): "
+                        + "segments \(newest + 1)–\(said.segment) were removed (rolled back)")
+                report.lostUncounted += 1
+            } else if said.segment == newest, let records = said.closedWith, report.verified,
+                let segment = report.segments.last(where: { $0.number == newest && $0.read }),
+                segment.final == nil, segment.tail == 0
+            {
+                let missing = max(0, Int(records) - Int(segment.nextCounter))
+                report.damage.append(
+                    "\(segment.path): its head says it was closed with \(records) records, but it ends after "
+                        + "\(segment.nextCounter) without its final record: \(missing) records were cut from its end"
+                )
+                report.lost += missing
+            }
         }
     }
 
     /// Whether the journal starts where its newest opening record says the cap left it: older
     /// segments gone by the cap are noted, any gone otherwise are damage.
     private func checkStart(into report: inout Report) {
-        guard let first = report.segments.first,
-            let oldestKept = report.segments.last(where: { $0.opening != nil })?.opening?.oldestKept,
+        let read = report.segments.filter(\.read)
+        guard let first = read.first,
+            let oldestKept = read.last(where: { $0.opening != nil })?.opening?.oldestKept,
             first.opening.map({ $0.previous != 0 }) ?? false
         else { return }
         if first.number == oldestKept {
@@ -194,7 +422,31 @@ public struct JournalReader {
             report.damage.append(
                 "the journal kept segments from \(oldestKept), but segments \(oldestKept)–\(first.number - 1) are missing"
             )
+            report.lostUncounted += 1
         }
+    }
+
+    /// The journal's identity: its head's, else the one most of its segments carry (the newest
+    /// segment's among equals); `nil` for a journal of version-1 segments alone.
+    private static func identity(of candidates: [Candidate], head: JournalHead.Found) -> [UInt8]? {
+        if case .head(let said) = head { return said.journal }
+        var seen: [[UInt8]: Int] = [:]
+        for candidate in candidates {
+            if let journal = candidate.header?.journal { seen[journal, default: 0] += 1 }
+        }
+        let most = seen.values.max() ?? 0
+        return candidates.reversed().compactMap(\.header?.journal).first { seen[$0] == most }
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map {
+            let digits = String($0, radix: 16); return digits.count == 1 ? "0" + digits : digits
+        }.joined()
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// The NMEA the journal recorded (`gpsloc record --nmea`), opened into memory (a memfd),

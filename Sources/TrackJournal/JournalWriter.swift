@@ -17,7 +17,10 @@ import SystemPackage
 /// written.
 ///
 /// Opening a journal that a power cut interrupted cuts its newest segment after the last whole
-/// frame and starts a new segment, whose first record says where the old one was cut. Segments
+/// frame and starts a new segment, whose first record says where the old one was cut. Only a
+/// power cut's tear is cut: the end of a newest segment that was not closed, with nothing whole
+/// after the cut. Damage anywhere else is left for `verify` to name. Each segment carries the
+/// journal's identity, and ``JournalHead`` says which segment is the newest. Segments
 /// rotate by size and age, each closed with a final record; the oldest go first when the journal
 /// passes its cap. A full disk loses the records that do not fit, and nothing else: the first
 /// record written when space returns is preceded by a gap record that counts them.
@@ -65,7 +68,12 @@ public final class JournalWriter {
     private var lost: (count: UInt64, from: Int64, to: Int64)?
     /// Segments removed by the cap in this run.
     public private(set) var removedSegments = 0
-    public private(set) var recordsWritten = 0
+    /// The records this run wrote that hold what was recorded (locations, NMEA, messages, gaps).
+    public var recordsWritten: Int { written.data }
+    /// Every record this run wrote, by kind (the segments' opening and final records included).
+    public private(set) var written = JournalCounts()
+    /// The journal's identity, in every segment's header.
+    public let journal: [UInt8]
 
     private struct OpenSegment {
         var number: UInt64
@@ -104,29 +112,52 @@ public final class JournalWriter {
         }
         var recovery = Recovery(
             previous: 0, previousFrames: 0, cutAt: 0, cutBytes: 0, oldestKept: numbers.first ?? 1)
+        let head = JournalHead.read(in: directory)
+        var identity: [UInt8]?
         if let newest = numbers.last {
             let path = Self.path(directory, newest)
             let bytes = try Self.read(path)
             let scan = JournalSegmentScan(bytes)
+            identity = scan.header?.journal
             recovery.previous = newest
             recovery.previousFrames = scan.frames.count
-            recovery.cutBytes = scan.trailing
-            recovery.cutAt = scan.trailing > 0 ? scan.end : 0
-            if scan.trailing > 0 {
-                // A torn write: the whole frames stay, the rest goes (a header torn too: all of it).
+            // A power cut's tear, and nothing else: the end of a segment the recorder had not
+            // closed, with nothing damaged before it (a header torn too: all of it). Damage is
+            // left as it is, for `verify` to name.
+            let closed: Bool
+            if case .head(let said) = head, said.segment == newest, said.closedWith != nil {
+                closed = true
+            } else {
+                closed = false
+            }
+            if scan.tail > 0 && scan.isTornAtMost && !closed {
+                recovery.cutBytes = scan.tail
+                recovery.cutAt = scan.end
                 guard truncate(path, off_t(scan.end)) == 0 else {
                     throw JournalError(
                         "cannot cut \(path) after its last whole record: \(errnoDescription(errno))")
                 }
             }
         }
+        if identity == nil, case .head(let said) = head { identity = said.journal }
+        journal = identity ?? Self.newIdentity()
         self.recovery = recovery
         segment = try Self.open(
-            directory: directory, number: (numbers.last ?? 0) + 1, recipient: recipient, now: now(),
+            directory: directory, journal: journal, number: (numbers.last ?? 0) + 1, recipient: recipient,
+            now: now(),
             opening: .init(
                 previous: recovery.previous, previousFrames: UInt64(recovery.previousFrames),
                 previousCutAt: UInt64(recovery.cutAt), oldestKept: recovery.oldestKept),
             sync: true)
+        written.openings += 1
+        JournalHead(journal: journal, segment: segment.number, closedWith: nil).write(
+            in: directory, sync: true)
+    }
+
+    /// A new journal's identity: 16 random bytes.
+    private static func newIdentity() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<JournalFormat.journalIDSize).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
     /// Whether ``close()`` closed the segment's descriptor already (closing it twice could close
@@ -160,7 +191,6 @@ public final class JournalWriter {
         let position = JournalPosition(segment: segment.number, counter: segment.counter)
         do {
             try write(record)
-            recordsWritten += 1
         } catch {
             lose(at: time)
             throw error
@@ -171,10 +201,13 @@ public final class JournalWriter {
     /// Closes the journal with a final record.
     public func close() throws(JournalError) {
         guard !closed else { return }
-        try write(.final(records: segment.counter + 1, reason: .stopped))
+        let records = segment.counter + 1
+        try write(.final(records: records, reason: .stopped))
         _ = fdatasync(segment.descriptor.rawValue)
         closed = true
         try? segment.descriptor.close()
+        JournalHead(journal: journal, segment: segment.number, closedWith: records).write(
+            in: directory, sync: limits.syncEachRecord)
     }
 
     /// Records lost since the last one written (a full disk).
@@ -205,6 +238,7 @@ public final class JournalWriter {
         }
         segment.counter += 1
         segment.bytes += frame.count
+        written.count(record)
     }
 
     /// Closes the segment with a final record and begins the next. The next is made first, and
@@ -215,7 +249,8 @@ public final class JournalWriter {
         let closing = segment
         let oldest = try capped()
         let next = try Self.open(
-            directory: directory, number: closing.number + 1, recipient: recipient, now: time,
+            directory: directory, journal: journal, number: closing.number + 1, recipient: recipient,
+            now: time,
             opening: .init(
                 previous: closing.number, previousFrames: closing.counter + 1, previousCutAt: 0,
                 oldestKept: oldest),
@@ -229,7 +264,10 @@ public final class JournalWriter {
         }
         _ = fdatasync(closing.descriptor.rawValue)
         segment = next
+        written.openings += 1
         try? closing.descriptor.close()
+        JournalHead(journal: journal, segment: next.number, closedWith: nil).write(
+            in: directory, sync: limits.syncEachRecord)
     }
 
     /// Removes the oldest segments while the journal is over its cap; returns the oldest kept.
@@ -248,10 +286,11 @@ public final class JournalWriter {
     // MARK: Files
 
     private static func open(
-        directory: String, number: UInt64, recipient: Curve25519.KeyAgreement.PublicKey, now: Double,
-        opening: JournalRecord.Opening, sync: Bool
+        directory: String, journal: [UInt8], number: UInt64, recipient: Curve25519.KeyAgreement.PublicKey,
+        now: Double, opening: JournalRecord.Opening, sync: Bool
     ) throws(JournalError) -> OpenSegment {
-        let sealer = try JournalSealer(recipient: recipient, segment: number, created: Int64(now * 1e9))
+        let sealer = try JournalSealer(
+            recipient: recipient, journal: journal, segment: number, created: Int64(now * 1e9))
         let path = Self.path(directory, number)
         let descriptor: FileDescriptor
         do {

@@ -79,7 +79,9 @@ struct AppOptions: ParsableArguments {
             """)
     var prompt: Prompt = .auto
 
-    @Option(name: .customLong("store"), help: "The authorization store's directory (default: see docs/core-location.md).")
+    @Option(
+        name: .customLong("store"),
+        help: "The authorization store's directory (default: see docs/core-location.md).")
     var storeDirectory: String?
 
     func validate() throws {

@@ -79,18 +79,25 @@ struct Journal: ParsableCommand {
 
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Say what of a journal is intact, what was cut and where, and what is damaged.",
+            abstract: "Say what of a journal is intact, what a power cut tore, and what is damaged.",
             discussion: """
-                With --key, every record is opened: a record altered, a segment moved, renamed or \
-                removed is damage. Without it, only what the box can see: headers, whole records and \
-                torn ends. Exit status 0 when nothing is damaged (a power cut's torn end and segments \
-                the size cap removed are the journal's own, and said), 2 when something is.
+                With --key, every record is opened: a record altered, a segment moved, renamed, \
+                copied, removed or put in from another journal, and the newest segments removed \
+                while the journal's head says they were there, are damage, each named with where it \
+                is and how many records it cost. Without it, only what the frames' CRCs can tell: \
+                headers, whole records, bytes that are no record. Only the end of the newest \
+                segment, not closed, with nothing whole after it, is a power cut's tear. Exit status \
+                0 when nothing is damaged (a tear and the segments the size cap removed are the \
+                journal's own, and said), 2 when something is, and then the first line says DAMAGED.
                 """)
 
         @Argument(help: "The journal's directory, or one segment.")
         var journal: String
 
         @OptionGroup var key: KeyOption
+
+        /// `1 damaged place`, `3 damaged places`.
+        static func places(_ count: Int) -> String { "\(count) damaged \(count == 1 ? "place" : "places")" }
 
         func run() throws {
             let privateKey = try key.load(required: false, command: "journal verify")
@@ -101,20 +108,25 @@ struct Journal: ParsableCommand {
                 printError("gpsloc journal verify: error: \(error)")
                 throw ExitCode.failure
             }
+            if !report.isIntact {
+                print("DAMAGED: \(journal): \(Self.places(report.damage.count)); \(report.lossSummary)")
+            }
             for segment in report.segments {
-                var line = "\(segment.path): \(segment.frames) records"
-                if privateKey != nil { line += ", \(segment.authentic) authentic" }
-                if let final = segment.final { line += ", closed (\(final))" }
-                if segment.trailing > 0 { line += ", \(segment.trailing) bytes torn at its end" }
+                var line = "\(segment.path): \(segment.frames) whole records"
+                line += privateKey == nil ? " (not opened without --key)" : "; opened \(segment.counts)"
+                if let final = segment.final { line += "; closed (\(final))" }
+                if segment.tail > 0 { line += "; \(segment.tail) bytes after its last whole record" }
                 print(line)
             }
             for note in report.notes { print("note: \(note)") }
             for damage in report.damage { print("damage: \(damage)") }
-            let verdict =
-                report.isIntact
-                ? (privateKey == nil ? "whole (without --key, records are not opened)" : "intact")
-                : "DAMAGED"
-            print("\(journal): \(verdict); \(report.records) records")
+            if !report.isIntact {
+                print("\(journal): DAMAGED; read \(report.counts); \(report.lossSummary)")
+            } else if privateKey == nil {
+                print("\(journal): whole, not verified (without --key, records are not opened)")
+            } else {
+                print("\(journal): intact; \(report.counts)")
+            }
             if !report.isIntact { throw ExitCode(2) }
         }
     }
@@ -123,8 +135,9 @@ struct Journal: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Read a journal back with its private key: locations, or the receiver's NMEA.",
             discussion: """
-                Only authentic records are written; what is damaged is said on standard error, and \
-                makes the exit status 2.
+                Only authentic records are written, each once and in order, never one of another \
+                journal; past damage the rest are read on. What is damaged, where, and how many \
+                records it cost is said on standard error, and makes the exit status 2.
                 """)
 
         enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -156,6 +169,11 @@ struct Journal: ParsableCommand {
             }
             output.append { track.finish(to: &$0) }
             output.flush()
+            if !report.isIntact {
+                printError(
+                    "gpsloc journal decrypt: DAMAGED: \(journal): \(Verify.places(report.damage.count)); "
+                        + "\(report.lossSummary); every authentic record was written, in order, once")
+            }
             for note in report.notes { printError("gpsloc journal decrypt: \(note)") }
             for damage in report.damage { printError("gpsloc journal decrypt: damage: \(damage)") }
             if !report.isIntact { throw ExitCode(2) }

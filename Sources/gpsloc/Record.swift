@@ -96,7 +96,7 @@ struct Record: AsyncParsableCommand {
             } catch {
                 printError("gpsloc record: error: closing the journal: \(error)")
             }
-            printError("gpsloc record: \(recorder.recordsWritten) records written to \(journal)")
+            printError("gpsloc record: \(recorder.written) written to \(journal)")
             if let failure {
                 printError("gpsloc record: error: \(failure)")
                 return 1

@@ -67,7 +67,8 @@ struct ExampleProgramTests {
         #expect(box.status == 0, "\(box.standardOutput)\(box.standardError)")
         // The drive's 300 fixes, each a location record.
         #expect(
-            box.standardOutput.contains("300 records in the journal, 0 messages left"),
+            box.standardOutput.contains(
+                "302 records: 300 locations, 1 opening, 1 final in the journal, 0 messages left"),
             "\(box.standardOutput)")
         #expect(await fleet.waitForOutput(within: 15) { jsonObjects(inLines: $0).count >= 300 })
         fleet.signal(SIGKILL)

@@ -57,6 +57,45 @@ struct RecordCommandTests {
         func remove() { try? FileManager.default.removeItem(atPath: directory) }
     }
 
+    @Test(
+        "one byte flipped in a closed journal: verify says DAMAGED first and exits 2; decrypt writes the rest"
+    )
+    func flippedByteIsDamage() async throws {
+        let workspace = try await Workspace()
+        defer { workspace.remove() }
+        let log = Fixtures.url("drive-1hz.nmea").path
+        let recorded = try await Runner.run(workspace.record("file:\(log)?speed=max"))
+        #expect(recorded.status == 0, "\(recorded.standardError)")
+        #expect(
+            recorded.standardError.contains("302 records: 300 locations, 1 opening, 1 final written to"),
+            "\(recorded.standardError)")
+        let segment = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: workspace.journal).first {
+                $0.hasSuffix(".ocj")
+            })
+        let path = workspace.journal + "/" + segment
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes[5000] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let verify = try await Runner.run([
+            "journal", "verify", workspace.journal, "--key", workspace.directory + "/key",
+        ])
+        #expect(verify.status == 2, "\(verify.standardOutput)")
+        #expect(verify.standardOutput.hasPrefix("DAMAGED: "), "\(verify.standardOutput)")
+        #expect(verify.standardOutput.contains("1 record lost"), "\(verify.standardOutput)")
+        #expect(!verify.standardOutput.contains("intact"), "\(verify.standardOutput)")
+        let decrypted = try await workspace.decrypt()
+        #expect(decrypted.status == 2)
+        #expect(decrypted.standardError.contains("DAMAGED") && decrypted.standardError.contains("byte "))
+        let got = jsonObjects(inLines: decrypted.standardOutput)
+        #expect(got.count == 299, "\(got.count) of 300 locations written")
+        let times = got.compactMap { $0["time"] as? String }
+        #expect(times == times.sorted() && Set(times).count == times.count)
+        // Without the key, the CRCs alone find it too.
+        let blind = try await Runner.run(["journal", "verify", workspace.journal])
+        #expect(blind.status == 2 && blind.standardOutput.hasPrefix("DAMAGED: "), "\(blind.standardOutput)")
+    }
+
     @Test("a drive recorded comes back with the private key, as watch printed it; without it, nothing")
     func recordsAndReadsBack() async throws {
         let workspace = try await Workspace()
@@ -82,7 +121,9 @@ struct RecordCommandTests {
             "journal", "verify", workspace.journal, "--key", workspace.directory + "/key",
         ])
         #expect(
-            verify.status == 0 && verify.standardOutput.contains("intact; \(got.count) records"),
+            verify.status == 0
+                && verify.standardOutput.contains(
+                    "intact; \(got.count + 2) records: \(got.count) locations, 1 opening, 1 final"),
             "\(verify.standardOutput)")
         // The files hold no coordinate in the clear.
         let segment = try #require(

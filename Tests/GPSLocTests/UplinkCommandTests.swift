@@ -140,6 +140,44 @@ struct UplinkCommandTests {
         #expect(uplink.errors.contains("keeping messages until it is back"))
     }
 
+    @Test("a damaged outbox: the damaged message is counted lost, never sent, and every other one arrives")
+    func damagedOutbox() async throws {
+        let workspace = try await Workspace()
+        defer { workspace.remove() }
+        try await workspace.grant()
+        // The broker away: the drive's 300 messages wait in the outbox.
+        let broker = try Broker(directory: workspace.directory + "/broker")
+        let drive = Fixtures.url("drive-1hz.nmea").path
+        let away = try await Runner.run(
+            workspace.uplink("file:\(drive)?speed=max", broker: "mqtt://127.0.0.1:\(broker.port)"))
+        #expect(away.standardError.contains("300 messages kept in the outbox"), "\(away.standardError)")
+        // One byte flipped two thirds into the outbox's messages: one message hit.
+        let messages = workspace.directory + "/outbox/messages"
+        let segment = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: messages).sorted().first {
+                $0.hasSuffix(".ocj")
+            })
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: messages + "/" + segment))
+        bytes[bytes.count * 2 / 3] ^= 0x5A
+        try bytes.write(to: URL(fileURLWithPath: messages + "/" + segment))
+        // Back, with a short drive of its own (its first twenty seconds): the outbox goes out first.
+        try await broker.start()
+        let fleet = try Self.subscriber(port: broker.port)
+        try await Task.sleep(for: .milliseconds(500))
+        let short = Fixtures.url("drive-10hz.nmea").path
+        let back = try await Runner.run(
+            workspace.uplink("file:\(short)?speed=max", broker: "mqtt://127.0.0.1:\(broker.port)"))
+        #expect(back.status == 0, "\(back.standardError)")
+        #expect(back.standardError.contains("the outbox is damaged: 1 records lost"), "\(back.standardError)")
+        try await Task.sleep(for: .seconds(1))
+        fleet.signal(SIGKILL)
+        _ = await fleet.wait(within: 10)
+        await broker.stop()
+        let stamps = Set(jsonObjects(inLines: fleet.output).compactMap { $0["tst"] as? Int })
+        // The short drive's seconds are the long one's first twenty: 299 of the 300 seconds arrive.
+        #expect(stamps.count == 299, "\(stamps.count) distinct seconds arrived; \(back.standardError)")
+    }
+
     @Test("approximate: positions of the app's reduced locations only, without alt, vac, vel or cog")
     func approximate() async throws {
         let workspace = try await Workspace()

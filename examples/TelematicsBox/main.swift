@@ -61,7 +61,7 @@
         await uplink.drain(within: .seconds(10))
         try recorder.close()
         say(
-            "\(recorder.recordsWritten) records in the journal, \(uplink.waiting) messages left in the outbox"
+            "\(recorder.written) in the journal, \(uplink.waiting) messages left in the outbox"
         )
         uplink.stop()
     }

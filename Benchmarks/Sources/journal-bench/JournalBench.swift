@@ -27,7 +27,9 @@ let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
 case "seal":
     let count = arguments.count > 2 ? Int(arguments[2]) ?? 2_000_000 : 2_000_000
-    let sealer = try JournalSealer(recipient: JournalPrivateKey().publicKey, segment: 1, created: 0)
+    let sealer = try JournalSealer(
+        recipient: JournalPrivateKey().publicKey, journal: [UInt8](repeating: 7, count: 16), segment: 1,
+        created: 0)
     let records = (0..<1000).map(location)
     var bytes = 0
     let started = ContinuousClock.now
