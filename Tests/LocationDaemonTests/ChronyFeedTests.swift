@@ -33,6 +33,74 @@ struct ChronyFeedTests {
         return (reach, number * scale)
     }
 
+    /// A stand-in for chronyd's SOCK refclock: a datagram socket bound at `path` by `user` (root when
+    /// `nil`), mode `mode`, that counts the samples it receives for `seconds` and prints the count.
+    static func listener(at path: String, as user: Account?, mode: Int = 0o755, seconds: Double) throws
+        -> RunningProcess
+    {
+        let script = """
+            import os, socket, sys, time
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            s.bind(sys.argv[1]); os.chmod(sys.argv[1], int(sys.argv[2], 8)); s.settimeout(0.2)
+            print("bound", flush=True)
+            n, end = 0, time.time() + float(sys.argv[3])
+            while time.time() < end:
+                try:
+                    s.recv(64); n += 1
+                except socket.timeout:
+                    pass
+            print("samples", n, flush=True)
+            s.close(); os.unlink(sys.argv[1])
+            """
+        let arguments = ["/usr/bin/python3", "-c", script, path, String(mode, radix: 8), "\(seconds)"]
+        if let user {
+            return try RunningProcess(user.setpriv() + arguments, executable: setprivPath)
+        }
+        return try RunningProcess(
+            Array(arguments.dropFirst()), executable: URL(fileURLWithPath: "/usr/bin/python3"))
+    }
+
+    /// How many samples a listener counted, once it ended.
+    static func samples(_ listener: RunningProcess) async -> Int? {
+        _ = await listener.wait(within: 30)
+        return listener.output.split(separator: "\n").first { $0.hasPrefix("samples ") }.flatMap {
+            Int($0.dropFirst(8))
+        }
+    }
+
+    @Test(
+        "in a directory others may write to, nothing is sent; once chronyd is gone, a socket another user binds in its place gets nothing"
+    )
+    func socketPathTakenOver() async throws {
+        var template = Array("/tmp/ocl-chrony-XXXXXX".utf8CString)
+        let directory = try #require(mkdtemp(&template).map { String(cString: $0) })
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let receiver = try CurrentTimeReceiver()
+        defer { receiver.stop() }
+        let device = receiver.terminal.slavePath.split(separator: "/").last.map(String.init) ?? ""
+        let path = "\(directory)/chrony.\(device).sock"
+        let bob = try await Account.ensure("ocl-bob")
+        chmod(directory, 0o777)
+        let daemon = try DaemonHarness(sources: [receiver.source], extra: ["--chrony-sockets", directory])
+        try await daemon.start()
+
+        // World-writable and not sticky: even root's socket is not fed, and the log says why, once.
+        let root = try Self.listener(at: path, as: nil, seconds: 4)
+        #expect(await Self.samples(root) == 0, "\(root.output)\(root.errors)")
+        #expect(daemon.log.contains("writable by other users and not sticky"), "\(daemon.log)")
+
+        // Sticky, as /tmp is: root's socket is chronyd's, and is fed.
+        chmod(directory, 0o1777)
+        let chronyd = try Self.listener(at: path, as: nil, seconds: 4)
+        #expect((await Self.samples(chronyd) ?? 0) > 5, "\(chronyd.output)\(chronyd.errors)\n\(daemon.log)")
+
+        // chronyd gone, its socket unlinked: bob binds the same path at once, and gets nothing.
+        let taker = try Self.listener(at: path, as: bob, mode: 0o777, seconds: 5)
+        #expect(await Self.samples(taker) == 0, "\(taker.output)\(taker.errors)\n\(daemon.log)")
+        #expect(daemon.log.contains("belongs to uid \(bob.uid)"), "\(daemon.log)")
+        await daemon.stop()
+    }
+
     @Test("chronyd's SOCK refclock samples the receiver's time, and TOFF reports the same offset")
     func chronySamplesTheReceiver() async throws {
         // chronyd takes a path without spaces, in a directory only its user may enter.

@@ -7,6 +7,7 @@ import GNSS
 import GNSSSources
 import LocationEngine
 import Locking
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -22,7 +23,12 @@ import Locking
 ///
 /// It is the daemon's one reader of the receiver that is not an app: it sends chronyd time and
 /// nothing of where the receiver is. The socket counts only when root (or the daemon's own user)
-/// owns it, so that no user can make the daemon keep a receiver open for a socket of theirs.
+/// owns it, no other user may write to it, and no other user may replace it (its directory not
+/// writable by others, unless sticky), so that no user can make the daemon keep a receiver open
+/// for a socket of theirs, or read the samples. The feed's socket is connected to chronyd's once
+/// that is checked, and every sample goes to that socket, never to whatever is at the path later:
+/// when chronyd stops, its socket goes with it, sending fails, and the path is checked again
+/// before anything more is sent.
 /// While chronyd listens the receiver stays open, as gpsd keeps it for chrony; when the socket
 /// goes (chronyd stopped), the feed lets the receiver go and waits for it to come back.
 final class ChronyFeed: Sendable {
@@ -33,7 +39,8 @@ final class ChronyFeed: Sendable {
     let path: String
     private let log: @Sendable (String) -> Void
     private let failure = Mutex<String?>(nil)
-    private let descriptor: Int32
+    /// The socket connected to chronyd's, once checked; -1 while there is none.
+    private let descriptor = Mutex<Int32>(-1)
     /// chronyd's socket address, made once; `nil` when the path is too long for one.
     private let address: UnixSocketAddress?
 
@@ -44,26 +51,34 @@ final class ChronyFeed: Sendable {
         self.receiver = receiver
         path = directory + "/chrony." + name + ".sock"
         self.log = log
-        descriptor = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue))
         address = UnixSocketAddress(path: path)
     }
 
-    deinit { if descriptor >= 0 { close(descriptor) } }
+    deinit { disconnect() }
 
     /// Feeds chronyd whenever it listens, until cancelled.
     func run() async {
-        guard descriptor >= 0 else {
-            log("cannot feed chrony at \(path): no socket (\(String(cString: strerror(errno))))")
-            return
-        }
         guard address != nil else {
             log(
                 "cannot feed chrony at \(path): the path is too long for a socket; give a shorter --chrony-sockets"
             )
             return
         }
+        var said: String?
         while !Task.isCancelled {
-            guard Self.isTrusted(path) else {
+            if let distrust = Self.distrust(path) {
+                // Said once a reason, not every two seconds: chronyd is not there yet, or the path
+                // is not one the daemon may trust.
+                if distrust != said, distrust != Self.absent {
+                    log("not feeding chrony at \(path): \(distrust)")
+                }
+                said = distrust
+                try? await Task.sleep(for: .seconds(2))
+                continue
+            }
+            said = nil
+            if let failed = connect() {
+                log("cannot feed chrony at \(path): \(failed)")
                 try? await Task.sleep(for: .seconds(2))
                 continue
             }
@@ -81,6 +96,7 @@ final class ChronyFeed: Sendable {
                 try? await Task.sleep(for: .seconds(1))
             }
             receiver.service.unsubscribe(id)
+            disconnect()
             if let reason = failure.withLock({ $0 }) {
                 log("stopped feeding chrony at \(path): \(reason); fed again once chronyd listens there")
             }
@@ -100,16 +116,50 @@ final class ChronyFeed: Sendable {
         send(Self.sample(time: pulse.clock.nearestWholeSecond, arrival: pulse.clock, pulse: true))
     }
 
+    /// Sends a sample to the socket connected to chronyd's: never to the path, which another
+    /// socket may hold by now.
     private func send(_ sample: [UInt8]) {
-        guard let address else { return }
-        let sent = sample.withUnsafeBytes { raw in
-            address.withSockAddr {
-                sendto(descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT), $0, $1)
+        descriptor.withLock { descriptor in
+            guard descriptor >= 0 else { return }
+            let sent = sample.withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+            }
+            if sent < 0 && errno != EAGAIN {
+                let reason = String(cString: strerror(errno))
+                failure.withLock { $0 = reason }
             }
         }
-        if sent < 0 && errno != EAGAIN {
+    }
+
+    /// Connects a socket of the feed's own to chronyd's at the path, just checked; the reason
+    /// when it cannot. It is checked once more after: the socket connected is the one checked.
+    private func connect() -> String? {
+        guard let address else { return "the path is too long for a socket" }
+        let socket = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue))
+        guard socket >= 0 else { return "no socket (\(String(cString: strerror(errno))))" }
+        let connected = address.withSockAddr { Glibc.connect(socket, $0, $1) }
+        guard connected == 0 else {
             let reason = String(cString: strerror(errno))
-            failure.withLock { $0 = reason }
+            close(socket)
+            return "chronyd does not take samples there (\(reason))"
+        }
+        // Checked again, now that the socket is connected: what was checked is what it reached
+        // unless the path changed between, which this check then sees.
+        if let distrust = Self.distrust(path) {
+            close(socket)
+            return distrust
+        }
+        descriptor.withLock { old in
+            if old >= 0 { close(old) }
+            old = socket
+        }
+        return nil
+    }
+
+    private func disconnect() {
+        descriptor.withLock { descriptor in
+            if descriptor >= 0 { close(descriptor) }
+            descriptor = -1
         }
     }
 
@@ -131,12 +181,34 @@ final class ChronyFeed: Sendable {
         return bytes
     }
 
-    /// Whether a socket at `path` is chronyd's: a socket that root or this daemon's user owns.
-    static func isTrusted(_ path: String) -> Bool {
+    /// Why no socket at `path` is known to be chronyd's: none there (``absent``); not a socket;
+    /// not owned by root or this daemon's user; writable by others; or in a directory other users
+    /// may write to without its sticky bit (anyone could replace it). `nil` when it may be trusted.
+    static func distrust(_ path: String) -> String? {
         var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else { return false }
-        return info.st_uid == 0 || info.st_uid == geteuid()
+        guard lstat(path, &info) == 0 else { return absent }
+        guard info.st_mode & S_IFMT == S_IFSOCK else { return "it is not a socket" }
+        guard info.st_uid == 0 || info.st_uid == geteuid() else {
+            return "the socket belongs to uid \(info.st_uid), not root or this daemon's user"
+        }
+        guard info.st_mode & S_IWOTH == 0 else { return "the socket is writable by any user" }
+        let directory = FilePath(path).removingLastComponent().string
+        var folder = stat()
+        guard stat(directory.isEmpty ? "." : directory, &folder) == 0 else {
+            return "its directory cannot be read (\(String(cString: strerror(errno))))"
+        }
+        let othersWrite =
+            folder.st_mode & S_IWOTH != 0
+            || (folder.st_mode & S_IWGRP != 0 && folder.st_gid != 0 && folder.st_gid != getegid())
+        if othersWrite && folder.st_mode & S_ISVTX == 0 {
+            return "its directory \(directory) is writable by other users and not sticky, so any of them could "
+                + "replace the socket; make it 0755 (or 1777), or choose another --chrony-sockets"
+        }
+        return nil
     }
+
+    /// ``distrust(_:)`` for a path with nothing there: chronyd not listening, said by nobody.
+    static let absent = "chronyd does not listen there"
 }
 
 /// Every receiver with a device file fed to chrony's SOCK refclocks in one directory: a
