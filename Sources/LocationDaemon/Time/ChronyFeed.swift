@@ -201,7 +201,8 @@ final class ChronyFeed: Sendable {
             folder.st_mode & S_IWOTH != 0
             || (folder.st_mode & S_IWGRP != 0 && folder.st_gid != 0 && folder.st_gid != getegid())
         if othersWrite && folder.st_mode & S_ISVTX == 0 {
-            return "its directory \(directory) is writable by other users and not sticky, so any of them could "
+            return
+                "its directory \(directory) is writable by other users and not sticky, so any of them could "
                 + "replace the socket; make it 0755 (or 1777), or choose another --chrony-sockets"
         }
         return nil
