@@ -167,6 +167,70 @@ struct GPSDProtocolTests {
         if let failure { throw failure }
     }
 
+    @Test(
+        "a table of sockets grown past 1 MiB by one user's own: neither that user nor another is served as a network client"
+    )
+    func grownSocketTable() async throws {
+        let mallory = try await Account.ensure("ocl-mallory")
+        let bob = try await Account.ensure("ocl-bob")
+        let receiver = try TenHertzReceiver()
+        defer { receiver.stop() }
+        let (daemon, port) = try await Self.daemon(source: receiver.source)
+        // This machine's loopback block granted precise, as a careless administrator might: a program of
+        // this machine must still never be taken for a network client of it.
+        let admin = try daemon.client(as: nil)
+        await admin.hello()
+        admin.send(
+            #"{"op":"auth.grant","id":1,"app":"network:127.0.0.0/8","level":"always","approximate":false}"#)
+        #expect(await admin.wait { $0.contains(.ok(id: 1)) }, "\(admin.output)")
+        await admin.stop()
+        try await Self.grant(daemon, uid: bob.uid, app: Self.gpspipe, approximate: false)
+        // Mallory's own loopback connections, 4,500 of them: the kernel's table passes 1 MiB.
+        let script = """
+            import resource, socket, sys, time
+            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            listener = socket.socket(); listener.bind(("127.0.0.1", 0)); listener.listen(4096)
+            held = []
+            for _ in range(int(sys.argv[1])):
+                held.append(socket.create_connection(listener.getsockname())); held.append(listener.accept()[0])
+            print("holding", len(held), flush=True)
+            time.sleep(300)
+            """
+        let grower = try RunningProcess(
+            mallory.setpriv() + ["/usr/bin/python3", "-c", script, "4500"], executable: setprivPath)
+        defer { grower.signal(SIGKILL) }
+        #expect(await grower.waitForOutput(within: 60) { $0.contains("holding") }, "\(grower.errors)")
+        let table = try Self.fileSize("/proc/net/tcp")
+        #expect(table > 1 << 20, "/proc/net/tcp holds \(table) bytes")
+
+        // Mallory's gpspipe has no decision: it gets none of the block's locations.
+        let undecided = try await Runner.run(
+            mallory.setpriv() + [Self.gpspipe, "-w", "-x", "3", "127.0.0.1:\(port)"], executable: setprivPath)
+        #expect(
+            !Self.reports(undecided.standardOutput).contains { $0["class"] as? String == "TPV" },
+            "\(undecided.standardOutput)")
+        // Bob's, granted, is served as bob's.
+        let granted = try await Runner.run(
+            bob.setpriv() + [Self.gpspipe, "-w", "-n", "8", "127.0.0.1:\(port)"], executable: setprivPath)
+        #expect(
+            Self.reports(granted.standardOutput).contains { $0["class"] as? String == "TPV" },
+            "\(granted.standardOutput)")
+        #expect(!daemon.log.contains("as network:127"), "\(daemon.log)")
+        // Known as the program it is, of the user it is: the ERROR names mallory's uid, and no network.
+        let error = Self.reports(undecided.standardOutput).first { $0["class"] as? String == "ERROR" }?[
+            "message"]
+        #expect(
+            (error as? String)?.contains("(uid \(mallory.uid))") == true
+                && (error as? String)?.contains("network") == false, "\(undecided.standardOutput)")
+        await daemon.stop()
+    }
+
+    /// A file's size, as `stat` would give it (for `/proc`, what reading it whole gives).
+    static func fileSize(_ path: String) throws -> Int {
+        try #require(FileHandle(forReadingAtPath: path)).readDataToEndOfFile().count
+    }
+
     /// The network client's half of ``networkClient()``, in the namespace it made.
     static func servesOnlyLocalClients(mallory: Account, namespace: String, host: String, client: String)
         async throws

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CLinux
+import DescriptorIO
 import FoundationEssentials
 import LocationEngine
 import SystemPackage
@@ -151,17 +152,36 @@ public enum TCPPeer {
         }
     }
 
-    /// The uid of the client end's owner, from the kernel's table of this network namespace's
-    /// sockets (a local program may connect to one of the machine's other addresses too); `nil`
-    /// for a network client, whose end is in no table of this machine's namespace.
-    public static func owner(client: Endpoint, server: Endpoint) -> (uid: UInt32, inode: UInt64)? {
+    /// What the kernel's tables of this network namespace's sockets say of a client end.
+    public enum Owner: Sendable, Equatable {
+        case socket(uid: UInt32, inode: UInt64)
+        /// In no table: a client of another host or another network namespace.
+        case absent
+        /// A table could not be read whole: nothing is known.
+        case unreadable(String)
+    }
+
+    /// The uid of the client end's owner, from the kernel's tables of this network namespace's
+    /// sockets (a local program may connect to one of the machine's other addresses too). Each
+    /// table is read whole, however large: a user can grow it with sockets of their own, and a
+    /// limit would let them push a client out of what is read.
+    public static func owner(client: Endpoint, server: Endpoint) -> Owner {
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = ProcessFacts.read(table) else { continue }
+            let text: String
+            do {
+                text = String(decoding: try fileContents(atPath: table, limit: .max), as: UTF8.self)
+            } catch {
+                // No IPv6 on this machine: its table is not there, and no client of it either.
+                if error == .noSuchFileOrDirectory && table.hasSuffix("6") { continue }
+                return .unreadable("\(table) could not be read (\(error))")
+            }
             for (clientEnd, serverEnd) in variants(client, server) {
-                if let found = socket(client: clientEnd, server: serverEnd, table: text) { return found }
+                if let found = socket(client: clientEnd, server: serverEnd, table: text) {
+                    return .socket(uid: found.uid, inode: found.inode)
+                }
             }
         }
-        return nil
+        return .absent
     }
 
     /// The ends as each table may write them: as they are, and an IPv4 address as IPv6's
@@ -175,9 +195,25 @@ public enum TCPPeer {
         return [(client, server), (mapped(client), mapped(server))]
     }
 
-    /// The credentials of the process that owns the client end, pinned by a pidfd.
+    /// The credentials of the process that owns the client end, pinned by a pidfd. Fails
+    /// closed: a client is a network client only when its end is in no table of this machine's
+    /// and its address is none of this machine's; a local client that cannot be traced, for any
+    /// reason, is refused with it.
     public static func credentials(client: Endpoint, server: Endpoint) -> Result<PeerCredentials, Refusal> {
-        guard let (uid, inode) = owner(client: client, server: server) else {
+        let uid: UInt32
+        let inode: UInt64
+        switch owner(client: client, server: server) {
+        case .socket(let owner, let socket): (uid, inode) = (owner, socket)
+        case .unreadable(let reason):
+            return .failure(Refusal(description: "the connection from \(client) cannot be traced: \(reason); refused"))
+        case .absent where LocalAddresses.contains(client.address):
+            return .failure(
+                Refusal(
+                    description:
+                        "the connection from \(client), an address of this machine, is in none of the kernel's tables of "
+                        + "sockets gpslocd can read (a network namespace of its own?): a program of this machine that "
+                        + "cannot be traced is refused, never served as a network client"))
+        case .absent:
             return .failure(
                 Refusal(
                     description:
@@ -189,9 +225,8 @@ public enum TCPPeer {
             return .failure(
                 Refusal(
                     description:
-                        "the connection from \(client) belongs to uid \(uid), but no process of it that gpslocd can see holds it "
-                        + "(another pid namespace?)",
-                    isNetworkClient: true))
+                        "the connection from \(client) belongs to uid \(uid), but no process of it that gpslocd can see holds "
+                        + "it (another pid namespace?): refused, never served as a network client"))
         }
         guard pids.count == 1 else {
             return .failure(
