@@ -24,7 +24,9 @@ enum LocalAddresses {
         defer { freeifaddrs(first) }
         var entry: UnsafeMutablePointer<ifaddrs>? = first
         while let current = entry {
-            if let socketAddress = current.pointee.ifa_addr, bytes(of: socketAddress) == candidate { return true }
+            if let socketAddress = current.pointee.ifa_addr, bytes(of: socketAddress) == candidate {
+                return true
+            }
             entry = current.pointee.ifa_next
         }
         return false
@@ -48,7 +50,8 @@ enum LocalAddresses {
 
     /// `::ffff:a.b.c.d` as the IPv4 address it is.
     private static func unmapped(_ bytes: [UInt8]) -> [UInt8] {
-        guard bytes.count == 16, bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF
+        guard bytes.count == 16, bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xFF,
+            bytes[11] == 0xFF
         else { return bytes }
         return Array(bytes[12...])
     }

@@ -205,7 +205,8 @@ public enum TCPPeer {
         switch owner(client: client, server: server) {
         case .socket(let owner, let socket): (uid, inode) = (owner, socket)
         case .unreadable(let reason):
-            return .failure(Refusal(description: "the connection from \(client) cannot be traced: \(reason); refused"))
+            return .failure(
+                Refusal(description: "the connection from \(client) cannot be traced: \(reason); refused"))
         case .absent where LocalAddresses.contains(client.address):
             return .failure(
                 Refusal(
