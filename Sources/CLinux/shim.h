@@ -90,3 +90,70 @@ static inline int clinux_socket(int domain, int type, int nonblocking) {
 static inline int clinux_socketpair(int domain, int type, int pair[2]) {
     return socketpair(domain, type | SOCK_CLOEXEC, 0, pair);
 }
+
+// The owner of one TCP socket, asked of the kernel's sock_diag (inet_diag, what `ss` uses): one
+// exact lookup by the socket's two ends, whatever number of sockets is open, where reading
+// /proc/net/tcp costs what the table holds (a user can grow it with sockets of their own).
+#include <errno.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+
+// The uid and inode of the TCP socket of `family` (AF_INET or AF_INET6) whose local end is
+// `src`:`sport` and remote end `dst`:`dport` (addresses of 4 or 16 bytes in network order, ports
+// in host order): 1 when found, 0 when no such socket is open, -errno when the kernel could not
+// be asked.
+static inline int clinux_tcp_socket_owner(int family, const unsigned char *src, unsigned short sport,
+                                          const unsigned char *dst, unsigned short dport, unsigned int *uid,
+                                          unsigned long long *inode) {
+    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    if (fd < 0) return -errno;
+    struct {
+        struct nlmsghdr header;
+        struct inet_diag_req_v2 request;
+    } message;
+    memset(&message, 0, sizeof message);
+    message.header.nlmsg_len = sizeof message;
+    message.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+    message.header.nlmsg_flags = NLM_F_REQUEST;
+    message.request.sdiag_family = (unsigned char)family;
+    message.request.sdiag_protocol = IPPROTO_TCP;
+    message.request.idiag_states = ~0U;
+    message.request.id.idiag_sport = htons(sport);
+    message.request.id.idiag_dport = htons(dport);
+    size_t length = family == AF_INET ? 4 : 16;
+    memcpy(message.request.id.idiag_src, src, length);
+    memcpy(message.request.id.idiag_dst, dst, length);
+    message.request.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
+    message.request.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+    struct sockaddr_nl kernel;
+    memset(&kernel, 0, sizeof kernel);
+    kernel.nl_family = AF_NETLINK;
+    if (sendto(fd, &message, sizeof message, 0, (struct sockaddr *)&kernel, sizeof kernel) < 0) {
+        int failure = errno;
+        close(fd);
+        return -failure;
+    }
+    union {
+        struct nlmsghdr header;
+        char bytes[8192];
+    } reply;
+    ssize_t got = recv(fd, &reply, sizeof reply, 0);
+    int failure = errno;
+    close(fd);
+    if (got < 0) return -failure;
+    if (got < (ssize_t)sizeof(struct nlmsghdr) || !NLMSG_OK(&reply.header, (unsigned int)got)) return -EIO;
+    if (reply.header.nlmsg_type == NLMSG_ERROR) {
+        const struct nlmsgerr *error = (const struct nlmsgerr *)NLMSG_DATA(&reply.header);
+        if (error->error == -ENOENT) return 0;
+        return error->error < 0 ? error->error : -EIO;
+    }
+    if (reply.header.nlmsg_type != SOCK_DIAG_BY_FAMILY) return -EIO;
+    const struct inet_diag_msg *found = (const struct inet_diag_msg *)NLMSG_DATA(&reply.header);
+    *uid = found->idiag_uid;
+    *inode = found->idiag_inode;
+    return 1;
+}

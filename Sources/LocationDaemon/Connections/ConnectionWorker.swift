@@ -101,14 +101,21 @@ final class ConnectionWorker: Sendable {
             hub.logOnce(refusal.logKey, "TCP client refused: \(refusal.description)")
             refuse(refusal.description)
             return nil
-        case .success(.process(let credentials)):
-            guard admit(uid: credentials.uid, limits: limits, who: "uid \(credentials.uid)") else {
-                try? credentials.pidfd?.close()
+        case .success(.socket(let uid, let inode)):
+            // Admitted against its uid's limit before its process is looked for: a user's flood
+            // of connections costs that user's limit, not a trace each.
+            guard admit(uid: uid, limits: limits, who: "uid \(uid)") else { return nil }
+            admitted = (limits, uid)
+            switch TCPPeer.pin(uid: uid, inode: inode, client: client) {
+            case .success(let credentials):
+                identify(credentials)
+                return credentials
+            case .failure(let refusal):
+                context.statistics.refused()
+                hub.logOnce(refusal.logKey, "TCP client refused: \(refusal.description)")
+                refuse(refusal.description)
                 return nil
             }
-            admitted = (limits, credentials.uid)
-            identify(credentials)
-            return credentials
         case .success(.network(let identity)):
             guard admit(uid: NetworkClients.uid, limits: limits, who: "network clients") else { return nil }
             admitted = (limits, NetworkClients.uid)

@@ -72,23 +72,25 @@ public enum TCPPeer {
         }
     }
 
-    /// Who a TCP client is by the kernel's word.
+    /// Who a TCP client is by the kernel's word, as far as the cheap lookup of its socket goes.
     public enum Traced: Sendable {
-        /// A process of this machine: its credentials, pinned, to be admitted and identified.
-        case process(PeerCredentials)
+        /// A socket of this machine's: its owner's uid and its inode, to be admitted against the
+        /// uid's limit before ``pin(uid:inode:client:)`` finds and pins its process.
+        case socket(uid: UInt32, inode: UInt64)
         /// A client no process of this machine owns, as the app of the narrowest address block
         /// an administrator decided on that holds its address.
         case network(PeerIdentity)
     }
 
-    /// Traces the client end `client` of a connection to `server`: to its process, or, for a
-    /// network client, to the block decided on in `networkDecisions` that holds its address; a
-    /// refusal, saying why and what allows it, when neither is found.
+    /// Traces the client end `client` of a connection to `server`: to its socket's owner (by one
+    /// lookup, before anything that costs more), or, for a network client, to the block decided
+    /// on in `networkDecisions` that holds its address; a refusal, saying why and what allows it,
+    /// when neither is found.
     public static func trace(
         client: Endpoint, server: Endpoint, networkDecisions: AuthorizationStore
     ) -> Result<Traced, Refusal> {
-        switch credentials(client: client, server: server) {
-        case .success(let traced): return .success(.process(traced))
+        switch locate(client: client, server: server) {
+        case .success(let (uid, inode)): return .success(.socket(uid: uid, inode: inode))
         case .failure(let refusal) where refusal.isNetworkClient:
             let snapshot = try? networkDecisions.load()
             let decided = (snapshot?.clients.keys).map(Array.init) ?? []
@@ -161,11 +163,32 @@ public enum TCPPeer {
         case unreadable(String)
     }
 
-    /// The uid of the client end's owner, from the kernel's tables of this network namespace's
-    /// sockets (a local program may connect to one of the machine's other addresses too). Each
-    /// table is read whole, however large: a user can grow it with sockets of their own, and a
-    /// limit would let them push a client out of what is read.
+    /// The uid of the client end's owner, asked of the kernel's sock_diag by the socket's two ends
+    /// (a lookup whose cost does not grow with the sockets open); where the kernel cannot be asked
+    /// (an old kernel, a filter on netlink), from its tables of this network namespace's sockets,
+    /// read whole however large: a user can grow them with sockets of their own, and a limit
+    /// would let them push a client out of what is read.
     public static func owner(client: Endpoint, server: Endpoint) -> Owner {
+        var asked = false
+        for (clientEnd, serverEnd) in diagnosticVariants(client, server) {
+            var uid: UInt32 = 0
+            var inode: UInt64 = 0
+            let found = clientEnd.address.withUnsafeBufferPointer { source in
+                serverEnd.address.withUnsafeBufferPointer { destination in
+                    clinux_tcp_socket_owner(
+                        clientEnd.address.count == 4 ? AF_INET : AF_INET6, source.baseAddress, clientEnd.port,
+                        destination.baseAddress, serverEnd.port, &uid, &inode)
+                }
+            }
+            if found == 1 { return .socket(uid: uid, inode: inode) }
+            if found == 0 { asked = true }
+        }
+        if asked { return .absent }
+        return ownerFromTables(client: client, server: server)
+    }
+
+    /// ``owner(client:server:)`` from the kernel's tables, `/proc/net/tcp` and `tcp6`.
+    static func ownerFromTables(client: Endpoint, server: Endpoint) -> Owner {
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
             let text: String
             do {
@@ -184,6 +207,23 @@ public enum TCPPeer {
         return .absent
     }
 
+    /// The ends as sock_diag knows the socket: an IPv4 client of a dual-stack listener (its
+    /// address mapped into IPv6 on the listener's side) holds an IPv4 socket, asked as one; any
+    /// other as it is.
+    private static func diagnosticVariants(_ client: Endpoint, _ server: Endpoint) -> [(Endpoint, Endpoint)] {
+        func unmapped(_ end: Endpoint) -> Endpoint? {
+            guard end.address.count == 16, end.address.prefix(10).allSatisfy({ $0 == 0 }),
+                end.address[10] == 0xFF,
+                end.address[11] == 0xFF
+            else { return nil }
+            return Endpoint(address: Array(end.address[12...]), port: end.port)
+        }
+        if let client4 = unmapped(client), let server4 = unmapped(server) {
+            return [(client4, server4), (client, server)]
+        }
+        return [(client, server)]
+    }
+
     /// The ends as each table may write them: as they are, and an IPv4 address as IPv6's
     /// `::ffff:a.b.c.d` (a dual-stack listener's clients).
     private static func variants(_ client: Endpoint, _ server: Endpoint) -> [(Endpoint, Endpoint)] {
@@ -200,10 +240,17 @@ public enum TCPPeer {
     /// and its address is none of this machine's; a local client that cannot be traced, for any
     /// reason, is refused with it.
     public static func credentials(client: Endpoint, server: Endpoint) -> Result<PeerCredentials, Refusal> {
-        let uid: UInt32
-        let inode: UInt64
+        switch locate(client: client, server: server) {
+        case .success(let (uid, inode)): return pin(uid: uid, inode: inode, client: client)
+        case .failure(let refusal): return .failure(refusal)
+        }
+    }
+
+    /// The client end's owner and socket, or why the client is not a process of this machine
+    /// that can be traced (a network client's refusal says so).
+    static func locate(client: Endpoint, server: Endpoint) -> Result<(uid: UInt32, inode: UInt64), Refusal> {
         switch owner(client: client, server: server) {
-        case .socket(let owner, let socket): (uid, inode) = (owner, socket)
+        case .socket(let uid, let inode): return .success((uid, inode))
         case .unreadable(let reason):
             return .failure(
                 Refusal(description: "the connection from \(client) cannot be traced: \(reason); refused"))
@@ -221,6 +268,11 @@ public enum TCPPeer {
                         "a network client (\(client)): not a process of this machine's that gpslocd can name",
                     isNetworkClient: true))
         }
+    }
+
+    /// The process of `uid` holding socket `inode` (the client end of `client`'s connection),
+    /// pinned by a pidfd: what costs most of a trace, done for an admitted connection only.
+    public static func pin(uid: UInt32, inode: UInt64, client: Endpoint) -> Result<PeerCredentials, Refusal> {
         let pids = owners(of: inode, uid: uid)
         guard let pid = pids.first else {
             return .failure(
