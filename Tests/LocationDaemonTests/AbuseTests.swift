@@ -56,6 +56,47 @@ struct AbuseTests {
         await scene.stop()
     }
 
+    @Test(
+        "6,000 connections of one user to gpsd's TCP port: refused past its limit; the victim and a newcomer are served within a second"
+    )
+    func gpsdPortFlood() async throws {
+        let port = Daemons.freePort()
+        var scene = try await Scene(descriptorLimit: 4096, extra: ["--gpsd-listen", "127.0.0.1:\(port)"])
+        defer { scene.receiver.stop() }
+        try await scene.start()
+        try await scene.daemon.grantAlways(uid: scene.bob.uid, app: "/usr/bin/gpspipe")
+        let attack = try Attacker.run(
+            "tcpflood", count: 6000, seconds: 4, socket: "127.0.0.1:\(port)", as: scene.mallory)
+        #expect(await attack.waitForOutput(within: 120) { $0.contains("holding") }, "\(attack.errors)")
+        // A newcomer of a third uid, on the same port, during the flood: its first TPV.
+        let started = ContinuousClock.now
+        let newcomer = try RunningProcess(
+            scene.bob.setpriv() + ["/usr/bin/gpspipe", "-w", "-n", "12", "127.0.0.1:\(port)"],
+            executable: setprivPath)
+        let served = await newcomer.waitForOutput(within: 10) { $0.contains(#""class":"TPV""#) }
+        let firstTPV = started.duration(to: .now)
+        let newcomerSeconds =
+            Double(firstTPV.components.seconds) + Double(firstTPV.components.attoseconds) * 1e-18
+        _ = await attack.wait(within: 60)
+        let result = Attacker.result(attack.output)
+        let silence = await scene.victimSilence.stop()
+        #expect(
+            served && newcomerSeconds < 1,
+            "the newcomer's first TPV after \(newcomerSeconds) s: \(newcomer.output)")
+        #expect(silence < 1, "the victim went \(silence) s without an update")
+        let held = result["opened", default: 0] - result["refused", default: 0]
+        #expect(held <= 128, "the flooder held \(held) connections: \(attack.output)")
+        #expect(scene.daemon.log.contains("reached its connection limit"), "\(scene.daemon.log.suffix(2000))")
+        Self.report(
+            "gpsd port flood",
+            "attacker opened \(result["opened", default: 0]) of 6000, held \(held); victim's longest silence "
+                + "\(Self.seconds(silence)); newcomer of a third uid's first TPV after \(Self.seconds(newcomerSeconds))"
+        )
+        newcomer.signal(SIGKILL)
+        _ = await newcomer.wait(within: 10)
+        await scene.stop()
+    }
+
     @Test("slowloris and silent connections: closed at the hello deadline, the victim unaffected")
     func slowloris() async throws {
         var scene = try await Scene(extra: ["--hello-timeout", "1"])
@@ -354,6 +395,12 @@ enum Attacker {
             s.connect(path)
             return s
 
+        def connect_tcp():
+            host, port = path.rsplit(":", 1)
+            s = socket.create_connection((host, int(port)), timeout=1)
+            s.settimeout(None)
+            return s
+
         def closed_or_refused(s, wait):
             poller = select.poll()
             poller.register(s, select.POLLIN | select.POLLHUP)
@@ -363,7 +410,7 @@ enum Attacker {
                 data = s.recv(65536)
             except OSError:
                 return True
-            return data == b"" or b"error" in data
+            return data == b"" or b"error" in data.lower()
 
         if mode == "flood":
             held, refused, opened = [], 0, 0
@@ -378,6 +425,36 @@ enum Attacker {
             time.sleep(1)
             for s in held:
                 if closed_or_refused(s, 0):
+                    refused += 1
+            print("holding", flush=True)
+            time.sleep(seconds)
+            print(f"result opened={opened} refused={refused}", flush=True)
+        elif mode == "tcpflood":
+            held, refused, opened = [], 0, 0
+            for i in range(count):
+                try:
+                    s = connect_tcp()
+                except OSError:
+                    refused += 1
+                    continue
+                opened += 1
+                held.append(s)
+            time.sleep(2)
+            # Refused: closed, or an ERROR after gpsd's VERSION; a held one is greeted with VERSION.
+            for s in held:
+                poller = select.poll()
+                poller.register(s, select.POLLIN | select.POLLHUP)
+                data = b""
+                while poller.poll(0):
+                    try:
+                        chunk = s.recv(65536)
+                    except OSError:
+                        chunk = b""
+                    if not chunk:
+                        data += b"<closed>"
+                        break
+                    data += chunk
+                if b"<closed>" in data or b'"class":"ERROR"' in data:
                     refused += 1
             print("holding", flush=True)
             time.sleep(seconds)

@@ -84,7 +84,20 @@ final class ConnectionHandler: ChannelInboundHandler {
                 context.close(promise: nil)
                 return
             }
-            known = .tcp(client: client, server: server, limits: limits)
+            // The socket's owner by one question to the kernel, here: a user past its limit is
+            // refused before a task, a worker or a trace is spent on the connection.
+            if case .socket(let uid, let inode)? = TCPPeer.askKernel(client: client, server: server) {
+                if let refusal = ConnectionWorker.admit(
+                    uid: uid, who: "uid \(uid)", limits: limits, hub, statistics)
+                {
+                    refuse(context, refusal)
+                    return
+                }
+                admitted = uid
+                known = .tcpSocket(uid: uid, inode: inode, client: client)
+            } else {
+                known = .tcp(client: client, server: server, limits: limits)
+            }
         }
         let worker = ConnectionWorker(
             channel: channel, descriptor: descriptor, peer: known, hub: hub, statistics: statistics,

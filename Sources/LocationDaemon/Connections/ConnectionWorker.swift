@@ -48,6 +48,9 @@ final class ConnectionWorker: Sendable {
         case identified(PeerCredentials)
         /// A TCP client: traced to its process here, then admitted.
         case tcp(client: TCPPeer.Endpoint, server: TCPPeer.Endpoint, limits: ConnectionLimits)
+        /// A TCP client whose socket the kernel named, admitted against its uid's limit already:
+        /// its process is found and pinned here.
+        case tcpSocket(uid: UInt32, inode: UInt64, client: TCPPeer.Endpoint)
     }
 
     /// Starts the worker for a connection from `peer` on `channel`, whose socket is `descriptor`;
@@ -72,6 +75,8 @@ final class ConnectionWorker: Sendable {
                 identify(known)
             case .tcp(let client, let server, let limits):
                 credentials = trace(client: client, server: server, limits: limits, admitted: &admitted)
+            case .tcpSocket(let uid, let inode, let client):
+                credentials = pin(uid: uid, inode: inode, client: client)
             }
             for await item in stream {
                 switch item {
@@ -106,16 +111,7 @@ final class ConnectionWorker: Sendable {
             // of connections costs that user's limit, not a trace each.
             guard admit(uid: uid, limits: limits, who: "uid \(uid)") else { return nil }
             admitted = (limits, uid)
-            switch TCPPeer.pin(uid: uid, inode: inode, client: client) {
-            case .success(let credentials):
-                identify(credentials)
-                return credentials
-            case .failure(let refusal):
-                context.statistics.refused()
-                hub.logOnce(refusal.logKey, "TCP client refused: \(refusal.description)")
-                refuse(refusal.description)
-                return nil
-            }
+            return pin(uid: uid, inode: inode, client: client)
         case .success(.network(let identity)):
             guard admit(uid: NetworkClients.uid, limits: limits, who: "network clients") else { return nil }
             admitted = (limits, NetworkClients.uid)
@@ -123,6 +119,21 @@ final class ConnectionWorker: Sendable {
                 "tcp \(identity.wire.proof ?? "") as \(identity.app)", "TCP client \(identity.summary)")
             state.withLock { $0.identity = identity }
             return identity.credentials
+        }
+    }
+
+    /// The process holding an admitted TCP client's socket, pinned and identified; refused, saying
+    /// why, when it cannot be.
+    private func pin(uid: UInt32, inode: UInt64, client: TCPPeer.Endpoint) -> PeerCredentials? {
+        switch TCPPeer.pin(uid: uid, inode: inode, client: client) {
+        case .success(let credentials):
+            identify(credentials)
+            return credentials
+        case .failure(let refusal):
+            context.statistics.refused()
+            context.hub.logOnce(refusal.logKey, "TCP client refused: \(refusal.description)")
+            refuse(refusal.description)
+            return nil
         }
     }
 

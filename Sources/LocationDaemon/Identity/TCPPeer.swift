@@ -169,6 +169,12 @@ public enum TCPPeer {
     /// read whole however large: a user can grow them with sockets of their own, and a limit
     /// would let them push a client out of what is read.
     public static func owner(client: Endpoint, server: Endpoint) -> Owner {
+        askKernel(client: client, server: server) ?? ownerFromTables(client: client, server: server)
+    }
+
+    /// ``owner(client:server:)`` asked of sock_diag alone: one system call, cheap enough for an
+    /// event loop; `nil` when the kernel could not be asked.
+    public static func askKernel(client: Endpoint, server: Endpoint) -> Owner? {
         var asked = false
         for (clientEnd, serverEnd) in diagnosticVariants(client, server) {
             var uid: UInt32 = 0
@@ -183,8 +189,7 @@ public enum TCPPeer {
             if found == 1 { return .socket(uid: uid, inode: inode) }
             if found == 0 { asked = true }
         }
-        if asked { return .absent }
-        return ownerFromTables(client: client, server: server)
+        return asked ? .absent : nil
     }
 
     /// ``owner(client:server:)`` from the kernel's tables, `/proc/net/tcp` and `tcp6`.
