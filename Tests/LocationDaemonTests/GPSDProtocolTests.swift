@@ -245,6 +245,10 @@ struct GPSDProtocolTests {
                 + [Self.gpspipe, "-w", "-x", "2", "\(host):\(port)"], executable: ip)
         let reports = Self.reports(remote.standardOutput)
         #expect(!reports.contains { $0["class"] as? String == "TPV" }, "\(remote.standardOutput)")
+        // Greeted as gpsd greets every client, refused ones included: VERSION, then the ERROR.
+        #expect(
+            reports.map { $0["class"] as? String ?? "" }.prefix(2) == ["VERSION", "ERROR"],
+            "\(remote.standardOutput)")
         let message = reports.first { $0["class"] as? String == "ERROR" }?["message"] as? String
         #expect(
             message?.contains("a network client") == true, "\(remote.standardOutput)\(remote.standardError)")

@@ -19,6 +19,9 @@ final class ConnectionHandler: ChannelInboundHandler {
         case unixSocket
         /// A TCP client: traced by its worker, off the loop.
         case tcp
+        /// A TCP client whose socket the kernel named, counted against its uid's limit already
+        /// (by the server, as it was accepted): its worker finds and pins its process.
+        case tcpAdmitted(uid: UInt32, inode: UInt64, client: TCPPeer.Endpoint)
     }
 
     private let hub: Daemon
@@ -84,20 +87,10 @@ final class ConnectionHandler: ChannelInboundHandler {
                 context.close(promise: nil)
                 return
             }
-            // The socket's owner by one question to the kernel, here: a user past its limit is
-            // refused before a task, a worker or a trace is spent on the connection.
-            if case .socket(let uid, let inode)? = TCPPeer.askKernel(client: client, server: server) {
-                if let refusal = ConnectionWorker.admit(
-                    uid: uid, who: "uid \(uid)", limits: limits, hub, statistics)
-                {
-                    refuse(context, refusal)
-                    return
-                }
-                admitted = uid
-                known = .tcpSocket(uid: uid, inode: inode, client: client)
-            } else {
-                known = .tcp(client: client, server: server, limits: limits)
-            }
+            known = .tcp(client: client, server: server, limits: limits)
+        case .tcpAdmitted(let uid, let inode, let client):
+            admitted = uid
+            known = .tcpSocket(uid: uid, inode: inode, client: client)
         }
         let worker = ConnectionWorker(
             channel: channel, descriptor: descriptor, peer: known, hub: hub, statistics: statistics,
@@ -148,7 +141,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// then closes.
     private func refuse(_ context: ChannelHandlerContext, _ message: String) {
         context.writeAndFlush(
-            wrapOutboundOut(context.channel.allocator.buffer(bytes: words.refusal(message))), promise: nil)
+            wrapOutboundOut(
+                context.channel.allocator.buffer(
+                    bytes: words.refusal(message, greeted: worker?.hasSession ?? false))), promise: nil)
         worker?.close()
         context.close(promise: nil)
     }

@@ -20,8 +20,9 @@ protocol ConnectionProtocol: Sendable {
     func makeFramer() -> any RequestFramer
 
     /// The bytes that tell a client why its connection is refused or closed, in the protocol's
-    /// words; the connection closes after them.
-    func refusal(_ message: String) -> [UInt8]
+    /// words; the connection closes after them. `greeted`: whether its session had begun (and
+    /// said what a protocol says first), or the connection is refused before it.
+    func refusal(_ message: String, greeted: Bool) -> [UInt8]
 
     /// What the first request is called ("hello", "command"), for the deadline's refusal.
     var firstRequest: String { get }

@@ -162,9 +162,14 @@ final class ConnectionWorker: Sendable {
     /// then closes.
     private func refuse(_ message: String) {
         let words = chosenWords.withLock { $0 } ?? listenerWords
-        channel.writeAndFlush(channel.allocator.buffer(bytes: words.refusal(message)), promise: nil)
+        let greeted = state.withLock { $0.session != nil }
+        channel.writeAndFlush(
+            channel.allocator.buffer(bytes: words.refusal(message, greeted: greeted)), promise: nil)
         channel.close(promise: nil)
     }
+
+    /// Whether the connection's protocol session has begun (and said what it says first).
+    var hasSession: Bool { state.withLock { $0.session != nil } }
 
     /// Whether the client has greeted: the connection then may stay silent.
     var isGreeted: Bool { greetedFlag.load(ordering: .relaxed) }

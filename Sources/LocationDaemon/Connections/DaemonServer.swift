@@ -50,10 +50,33 @@ public final class DaemonServer: Sendable {
     /// a client connecting and hanging up thousands of times a second gets one connection at a
     /// time onto the loop, as when the loop accepted them itself, and never a queue of them ahead
     /// of the others' updates.
+    ///
+    /// A TCP client is counted against its uid's limit here first, its socket's owner asked of the
+    /// kernel by one system call: a user past the limit is refused on this thread (greeted and told
+    /// why, in the listener's first protocol) and never costs a channel, a task or a trace.
     private func join(
         _ descriptor: CInt, protocols: [any ConnectionProtocol], peer: ConnectionHandler.Peer
     ) {
         let (daemon, statistics, buffer, limits) = (daemon, statistics, clientBuffer, limits)
+        var known = peer
+        if case .tcp = peer, let (client, server) = Self.endpoints(of: descriptor),
+            case .socket(let uid, let inode)? = TCPPeer.askKernel(client: client, server: server)
+        {
+            if let refusal = ConnectionWorker.admit(
+                uid: uid, who: "uid \(uid)", limits: limits, daemon, statistics)
+            {
+                statistics.connected()
+                let bytes = protocols[0].refusal(refusal, greeted: false)
+                _ = bytes.withUnsafeBytes {
+                    send(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
+                }
+                Glibc.close(descriptor)
+                statistics.disconnected()
+                return
+            }
+            known = .tcpAdmitted(uid: uid, inode: inode, client: client)
+        }
+        let peer = known
         let (loop, release) = placement.place()
         let joined = ClientBootstrap(group: loop)
             .channelOption(.autoRead, value: false)
@@ -111,6 +134,44 @@ public final class DaemonServer: Sendable {
             return .failure(code)
         }
         return .success(descriptor)
+    }
+
+    /// A connected TCP socket's two ends: the client's (the peer) and the server's (this one).
+    private static func endpoints(of descriptor: CInt) -> (
+        client: TCPPeer.Endpoint, server: TCPPeer.Endpoint
+    )? {
+        func endpoint(_ name: (CInt, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> CInt)
+            -> TCPPeer.Endpoint?
+        {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let named = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { name(descriptor, $0, &length) }
+            }
+            guard named == 0 else { return nil }
+            switch Int32(storage.ss_family) {
+            case AF_INET:
+                return withUnsafePointer(to: &storage) {
+                    $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+                        TCPPeer.Endpoint(
+                            address: withUnsafeBytes(of: v4.pointee.sin_addr) { Array($0) },
+                            port: UInt16(bigEndian: v4.pointee.sin_port))
+                    }
+                }
+            case AF_INET6:
+                return withUnsafePointer(to: &storage) {
+                    $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
+                        TCPPeer.Endpoint(
+                            address: withUnsafeBytes(of: v6.pointee.sin6_addr) { Array($0) },
+                            port: UInt16(bigEndian: v6.pointee.sin6_port))
+                    }
+                }
+            default:
+                return nil
+            }
+        }
+        guard let client = endpoint(getpeername), let server = endpoint(getsockname) else { return nil }
+        return (client, server)
     }
 
     /// Whether `descriptor` is a Unix socket (its peer named by the kernel), not a TCP one.

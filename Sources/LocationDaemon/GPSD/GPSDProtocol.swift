@@ -18,10 +18,27 @@ struct GPSDProtocol: ConnectionProtocol {
 
     func makeFramer() -> any RequestFramer { GPSDCommandFramer() }
 
-    func refusal(_ message: String) -> [UInt8] { Self.error(message) }
+    /// gpsd greets every client with its VERSION: a client refused before its session began is
+    /// greeted too, then told why.
+    func refusal(_ message: String, greeted: Bool) -> [UInt8] {
+        (greeted ? [] : Self.version()) + Self.error(message)
+    }
 
     func open(_ identity: PeerIdentity, on connection: ConnectionContext) -> any ProtocolSession {
         GPSDSession(identity: identity, on: connection, reports: reports)
+    }
+
+    /// gpsd's VERSION: the protocol is gpsd's 3.14; the release names gpslocd. A CRLF line.
+    static func version() -> [UInt8] {
+        var line: [UInt8] = []
+        JSONObjectWriter.append(to: &line, estimate: 256) { json in
+            json.add("class", string: "VERSION")
+            json.add("release", string: "gpslocd-" + ProductVersion.current)
+            json.add("rev", string: ProductVersion.current)
+            json.add("proto_major", integer: GPSDSession.protocolVersion.major)
+            json.add("proto_minor", integer: GPSDSession.protocolVersion.minor)
+        }
+        return line + [13, 10]
     }
 
     /// gpsd's ERROR report saying `message`, a CRLF line.

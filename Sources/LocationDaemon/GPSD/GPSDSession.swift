@@ -176,15 +176,7 @@ final class GPSDSession: ProtocolSession {
     }
 
     /// gpsd's VERSION: the protocol is gpsd's 3.14; the release names gpslocd.
-    private func version() {
-        reply { json in
-            json.add("class", string: "VERSION")
-            json.add("release", string: "gpslocd-" + ProductVersion.current)
-            json.add("rev", string: ProductVersion.current)
-            json.add("proto_major", integer: Self.protocolVersion.major)
-            json.add("proto_minor", integer: Self.protocolVersion.minor)
-        }
-    }
+    private func version() { send(GPSDProtocol.version()) }
 
     private func poll() {
         let (tpv, sky, active) = state.withLock { ($0.lastTPV, $0.lastSKY, $0.policy.enable) }

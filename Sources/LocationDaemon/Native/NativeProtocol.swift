@@ -15,7 +15,9 @@ struct NativeProtocol: ConnectionProtocol {
 
     func makeFramer() -> any RequestFramer { NativeLineFramer() }
 
-    func refusal(_ message: String) -> [UInt8] { WireEvent.error(id: nil, message: message).encoded() }
+    func refusal(_ message: String, greeted: Bool) -> [UInt8] {
+        WireEvent.error(id: nil, message: message).encoded()
+    }
 
     func open(_ identity: PeerIdentity, on connection: ConnectionContext) -> any ProtocolSession {
         NativeConnection(identity: identity, on: connection)
