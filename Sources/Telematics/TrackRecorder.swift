@@ -114,7 +114,12 @@ extension TrackRecorder {
             fixes.close()
             return
         }
-        guard let path = LocationContext.daemonSocket() else { return }
+        guard let path = LocationContext.daemonSocket() else {
+            say(
+                "--nmea: no gpslocd socket to ask for the receiver's NMEA, and no receiver of this program's: none is recorded"
+            )
+            return
+        }
         let connection: DaemonConnection
         do {
             connection = try DaemonConnection.open(path: path)

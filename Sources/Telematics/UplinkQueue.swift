@@ -54,21 +54,14 @@ public final class UplinkQueue: Sendable {
         let (unsent, damage) = try outbox.unsent()
         state.withLock { $0.pending.append(contentsOf: unsent) }
         if let damage {
-            lostToDamage = damage.lost
             say(
                 "the outbox is damaged: \(damage.lost) records lost\(damage.uncounted ? ", and more where how many cannot be told" : ""), "
                     + "never sent; the \(unsent.count) messages around them are sent, in order: "
                     + damage.places.joined(separator: "; "))
-        } else {
-            lostToDamage = 0
         }
         let made = try connect { [weak self] event in self?.handle(event) }
         publisher.withLock { $0 = made }
     }
-
-    /// The outbox's records lost to damage when it was read at the start: counted as lost,
-    /// never as sent.
-    public let lostToDamage: Int
 
     /// Messages not yet acknowledged.
     public var waiting: Int { state.withLock { $0.pending.count + $0.inflight.count } }

@@ -61,6 +61,37 @@ public enum JournalFormat {
         Array(SHA256.hash(data: key.rawRepresentation).prefix(8))
     }
 
+    /// `bytes` in lowercase hexadecimal, two digits a byte: how a key's or a journal's identity
+    /// is written.
+    public static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(2 * bytes.count)
+        for byte in bytes { text += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The bytes a ``hex(_:)`` text stands for; `nil` for any other text.
+    public static func bytes(hex text: String) -> [UInt8]? {
+        let characters = Array(text.utf8)
+        guard characters.count % 2 == 0 else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: characters.count, by: 2) {
+            guard let high = value(characters[index]), let low = value(characters[index + 1]) else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
     /// zlib's CRC-32 of `bytes`, read in place (an array or a slice of one: no copy per record).
     static func crc32(_ bytes: some Collection<UInt8>) -> UInt32 {
         let direct = bytes.withContiguousStorageIfAvailable { buffer in

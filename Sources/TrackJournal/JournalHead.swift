@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FoundationEssentials
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -36,10 +37,7 @@ public struct JournalHead: Sendable, Hashable {
 
     /// The file's text.
     var text: String {
-        let id = journal.map {
-            String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
-        }
-        .joined()
+        let id = JournalFormat.hex(journal)
         let state = closedWith.map { "closed \($0)" } ?? "open"
         return "ocl-journal-head 1\njournal \(id)\nsegment \(segment)\nstate \(state)\n"
     }
@@ -53,18 +51,11 @@ public struct JournalHead: Sendable, Hashable {
             guard let space = line.firstIndex(of: " ") else { return nil }
             fields[String(line[..<space])] = String(line[line.index(after: space)...])
         }
-        guard let id = fields["journal"], id.count == 2 * JournalFormat.journalIDSize,
+        guard let id = fields["journal"].flatMap(JournalFormat.bytes(hex:)),
+            id.count == JournalFormat.journalIDSize,
             let segment = fields["segment"].flatMap(UInt64.init), let state = fields["state"]
         else { return nil }
-        var bytes: [UInt8] = []
-        var index = id.startIndex
-        while index < id.endIndex {
-            let next = id.index(index, offsetBy: 2)
-            guard let byte = UInt8(id[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        journal = bytes
+        journal = id
         self.segment = segment
         if state == "open" {
             closedWith = nil
@@ -94,18 +85,22 @@ public struct JournalHead: Sendable, Hashable {
         return .head(head)
     }
 
-    /// Writes the head whole into `directory` (on disk when `sync`); a failure leaves the old one.
+    /// Writes the head whole into `directory` (on disk when `sync`). A failure (a full disk)
+    /// leaves the old one, which names an older segment: a head that lags is never read as a
+    /// rollback, it only tells less.
     func write(in directory: String, sync: Bool) {
         let path = directory + "/" + Self.fileName
-        let descriptor = open(path + ".new", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-        if sync { _ = fdatasync(descriptor) }
-        close(descriptor)
-        guard written == bytes.count, rename(path + ".new", path) == 0 else {
+        do {
+            let file = try FileDescriptor.open(
+                path + ".new", .writeOnly, options: [.create, .truncate, .closeOnExec],
+                permissions: [.ownerReadWrite])
+            defer { try? file.close() }
+            _ = try file.writeAll(Array(text.utf8))
+            if sync { _ = fdatasync(file.rawValue) }
+        } catch {
             unlink(path + ".new")
             return
         }
+        if rename(path + ".new", path) != 0 { unlink(path + ".new") }
     }
 }

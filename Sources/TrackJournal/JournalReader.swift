@@ -40,7 +40,6 @@ public struct JournalReader {
         public var tail: Int
         /// With the key: records that opened, by kind.
         public var counts = JournalCounts()
-        public var authentic: Int { counts.records }
         public var opening: JournalRecord.Opening?
         public var final: JournalRecord.FinalReason?
         /// The counter after the last authentic record: how many records it had up to there.
@@ -121,8 +120,8 @@ public struct JournalReader {
             let sealedTo = Set(candidates.compactMap(\.header?.keyID))
             if !sealedTo.isEmpty && !sealedTo.contains(keyID) {
                 throw JournalError(
-                    "this key (\(Self.hex(keyID))) opens no segment of \(path): it is sealed to "
-                        + sealedTo.map(Self.hex).sorted().joined(separator: ", ")
+                    "this key (\(JournalFormat.hex(keyID))) opens no segment of \(path): it is sealed to "
+                        + sealedTo.map(JournalFormat.hex).sorted().joined(separator: ", ")
                         + "; give the private key whose public half the recorder was given")
             }
         }
@@ -134,9 +133,10 @@ public struct JournalReader {
             if let header = candidate.header {
                 if let journal = header.journal, let identity, journal != identity {
                     report.damage.append(
-                        "\(candidate.path): belongs to another journal (its identity is \(Self.hex(journal)), this "
-                            + "journal's \(Self.hex(identity))): put in from elsewhere, not read")
-                    report.lostUncounted += 1
+                        "\(candidate.path): belongs to another journal (its identity is \(JournalFormat.hex(journal)), this "
+                            + "journal's \(JournalFormat.hex(identity))): put in from elsewhere, not read")
+                    // The next segment's opening counts the one this took the place of; the newest has none.
+                    if isLast { report.lostUncounted += 1 }
                     continue
                 }
                 if let previous, previous.read, previous.number == header.segment {
@@ -163,7 +163,7 @@ public struct JournalReader {
                 report.damage.append(
                     "\(candidate.path): not a journal segment (its header is damaged or missing): its records cannot be read"
                 )
-                report.lostUncounted += 1
+                if isLast { report.lostUncounted += 1 }
             }
             check(segment, scan, after: previous, isLast: isLast, head: head, into: &report)
             report.segments.append(segment)
@@ -292,16 +292,10 @@ public struct JournalReader {
                     : closed ? "the segment was closed: damage, not a power cut" : "damage comes before them"
                 report.damage.append(
                     "\(name): byte \(at): the last \(segment.tail) bytes are not whole records, and \(why)")
-                if report.verified, case .head(let said) = head, isLast, let records = said.closedWith,
-                    said.segment == segment.number, segment.final == nil
-                {
-                    let missing = max(0, Int(records) - Int(segment.nextCounter))
-                    report.lost += missing
-                    report.damage.append(
-                        "\(name): its head says it was closed with \(records) records; \(missing) are lost")
-                } else if isLast || previous == nil {
-                    report.lostUncounted += 1
-                }
+                // Counted by the next segment's opening, or for a closed newest one by its final record
+                // or its head (``checkHead``); only an open newest one's loss, or any without the key,
+                // cannot be counted.
+                if isLast && !(closed && report.verified) { report.lostUncounted += 1 }
             }
         }
         guard privateKey != nil, segment.read, let opening = segment.opening else { return }
@@ -329,8 +323,7 @@ public struct JournalReader {
                     "\(previous.path): its \(opening.previousFrames) records, as segment \(segment.number) counted "
                         + "them, are lost with its header")
                 report.lost += Int(opening.previousFrames)
-                report.lostUncounted = max(0, report.lostUncounted - 1)
-            } else if previous.read && previous.final == nil {
+            } else if previous.final == nil {
                 let held = previous.nextCounter
                 if held == opening.previousFrames && previous.tail == 0 {
                     report.notes.append(
@@ -384,7 +377,8 @@ public struct JournalReader {
             )
         case .head(let said):
             if let identity, said.journal != identity {
-                report.damage.append("\(path)/head: belongs to another journal (\(Self.hex(said.journal)))")
+                report.damage.append(
+                    "\(path)/head: belongs to another journal (\(JournalFormat.hex(said.journal)))")
                 return
             }
             let newest = report.segments.filter(\.read).map(\.number).max() ?? 0
@@ -395,7 +389,7 @@ public struct JournalReader {
                 report.lostUncounted += 1
             } else if said.segment == newest, let records = said.closedWith, report.verified,
                 let segment = report.segments.last(where: { $0.number == newest && $0.read }),
-                segment.final == nil, segment.tail == 0
+                segment.final == nil
             {
                 let missing = max(0, Int(records) - Int(segment.nextCounter))
                 report.damage.append(
@@ -436,12 +430,6 @@ public struct JournalReader {
         }
         let most = seen.values.max() ?? 0
         return candidates.reversed().compactMap(\.header?.journal).first { seen[$0] == most }
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map {
-            let digits = String($0, radix: 16); return digits.count == 1 ? "0" + digits : digits
-        }.joined()
     }
 
     private static func isDirectory(_ path: String) -> Bool {

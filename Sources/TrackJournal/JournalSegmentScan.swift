@@ -23,12 +23,6 @@ public struct JournalSegmentScan: Sendable {
     /// Whether the segment is whole but for a torn end: no damage before its last whole frame.
     public var isTornAtMost: Bool { gaps.isEmpty }
 
-    /// The frames before the first gap: what a torn segment's recorder wrote in order.
-    public var framesBeforeDamage: Int {
-        guard let first = gaps.first else { return frames.count }
-        return frames.prefix { $0.lowerBound < first.lowerBound }.count
-    }
-
     public init(_ bytes: [UInt8]) {
         guard let header = JournalHeader(bytes) else {
             self.header = nil

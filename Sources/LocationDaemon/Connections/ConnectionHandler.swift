@@ -17,8 +17,9 @@ final class ConnectionHandler: ChannelInboundHandler {
     enum Peer {
         /// A Unix socket's peer: the kernel names it (`SO_PEERCRED`, `SO_PEERPIDFD`).
         case unixSocket
-        /// A TCP client: traced by its worker, off the loop.
-        case tcp
+        /// A TCP client, its two ends, and what the kernel said of its socket when it was asked as
+        /// the connection was accepted (`nil`: it could not be asked): traced by its worker.
+        case tcp(client: TCPPeer.Endpoint, server: TCPPeer.Endpoint, kernelSaid: TCPPeer.Owner?)
         /// A TCP client whose socket the kernel named, counted against its uid's limit already
         /// (by the server, as it was accepted): its worker finds and pins its process.
         case tcpAdmitted(uid: UInt32, inode: UInt64, client: TCPPeer.Endpoint)
@@ -80,14 +81,8 @@ final class ConnectionHandler: ChannelInboundHandler {
             }
             admitted = credentials.uid
             known = .identified(credentials)
-        case .tcp:
-            guard let client = channel.remoteAddress.flatMap(Self.endpoint),
-                let server = channel.localAddress.flatMap(Self.endpoint)
-            else {
-                context.close(promise: nil)
-                return
-            }
-            known = .tcp(client: client, server: server, limits: limits)
+        case .tcp(let client, let server, let kernelSaid):
+            known = .tcp(client: client, server: server, kernelSaid: kernelSaid, limits: limits)
         case .tcpAdmitted(let uid, let inode, let client):
             admitted = uid
             known = .tcpSocket(uid: uid, inode: inode, client: client)
@@ -108,18 +103,6 @@ final class ConnectionHandler: ChannelInboundHandler {
         self.chosen = chosen
         framer = chosen.makeFramer()
         worker?.speak(chosen)
-    }
-
-    private static func endpoint(_ address: SocketAddress) -> TCPPeer.Endpoint? {
-        guard let port = address.port else { return nil }
-        switch address {
-        case .v4(let v4):
-            return withUnsafeBytes(of: v4.address.sin_addr) { .init(address: Array($0), port: UInt16(port)) }
-        case .v6(let v6):
-            return withUnsafeBytes(of: v6.address.sin6_addr) { .init(address: Array($0), port: UInt16(port)) }
-        default:
-            return nil
-        }
     }
 
     /// Closes the connection if its first request has not come within the deadline.

@@ -47,7 +47,9 @@ final class ConnectionWorker: Sendable {
         /// connection was admitted against its uid's limit already.
         case identified(PeerCredentials)
         /// A TCP client: traced to its process here, then admitted.
-        case tcp(client: TCPPeer.Endpoint, server: TCPPeer.Endpoint, limits: ConnectionLimits)
+        case tcp(
+            client: TCPPeer.Endpoint, server: TCPPeer.Endpoint, kernelSaid: TCPPeer.Owner?,
+            limits: ConnectionLimits)
         /// A TCP client whose socket the kernel named, admitted against its uid's limit already:
         /// its process is found and pinned here.
         case tcpSocket(uid: UInt32, inode: UInt64, client: TCPPeer.Endpoint)
@@ -73,8 +75,10 @@ final class ConnectionWorker: Sendable {
             case .identified(let known):
                 credentials = known
                 identify(known)
-            case .tcp(let client, let server, let limits):
-                credentials = trace(client: client, server: server, limits: limits, admitted: &admitted)
+            case .tcp(let client, let server, let kernelSaid, let limits):
+                credentials = trace(
+                    client: client, server: server, kernelSaid: kernelSaid, limits: limits,
+                    admitted: &admitted)
             case .tcpSocket(let uid, let inode, let client):
                 credentials = pin(uid: uid, inode: inode, client: client)
             }
@@ -94,12 +98,14 @@ final class ConnectionWorker: Sendable {
     /// A TCP client: traced to its process (or known as a network client by its address),
     /// admitted against its uid's limit, and identified.
     private func trace(
-        client: TCPPeer.Endpoint, server: TCPPeer.Endpoint, limits: ConnectionLimits,
+        client: TCPPeer.Endpoint, server: TCPPeer.Endpoint, kernelSaid: TCPPeer.Owner?,
+        limits: ConnectionLimits,
         admitted: inout (ConnectionLimits, UInt32)?
     ) -> PeerCredentials? {
         let hub = context.hub
         let traced = TCPPeer.trace(
-            client: client, server: server, networkDecisions: hub.stores.store(uid: NetworkClients.uid))
+            client: client, server: server, known: kernelSaid,
+            networkDecisions: hub.stores.store(uid: NetworkClients.uid))
         switch traced {
         case .failure(let refusal):
             context.statistics.refused()

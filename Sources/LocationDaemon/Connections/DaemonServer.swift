@@ -54,14 +54,19 @@ public final class DaemonServer: Sendable {
     /// A TCP client is counted against its uid's limit here first, its socket's owner asked of the
     /// kernel by one system call: a user past the limit is refused on this thread (greeted and told
     /// why, in the listener's first protocol) and never costs a channel, a task or a trace.
-    private func join(
-        _ descriptor: CInt, protocols: [any ConnectionProtocol], peer: ConnectionHandler.Peer
-    ) {
+    private func join(_ descriptor: CInt, protocols: [any ConnectionProtocol], tcp: Bool) {
         let (daemon, statistics, buffer, limits) = (daemon, statistics, clientBuffer, limits)
-        var known = peer
-        if case .tcp = peer, let (client, server) = Self.endpoints(of: descriptor),
-            case .socket(let uid, let inode)? = TCPPeer.askKernel(client: client, server: server)
-        {
+        var known = ConnectionHandler.Peer.unixSocket
+        if tcp {
+            guard let (client, server) = Self.endpoints(of: descriptor) else {
+                // Gone before it could be looked at: nobody to tell.
+                Glibc.close(descriptor)
+                return
+            }
+            let owner = TCPPeer.askKernel(client: client, server: server)
+            known = .tcp(client: client, server: server, kernelSaid: owner)
+        }
+        if case .tcp(let client, _, .socket(let uid, let inode)?) = known {
             if let refusal = ConnectionWorker.admit(
                 uid: uid, who: "uid \(uid)", limits: limits, daemon, statistics)
             {
@@ -104,8 +109,8 @@ public final class DaemonServer: Sendable {
     /// Accepts the connections of `descriptor`, a socket bound and listening, which the
     /// listener owns from here: each speaking one of `protocols`.
     private func serve(_ descriptor: CInt, protocols: [any ConnectionProtocol]) throws -> Listener {
-        let peer: ConnectionHandler.Peer = Self.isUnixSocket(descriptor) ? .unixSocket : .tcp
-        let accepted: @Sendable (CInt) -> Void = { [self] in join($0, protocols: protocols, peer: peer) }
+        let tcp = !Self.isUnixSocket(descriptor)
+        let accepted: @Sendable (CInt) -> Void = { [self] in join($0, protocols: protocols, tcp: tcp) }
         let name = protocols.map(\.name).joined(separator: "+")
         do {
             return try Listener(

@@ -16,9 +16,8 @@ enum LocalAddresses {
     /// as IPv4) is this machine's. An interface list that cannot be read counts every address as
     /// this machine's: a client is then refused rather than served by its address alone.
     static func contains(_ address: [UInt8]) -> Bool {
-        let candidate = unmapped(address)
-        if candidate.count == 4, candidate[0] == 127 { return true }
-        if candidate == Array(repeating: 0, count: 15) + [1] { return true }
+        if TCPPeer.Endpoint(address: address, port: 0).isLoopback { return true }
+        let candidate = AddressBlock.unmapped(address)
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0, let first = list else { return true }
         defer { freeifaddrs(first) }
@@ -41,18 +40,10 @@ enum LocalAddresses {
             }
         case AF_INET6:
             return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
-                unmapped(withUnsafeBytes(of: v6.pointee.sin6_addr) { Array($0) })
+                AddressBlock.unmapped(withUnsafeBytes(of: v6.pointee.sin6_addr) { Array($0) })
             }
         default:
             return nil
         }
-    }
-
-    /// `::ffff:a.b.c.d` as the IPv4 address it is.
-    private static func unmapped(_ bytes: [UInt8]) -> [UInt8] {
-        guard bytes.count == 16, bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xFF,
-            bytes[11] == 0xFF
-        else { return bytes }
-        return Array(bytes[12...])
     }
 }

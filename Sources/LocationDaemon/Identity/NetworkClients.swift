@@ -144,8 +144,8 @@ struct AddressBlock: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    /// `::ffff:a.b.c.d` as the IPv4 address it is.
-    private static func unmapped(_ bytes: [UInt8]) -> [UInt8] {
+    /// `::ffff:a.b.c.d` as the IPv4 address it is; any other address as it is.
+    static func unmapped(_ bytes: [UInt8]) -> [UInt8] {
         guard bytes.count == 16, bytes.prefix(10).allSatisfy({ $0 == 0 }), bytes[10] == 0xFF,
             bytes[11] == 0xFF
         else { return bytes }

@@ -30,13 +30,16 @@ public enum TCPPeer {
             self.port = port
         }
 
-        /// Whether the address is this machine's own (127.0.0.0/8, ::1, or ::ffff:127.x.x.x).
+        /// Whether the address is a loopback one (127.0.0.0/8, ::1, or ::ffff:127.x.x.x).
         public var isLoopback: Bool {
-            if address.count == 4 { return address[0] == 127 }
-            guard address.count == 16 else { return false }
-            if address == Array(repeating: 0, count: 15) + [1] { return true }
-            return address.prefix(10).allSatisfy { $0 == 0 } && address[10] == 0xFF && address[11] == 0xFF
-                && address[12] == 127
+            let bytes = AddressBlock.unmapped(address)
+            return bytes.count == 4 ? bytes[0] == 127 : bytes == Array(repeating: 0, count: 15) + [1]
+        }
+
+        /// The endpoint as IPv4, when its address is IPv4 mapped into IPv6 (or IPv4 already).
+        var asIPv4: Endpoint? {
+            let bytes = AddressBlock.unmapped(address)
+            return bytes.count == 4 ? Endpoint(address: bytes, port: port) : nil
         }
 
         /// As the kernel's table writes it: each 32-bit word in host order, in hex, then the port.
@@ -83,13 +86,14 @@ public enum TCPPeer {
     }
 
     /// Traces the client end `client` of a connection to `server`: to its socket's owner (by one
-    /// lookup, before anything that costs more), or, for a network client, to the block decided
+    /// lookup, before anything that costs more; `known` when the kernel was asked already), or,
+    /// for a network client, to the block decided
     /// on in `networkDecisions` that holds its address; a refusal, saying why and what allows it,
     /// when neither is found.
     public static func trace(
-        client: Endpoint, server: Endpoint, networkDecisions: AuthorizationStore
+        client: Endpoint, server: Endpoint, known: Owner? = nil, networkDecisions: AuthorizationStore
     ) -> Result<Traced, Refusal> {
-        switch locate(client: client, server: server) {
+        switch locate(client: client, server: server, known: known) {
         case .success(let (uid, inode)): return .success(.socket(uid: uid, inode: inode))
         case .failure(let refusal) where refusal.isNetworkClient:
             let snapshot = try? networkDecisions.load()
@@ -216,17 +220,10 @@ public enum TCPPeer {
     /// address mapped into IPv6 on the listener's side) holds an IPv4 socket, asked as one; any
     /// other as it is.
     private static func diagnosticVariants(_ client: Endpoint, _ server: Endpoint) -> [(Endpoint, Endpoint)] {
-        func unmapped(_ end: Endpoint) -> Endpoint? {
-            guard end.address.count == 16, end.address.prefix(10).allSatisfy({ $0 == 0 }),
-                end.address[10] == 0xFF,
-                end.address[11] == 0xFF
-            else { return nil }
-            return Endpoint(address: Array(end.address[12...]), port: end.port)
+        guard client.address.count == 16, let client4 = client.asIPv4, let server4 = server.asIPv4 else {
+            return [(client, server)]
         }
-        if let client4 = unmapped(client), let server4 = unmapped(server) {
-            return [(client4, server4), (client, server)]
-        }
-        return [(client, server)]
+        return [(client4, server4), (client, server)]
     }
 
     /// The ends as each table may write them: as they are, and an IPv4 address as IPv6's
@@ -240,21 +237,15 @@ public enum TCPPeer {
         return [(client, server), (mapped(client), mapped(server))]
     }
 
-    /// The credentials of the process that owns the client end, pinned by a pidfd. Fails
-    /// closed: a client is a network client only when its end is in no table of this machine's
+    /// The client end's owner and socket (`known`, when the kernel was asked already), or why the
+    /// client is not a process of this machine that can be traced. Fails closed: a client is a
+    /// network client (its refusal says so) only when its end is in no table of this machine's
     /// and its address is none of this machine's; a local client that cannot be traced, for any
     /// reason, is refused with it.
-    public static func credentials(client: Endpoint, server: Endpoint) -> Result<PeerCredentials, Refusal> {
-        switch locate(client: client, server: server) {
-        case .success(let (uid, inode)): return pin(uid: uid, inode: inode, client: client)
-        case .failure(let refusal): return .failure(refusal)
-        }
-    }
-
-    /// The client end's owner and socket, or why the client is not a process of this machine
-    /// that can be traced (a network client's refusal says so).
-    static func locate(client: Endpoint, server: Endpoint) -> Result<(uid: UInt32, inode: UInt64), Refusal> {
-        switch owner(client: client, server: server) {
+    static func locate(client: Endpoint, server: Endpoint, known: Owner? = nil) -> Result<
+        (uid: UInt32, inode: UInt64), Refusal
+    > {
+        switch known ?? owner(client: client, server: server) {
         case .socket(let uid, let inode): return .success((uid, inode))
         case .unreadable(let reason):
             return .failure(

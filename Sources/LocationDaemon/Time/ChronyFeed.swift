@@ -69,9 +69,7 @@ final class ChronyFeed: Sendable {
             if let distrust = Self.distrust(path) {
                 // Said once a reason, not every two seconds: chronyd is not there yet, or the path
                 // is not one the daemon may trust.
-                if distrust != said, distrust != Self.absent {
-                    log("not feeding chrony at \(path): \(distrust)")
-                }
+                if distrust != said { log("not feeding chrony at \(path): \(distrust)") }
                 said = distrust
                 try? await Task.sleep(for: .seconds(2))
                 continue
@@ -208,8 +206,9 @@ final class ChronyFeed: Sendable {
         return nil
     }
 
-    /// ``distrust(_:)`` for a path with nothing there: chronyd not listening, said by nobody.
-    static let absent = "chronyd does not listen there"
+    /// ``distrust(_:)`` for a path with nothing there: chronyd not listening (yet).
+    static let absent =
+        "chronyd does not listen there (yet); it is fed once it does (`refclock SOCK` in chrony.conf)"
 }
 
 /// Every receiver with a device file fed to chrony's SOCK refclocks in one directory: a
