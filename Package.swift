@@ -129,7 +129,8 @@ let package = Package(
         .executableTarget(
             name: "gpslocd",
             dependencies: [
-                "BuildInfo", "DescriptorIO", "GNSS", "LocationDaemon", "LocationEngine", "GNSSSources", "TrackJournal",
+                "BuildInfo", "DescriptorIO", "GNSS", "LocationDaemon", "LocationEngine", "GNSSSources",
+                "TrackJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -153,7 +154,7 @@ let package = Package(
             dependencies: ["GNSSSources", "LocationEngine", "LocationHosting", "Telematics", "TrackJournal"],
             path: "examples/TelematicsBox"),
         .target(
-            name: "TestSupport", dependencies: ["NMEA", "GNSS", "Locking", "TestWidth"],
+            name: "TestSupport", dependencies: ["DescriptorIO", "NMEA", "GNSS", "Locking", "TestWidth"],
             path: "Tests/TestSupport"),
         // How many tests run at once (Tests/TestWidth/width.c says why).
         .target(name: "TestWidth", path: "Tests/TestWidth"),
@@ -162,12 +163,15 @@ let package = Package(
         .testTarget(
             name: "GNSSSourcesTests",
             dependencies: [
-                "GNSSSources", "Locking", "NMEA", "TestSupport",
+                "DescriptorIO", "GNSSSources", "Locking", "NMEA", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "TrackJournalTests",
-            dependencies: ["TrackJournal", "GNSSSources", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: [
+                "TrackJournal", "GNSSSources", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(
             name: "LocationEngineTests", dependencies: ["LocationEngine", "GNSS", "TestSupport"]),
         .testTarget(
@@ -175,7 +179,8 @@ let package = Package(
             dependencies: [
                 "OpenCoreLocation", "LocationEngine", "LocationWire", "GNSSSources", "Locking", "TestSupport",
             ]),
-        .testTarget(name: "GPSLocTests", dependencies: ["gpsloc", "where-am-i", "telematics-box", "TestSupport"]),
+        .testTarget(
+            name: "GPSLocTests", dependencies: ["gpsloc", "where-am-i", "telematics-box", "TestSupport"]),
         // Apple-platform code in the Swift 5 language mode, as most apps still build.
         .testTarget(
             name: "Swift5SamplesTests", dependencies: ["OpenCoreLocation", "LocationEngine"],

@@ -9,9 +9,17 @@ import CLinux
     import Musl
 #endif
 
+/// The socket types, as `closeOnExecSocket` and `getaddrinfo`'s hints take them. Named here only:
+/// CLinux includes <sys/socket.h>, so which module Swift credits with `SOCK_STREAM` depends on
+/// the order a compiler process loads its modules in (see CLinux's shim); this file imports both.
+public enum SocketType {
+    public static let stream = CInt(SOCK_STREAM.rawValue)
+    public static let datagram = CInt(SOCK_DGRAM.rawValue)
+}
+
 /// `socket(2)` whose descriptor is closed on exec from the call that makes it, so that no other
 /// thread's fork and exec inherits it; non-blocking too when `nonBlocking`. `type` is
-/// `SOCK_STREAM` or `SOCK_DGRAM`. -1 with `errno` set when it fails, as `socket(2)`.
+/// `SocketType.stream` or `SocketType.datagram`. -1 with `errno` set when it fails, as `socket(2)`.
 ///
 /// Every socket of the project is made here or by `accept4` in CLinux: Swift finds
 /// `SOCK_CLOEXEC` in Glibc in one build and not in the next (see CLinux's shim); `tools/check-layers`

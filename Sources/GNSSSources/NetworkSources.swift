@@ -97,7 +97,7 @@ enum Socket {
         return try await onThread(named: "tcp connect") { () throws(DisconnectError) -> FileDescriptor in
             var hints = addrinfo()
             hints.ai_family = AF_UNSPEC
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            hints.ai_socktype = SocketType.stream
             var list: UnsafeMutablePointer<addrinfo>?
             let status = getaddrinfo(host, String(port), &hints, &list)
             guard status == 0, let first = list else {
@@ -111,7 +111,7 @@ enum Socket {
             while let info = entry {
                 entry = info.pointee.ai_next
                 let raw = closeOnExecSocket(
-                    domain: info.pointee.ai_family, type: Int32(SOCK_STREAM.rawValue), nonBlocking: true)
+                    domain: info.pointee.ai_family, type: SocketType.stream, nonBlocking: true)
                 guard raw >= 0 else {
                     last = DisconnectError("\(name): cannot create a socket", errno: Errno(rawValue: errno))
                     continue
@@ -152,7 +152,7 @@ enum Socket {
     {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        hints.ai_socktype = SocketType.datagram
         hints.ai_flags = AI_PASSIVE
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(address ?? "127.0.0.1", String(port), &hints, &list)
@@ -162,7 +162,7 @@ enum Socket {
                 hint: "name an address of this machine, 0.0.0.0 or [::]")
         }
         defer { freeaddrinfo(list) }
-        let raw = closeOnExecSocket(domain: info.ai_family, type: Int32(SOCK_DGRAM.rawValue))
+        let raw = closeOnExecSocket(domain: info.ai_family, type: SocketType.datagram)
         guard raw >= 0 else {
             throw DisconnectError("\(name): cannot create a socket", errno: Errno(rawValue: errno))
         }

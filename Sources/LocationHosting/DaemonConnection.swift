@@ -23,7 +23,7 @@ package struct DaemonConnection: Sendable {
 
     /// Connects to the daemon's socket at `path`.
     package static func open(path: String) throws(ConnectError) -> DaemonConnection {
-        let fd = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue))
+        let fd = closeOnExecSocket(domain: AF_UNIX, type: SocketType.stream)
         guard fd >= 0 else { throw ConnectError(description: "socket: \(Errno(rawValue: errno))") }
         let descriptor = FileDescriptor(rawValue: fd)
         guard let address = UnixSocketAddress(path: path) else {

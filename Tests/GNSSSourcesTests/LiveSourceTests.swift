@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import Foundation
 import GNSS
 import GNSSSources
@@ -9,6 +10,12 @@ import Logging
 import SystemPackage
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Collects what a source delivers, for checking from the test.
 final class Received: Sendable {
@@ -274,7 +281,7 @@ struct NetworkSourceTests {
         let port: Int
 
         init() throws {
-            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let listener = socket(AF_INET, SocketType.stream, 0)
             self.listener = listener
             var address = Daemons.loopback()
             var yes: Int32 = 1
@@ -385,7 +392,7 @@ struct NetworkSourceTests {
         let received = Received()
         let run = Task { try await UDPSource(port: port).run { received.add($0) } }
         let sample = try driveSample(epochs: 8)
-        let sender = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        let sender = socket(AF_INET, SocketType.datagram, 0)
         defer { close(sender) }
         var target = Daemons.loopback(port: port)
         let text = String(decoding: sample.bytes, as: UTF8.self)

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import Foundation
 import GNSS
 import GNSSSources
@@ -63,7 +64,7 @@ struct NetworkAddressTests {
     }
 
     static func send(_ text: String, to host: String, port: Int) {
-        let sender = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        let sender = socket(AF_INET, SocketType.datagram, 0)
         defer { close(sender) }
         var target = Daemons.loopback(port: port)
         inet_pton(AF_INET, host, &target.sin_addr)

@@ -1,12 +1,19 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import Foundation
 import GNSS
 import GNSSSources
 import Locking
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// A receiver read on a thread that also runs the tasks that prefer it: the fixes a thread of the
 /// source's own would read, on that thread, and the task waiting for them woken there; an end, a
@@ -23,7 +30,7 @@ struct ReceiverThreadTests {
     /// test's, which also tells when the other end has been closed.
     static func socketEnds() throws -> (read: CInt, write: CInt) {
         var ends: [CInt] = [0, 0]
-        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        try #require(socketpair(AF_UNIX, SocketType.stream, 0, &ends) == 0)
         return (ends[0], ends[1])
     }
 

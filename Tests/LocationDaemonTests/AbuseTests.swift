@@ -6,6 +6,11 @@ import LocationWire
 import Synchronization
 import TestSupport
 import Testing
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// gpslocd under abuse by an ordinary user: each attacker is a process of its own uid beside a
 /// victim of another uid granted Always and following the receiver at 10 Hz. Each test asserts the

@@ -5,6 +5,11 @@ import Foundation
 import Locking
 import TestSupport
 import Testing
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// The receiver's time for clock discipline: Debian's chronyd reads gpslocd's samples through its
 /// SOCK refclock (never setting the clock: `-x`), and a gpsd client that watches with `pps` gets

@@ -12,6 +12,12 @@ import Testing
 
 @testable import LocationDaemon
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Tells the output of its channel's close on the loop, as the daemon's handler does.
 private final class Closing: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
@@ -51,7 +57,7 @@ struct ConnectionOutputTests {
         stallLimit: TimeAmount = .seconds(10)
     ) async throws -> (channel: any Channel, output: ConnectionOutput, written: CInt, client: CInt) {
         let (socket, client) = try #require(
-            closeOnExecSocketPair(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue)))
+            closeOnExecSocketPair(domain: AF_UNIX, type: SocketType.stream))
         // Small buffers, so that the socket fills after a few lines.
         var small: CInt = 4096
         setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<CInt>.size))

@@ -7,6 +7,12 @@ import LocationWire
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// gpslocd as systemd runs it: the units verify, the socket is passed already listening
 /// (`systemd-socket-activate`, from Debian's systemd package), and READY and STOPPING reach the
 /// notification socket.
@@ -25,7 +31,7 @@ struct DaemonSystemdTests {
 
         init(directory: String) throws {
             path = directory + "/notify"
-            descriptor = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue))
+            descriptor = closeOnExecSocket(domain: AF_UNIX, type: SocketType.datagram)
             guard descriptor >= 0 else {
                 throw Unbound(description: "no socket for \(path): \(String(cString: strerror(errno)))")
             }

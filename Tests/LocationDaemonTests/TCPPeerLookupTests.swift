@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CLinux
+import DescriptorIO
 import Foundation
 import Testing
 
@@ -21,7 +22,7 @@ struct TCPPeerLookupTests {
     static func connection() throws -> (
         client: TCPPeer.Endpoint, server: TCPPeer.Endpoint, descriptors: [CInt]
     ) {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, SocketType.stream, 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -33,7 +34,7 @@ struct TCPPeerLookupTests {
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
         }
-        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let client = socket(AF_INET, SocketType.stream, 0)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) }
         }

@@ -5,26 +5,41 @@ import DescriptorIO
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// The Unix socket addresses the daemon sends to (chronyd's sockets, systemd's `$NOTIFY_SOCKET`)
 /// and gpsloc connects to: a datagram sent to one reaches the socket bound to it, in a directory
 /// and in the abstract namespace, and a path too long for one is refused, never cut short.
 @Suite("Unix socket addresses")
 struct UnixSocketAddressTests {
+    /// A socket call that failed, and its errno.
+    private struct CallFailed: Error, CustomStringConvertible {
+        let call: String
+        let code: Int32
+        var description: String { "\(call) failed: errno \(code)" }
+    }
+
     /// A datagram socket bound to `address`, and one that sends `text` to it: what the bound one
     /// reads, and the length of the address the kernel bound it to.
     private static func roundTrip(_ address: UnixSocketAddress, _ text: String) throws -> (String?, Int) {
-        let receiver = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue))
-        let sender = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue))
+        let receiver = closeOnExecSocket(domain: AF_UNIX, type: SocketType.datagram)
+        let sender = closeOnExecSocket(domain: AF_UNIX, type: SocketType.datagram)
         defer {
             close(receiver)
             close(sender)
         }
-        try #require(receiver >= 0 && sender >= 0)
-        try #require(address.withSockAddr { bind(receiver, $0, $1) } == 0, "bind: \(errno)")
+        guard receiver >= 0 && sender >= 0 else { throw CallFailed(call: "socket", code: errno) }
+        guard address.withSockAddr({ bind(receiver, $0, $1) }) == 0 else {
+            throw CallFailed(call: "bind", code: errno)
+        }
         let sent = text.withCString { bytes in
             address.withSockAddr { sendto(sender, bytes, strlen(bytes), Int32(MSG_DONTWAIT), $0, $1) }
         }
-        try #require(sent == text.utf8.count, "sendto: \(errno)")
+        guard sent == text.utf8.count else { throw CallFailed(call: "sendto", code: errno) }
         var buffer = [UInt8](repeating: 0, count: 256)
         let count = recv(receiver, &buffer, buffer.count, Int32(MSG_DONTWAIT))
         var bound = sockaddr_un()
@@ -32,7 +47,7 @@ struct UnixSocketAddressTests {
         let named = withUnsafeMutablePointer(to: &bound) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(receiver, $0, &length) }
         }
-        try #require(named == 0)
+        guard named == 0 else { throw CallFailed(call: "getsockname", code: errno) }
         return (count >= 0 ? String(decoding: buffer[..<count], as: UTF8.self) : nil, Int(length))
     }
 

@@ -1,8 +1,15 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// The programs the live-source tests run against (gpsd, gpsfake, socat): where they are, and
 /// free ports to run them on.
@@ -28,7 +35,7 @@ public enum Daemons {
 
     /// A TCP (or, for `datagram`, UDP) port on the loopback interface that nothing uses now.
     public static func freePort(datagram: Bool = false) -> Int {
-        let fd = socket(AF_INET, Int32((datagram ? SOCK_DGRAM : SOCK_STREAM).rawValue), 0)
+        let fd = socket(AF_INET, datagram ? SocketType.datagram : SocketType.stream, 0)
         defer { close(fd) }
         var address = loopback()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -43,7 +50,7 @@ public enum Daemons {
 
     /// Whether something accepts TCP connections on `port` of the loopback interface.
     public static func isListening(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, SocketType.stream, 0)
         defer { close(fd) }
         var address = loopback(port: port)
         return withUnsafePointer(to: &address) {

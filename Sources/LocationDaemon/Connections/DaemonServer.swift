@@ -126,7 +126,7 @@ public final class DaemonServer: Sendable {
         _ address: SocketAddress, reuseAddress: Bool
     ) -> Result<CInt, Errno> {
         let descriptor = closeOnExecSocket(
-            domain: CInt(address.protocol.rawValue), type: Int32(SOCK_STREAM.rawValue))
+            domain: CInt(address.protocol.rawValue), type: SocketType.stream)
         guard descriptor >= 0 else { return .failure(Errno(rawValue: errno)) }
         if reuseAddress {
             var one: CInt = 1
@@ -258,7 +258,7 @@ public final class DaemonServer: Sendable {
             var length = socklen_t(MemoryLayout<CInt>.size)
             return getsockopt(descriptor, SOL_SOCKET, name, &value, &length) == 0 ? value : nil
         }
-        guard option(SO_TYPE) == CInt(SOCK_STREAM.rawValue), option(SO_ACCEPTCONN) ?? 0 != 0 else {
+        guard option(SO_TYPE) == SocketType.stream, option(SO_ACCEPTCONN) ?? 0 != 0 else {
             throw ServerError(
                 description:
                     "the socket systemd passed (descriptor \(descriptor)) is not a listening stream socket; "
@@ -271,7 +271,7 @@ public final class DaemonServer: Sendable {
     /// Whether a process accepts connections at `path`.
     static func someoneListens(at path: String) -> Bool {
         guard let address = try? SocketAddress(unixDomainSocketPath: path) else { return false }
-        let fd = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue))
+        let fd = closeOnExecSocket(domain: AF_UNIX, type: SocketType.stream)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         return address.withSockAddr { connect(fd, $0, socklen_t($1)) } == 0

@@ -60,7 +60,7 @@ struct KernelCredentials: Sendable {
 /// taken for a kernel without the option.
 public enum PidfdSupport {
     public static let isSupported: Bool = {
-        guard let pair = closeOnExecSocketPair(domain: AF_UNIX, type: Int32(SOCK_STREAM.rawValue)) else {
+        guard let pair = closeOnExecSocketPair(domain: AF_UNIX, type: SocketType.stream) else {
             return false
         }
         defer {

@@ -57,7 +57,7 @@ public enum Systemd {
         guard var path = environment["NOTIFY_SOCKET"], !path.isEmpty else { return nil }
         let abstract = path.hasPrefix("@")
         if abstract { path.removeFirst() }
-        let fd = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue))
+        let fd = closeOnExecSocket(domain: AF_UNIX, type: SocketType.datagram)
         guard fd >= 0 else { return "socket: \(String(cString: strerror(errno)))" }
         defer { close(fd) }
         guard let address = UnixSocketAddress(path: path, abstract: abstract) else {

@@ -133,7 +133,7 @@ final class ChronyFeed: Sendable {
     /// when it cannot. It is checked once more after: the socket connected is the one checked.
     private func connect() -> String? {
         guard let address else { return "the path is too long for a socket" }
-        let socket = closeOnExecSocket(domain: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue))
+        let socket = closeOnExecSocket(domain: AF_UNIX, type: SocketType.datagram)
         guard socket >= 0 else { return "no socket (\(String(cString: strerror(errno))))" }
         let connected = address.withSockAddr { Glibc.connect(socket, $0, $1) }
         guard connected == 0 else {
