@@ -157,3 +157,70 @@ static inline int clinux_tcp_socket_owner(int family, const unsigned char *src, 
     *inode = found->idiag_inode;
     return 1;
 }
+
+// A Unix socket as the kernel's sock_diag tells it (unix_diag, what `ss -x` uses), by its inode:
+// the inode of the socket at its other end (0 when it has none) and its address, the path or the
+// abstract name with its leading zero, `*length` bytes of it copied to `name` (0 when unnamed; a
+// socket accepted from a listening one carries the listener's address). 1 when found, 0 when no
+// such socket is open in this network namespace, -errno when the kernel could not be asked.
+#include <linux/rtnetlink.h>
+#include <linux/unix_diag.h>
+static inline int clinux_unix_socket(unsigned int inode, unsigned int *peer, unsigned char *name, size_t capacity,
+                                     size_t *length) {
+    *peer = 0;
+    *length = 0;
+    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    if (fd < 0) return -errno;
+    struct {
+        struct nlmsghdr header;
+        struct unix_diag_req request;
+    } message;
+    memset(&message, 0, sizeof message);
+    message.header.nlmsg_len = sizeof message;
+    message.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+    message.header.nlmsg_flags = NLM_F_REQUEST;
+    message.request.sdiag_family = AF_UNIX;
+    message.request.udiag_states = ~0U;
+    message.request.udiag_ino = inode;
+    message.request.udiag_show = UDIAG_SHOW_PEER | UDIAG_SHOW_NAME;
+    message.request.udiag_cookie[0] = INET_DIAG_NOCOOKIE;
+    message.request.udiag_cookie[1] = INET_DIAG_NOCOOKIE;
+    struct sockaddr_nl kernel;
+    memset(&kernel, 0, sizeof kernel);
+    kernel.nl_family = AF_NETLINK;
+    if (sendto(fd, &message, sizeof message, 0, (struct sockaddr *)&kernel, sizeof kernel) < 0) {
+        int failure = errno;
+        close(fd);
+        return -failure;
+    }
+    union {
+        struct nlmsghdr header;
+        char bytes[8192];
+    } reply;
+    ssize_t got = recv(fd, &reply, sizeof reply, 0);
+    int failure = errno;
+    close(fd);
+    if (got < 0) return -failure;
+    if (got < (ssize_t)sizeof(struct nlmsghdr) || !NLMSG_OK(&reply.header, (unsigned int)got)) return -EIO;
+    if (reply.header.nlmsg_type == NLMSG_ERROR) {
+        const struct nlmsgerr *error = (const struct nlmsgerr *)NLMSG_DATA(&reply.header);
+        if (error->error == -ENOENT) return 0;
+        return error->error < 0 ? error->error : -EIO;
+    }
+    if (reply.header.nlmsg_type != SOCK_DIAG_BY_FAMILY) return -EIO;
+    const struct unix_diag_msg *found = (const struct unix_diag_msg *)NLMSG_DATA(&reply.header);
+    if (found->udiag_ino != inode) return -EIO;
+    int remaining = (int)reply.header.nlmsg_len - (int)NLMSG_LENGTH(sizeof *found);
+    for (const struct rtattr *attribute = (const struct rtattr *)(found + 1); RTA_OK(attribute, remaining);
+         attribute = RTA_NEXT(attribute, remaining)) {
+        size_t size = RTA_PAYLOAD(attribute);
+        if (attribute->rta_type == UNIX_DIAG_PEER && size >= sizeof(unsigned int)) {
+            memcpy(peer, RTA_DATA(attribute), sizeof(unsigned int));
+        } else if (attribute->rta_type == UNIX_DIAG_NAME) {
+            if (size > capacity) return -ENAMETOOLONG;
+            memcpy(name, RTA_DATA(attribute), size);
+            *length = size;
+        }
+    }
+    return 1;
+}

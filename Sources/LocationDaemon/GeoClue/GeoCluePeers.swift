@@ -17,6 +17,8 @@ final class GeoCluePeers: Sendable {
     private let daemon: Daemon
     /// Each connection that called, by its unique name, until it leaves the bus.
     private let peers = Mutex<[String: PeerIdentity]>([:])
+    /// Which pid opened each connection on the bus, for the proof a bus without pidfds needs.
+    private let opened = BusPIDs()
 
     init(daemon: Daemon) {
         self.daemon = daemon
@@ -35,7 +37,10 @@ final class GeoCluePeers: Sendable {
             return .failure(GeoClueRefusal("the bus daemon does not say which process \(sender) is"))
         }
         let credentials: PeerCredentials
-        switch said.pinned(askAgain: ask) {
+        let pinned = said.pinned(
+            askAgain: ask, openedBy: { self.opened.connections(openedBy: $0, on: bus) },
+            busAddress: said.pidfd >= 0 ? nil : BusConnectionProof.busAddress(of: sd_bus_get_fd(bus)))
+        switch pinned {
         case .success(let pinned): credentials = pinned
         case .failure(let reason): return .failure(GeoClueRefusal("\(sender): \(reason)"))
         }
