@@ -35,8 +35,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var chosen: (any ConnectionProtocol)?
     private var framer: (any RequestFramer)?
     private var worker: ConnectionWorker?
-    /// The uid this connection is counted against, once admitted here.
-    private var admitted: UInt32?
+    /// What this connection is counted against, once admitted here.
+    private var admitted: ConnectionLimits.Holder?
     /// The connection's socket, which its channel owns: where its output writes while it is open.
     private let descriptor: CInt
 
@@ -71,20 +71,17 @@ final class ConnectionHandler: ChannelInboundHandler {
                 refuse(context, refusal.description)
                 return
             }
-            let who = "uid \(credentials.uid)"
-            if let refusal = ConnectionWorker.admit(
-                uid: credentials.uid, who: who, limits: limits, hub, statistics)
-            {
+            if let refusal = ConnectionWorker.admit(.user(credentials.uid), limits: limits, hub, statistics) {
                 try? credentials.pidfd?.close()
                 refuse(context, refusal)
                 return
             }
-            admitted = credentials.uid
+            admitted = .user(credentials.uid)
             known = .identified(credentials)
         case .tcp(let client, let server, let kernelSaid):
             known = .tcp(client: client, server: server, kernelSaid: kernelSaid, limits: limits)
         case .tcpAdmitted(let uid, let inode, let client):
-            admitted = uid
+            admitted = .user(uid)
             known = .tcpSocket(uid: uid, inode: inode, client: client)
         }
         let worker = ConnectionWorker(
@@ -176,7 +173,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         // First of all: the channel has closed the socket, and its number may be another file's.
         worker?.socketClosed()
-        if let uid = admitted { limits.release(uid: uid) }
+        if let holder = admitted { limits.release(holder) }
         admitted = nil
         worker?.close()
         worker = nil

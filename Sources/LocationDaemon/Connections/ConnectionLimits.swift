@@ -14,6 +14,11 @@ import Locking
 /// descriptors: each connection costs two (its socket and the pidfd that pins its process). A
 /// user may hold the configured number, and never more than a quarter of the descriptors left
 /// for clients once the daemon's own are counted and a reserve is set aside; root is not limited.
+///
+/// Network clients (gpsd's port, from another host) have no user: each address may hold
+/// ``perAddress`` connections, and the clients of each granted block together as many as a user,
+/// so that a host flooding the port is refused while the block's other hosts, and other blocks,
+/// are served.
 public final class ConnectionLimits: Sendable {
     public struct Settings: Sendable {
         /// Connections one user may hold at once.
@@ -39,7 +44,10 @@ public final class ConnectionLimits: Sendable {
     public let perUser: Int
     /// Connections all users together may hold (root's included).
     public let total: Int
-    private let open = Mutex<(byUser: [UInt32: Int], all: Int)>(([:], 0))
+    private let open = Mutex<
+        (byUser: [UInt32: Int], byAddress: [String: Int], byBlock: [String: Int], all: Int)
+    >(
+        ([:], [:], [:], 0))
 
     /// Limits for a daemon that may open `descriptorLimit` files and has `descriptorsInUse` open.
     public init(_ settings: Settings, descriptorLimit: Int, descriptorsInUse: Int) {
@@ -62,38 +70,95 @@ public final class ConnectionLimits: Sendable {
         self.init(settings, descriptorLimit: soft, descriptorsInUse: inUse)
     }
 
-    /// Why a new connection of `uid` is refused, or `nil` when it is admitted (and counted until
-    /// ``release(uid:)``).
-    public func admit(uid: UInt32) -> String? {
+    /// What a connection is counted against.
+    public enum Holder: Sendable, Hashable {
+        case user(UInt32)
+        /// A network client: its address, and the block whose decision serves it.
+        case network(address: String, block: String)
+    }
+
+    /// A connection refused at a limit: who reached it (the user, the address or the block, for
+    /// a log line said once each) and what the client is told.
+    public struct Reached: Sendable {
+        public var offender: String
+        public var text: String
+    }
+
+    /// Connections one network address may hold at once: 16, or a user's limit where less.
+    public static let networkPerAddress = 16
+    public var perAddress: Int { min(Self.networkPerAddress, perUser) }
+
+    /// Why a new connection of `holder` is refused, or `nil` when it is admitted (and counted
+    /// until ``release(_:)``).
+    public func admit(_ holder: Holder) -> Reached? {
         open.withLock { open in
-            if uid != 0 {
-                let held = open.byUser[uid, default: 0]
-                if held >= perUser {
-                    return "uid \(uid) holds \(held) connections already, the most one user may "
-                        + "(connectionsPerUser, \(settings.perUser), or a quarter of the daemon's descriptors); "
-                        + "close some and connect again"
+            switch holder {
+            case .user(let uid):
+                if uid != 0 {
+                    let held = open.byUser[uid, default: 0]
+                    if held >= perUser {
+                        return Reached(
+                            offender: "uid \(uid)",
+                            text: "uid \(uid) holds \(held) connections already, the most one user may "
+                                + "(connectionsPerUser, \(settings.perUser), or a quarter of the daemon's descriptors); "
+                                + "close some and connect again")
+                    }
+                    if let full = full(open.all) { return full }
                 }
-                if open.all >= total {
-                    return
-                        "the daemon holds \(open.all) connections, all its descriptors allow; try again later"
+                open.byUser[uid, default: 0] += 1
+            case .network(let address, let block):
+                let fromAddress = open.byAddress[address, default: 0]
+                if fromAddress >= perAddress {
+                    return Reached(
+                        offender: "network client \(address)",
+                        text:
+                            "\(address) holds \(fromAddress) connections already, the most one network address "
+                            + "may (\(perAddress)); close some and connect again")
                 }
+                let inBlock = open.byBlock[block, default: 0]
+                if inBlock >= perUser {
+                    return Reached(
+                        offender: "network block \(block)",
+                        text: "the network clients of \(block) hold \(inBlock) connections already, the most "
+                            + "one block may (connectionsPerUser, \(settings.perUser), or a quarter of the "
+                            + "daemon's descriptors); close some and connect again")
+                }
+                if let full = full(open.all) { return full }
+                open.byAddress[address, default: 0] += 1
+                open.byBlock[block, default: 0] += 1
             }
-            open.byUser[uid, default: 0] += 1
             open.all += 1
             return nil
         }
     }
 
-    public func release(uid: UInt32) {
+    private func full(_ all: Int) -> Reached? {
+        all >= total
+            ? Reached(
+                offender: "the daemon",
+                text: "the daemon holds \(all) connections, all its descriptors allow; try again later")
+            : nil
+    }
+
+    public func release(_ holder: Holder) {
         open.withLock { open in
-            guard let held = open.byUser[uid] else { return }
-            open.byUser[uid] = held > 1 ? held - 1 : nil
+            switch holder {
+            case .user(let uid):
+                guard let held = open.byUser[uid] else { return }
+                open.byUser[uid] = held > 1 ? held - 1 : nil
+            case .network(let address, let block):
+                guard let fromAddress = open.byAddress[address], let inBlock = open.byBlock[block] else {
+                    return
+                }
+                open.byAddress[address] = fromAddress > 1 ? fromAddress - 1 : nil
+                open.byBlock[block] = inBlock > 1 ? inBlock - 1 : nil
+            }
             open.all -= 1
         }
     }
 
     public var summary: String {
         "each user may hold \(perUser) connections (connectionsPerUser \(settings.perUser)), "
-            + "\(total) in all; a connection silent for \(settings.helloTimeout) before its first request is closed"
+            + "each network address \(perAddress) and each granted block \(perUser), \(total) in all; a connection silent for \(settings.helloTimeout) before its first request is closed"
     }
 }

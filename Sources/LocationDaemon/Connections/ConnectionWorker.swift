@@ -69,7 +69,7 @@ final class ConnectionWorker: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: Item.self)
         self.continuation = continuation
         Task { [self] in
-            var admitted: (ConnectionLimits, UInt32)?
+            var admitted: (ConnectionLimits, ConnectionLimits.Holder)?
             var credentials: PeerCredentials?
             switch peer {
             case .identified(let known):
@@ -91,7 +91,7 @@ final class ConnectionWorker: Sendable {
                 }
             }
             finish(credentials)
-            if let (limits, uid) = admitted { limits.release(uid: uid) }
+            if let (limits, holder) = admitted { limits.release(holder) }
         }
     }
 
@@ -100,7 +100,7 @@ final class ConnectionWorker: Sendable {
     private func trace(
         client: TCPPeer.Endpoint, server: TCPPeer.Endpoint, kernelSaid: TCPPeer.Owner?,
         limits: ConnectionLimits,
-        admitted: inout (ConnectionLimits, UInt32)?
+        admitted: inout (ConnectionLimits, ConnectionLimits.Holder)?
     ) -> PeerCredentials? {
         let hub = context.hub
         let traced = TCPPeer.trace(
@@ -115,12 +115,15 @@ final class ConnectionWorker: Sendable {
         case .success(.socket(let uid, let inode)):
             // Admitted against its uid's limit before its process is looked for: a user's flood
             // of connections costs that user's limit, not a trace each.
-            guard admit(uid: uid, limits: limits, who: "uid \(uid)") else { return nil }
-            admitted = (limits, uid)
+            guard admit(.user(uid), limits: limits) else { return nil }
+            admitted = (limits, .user(uid))
             return pin(uid: uid, inode: inode, client: client)
         case .success(.network(let identity)):
-            guard admit(uid: NetworkClients.uid, limits: limits, who: "network clients") else { return nil }
-            admitted = (limits, NetworkClients.uid)
+            // Each address and each granted block within its budget: a flooding host is refused
+            // while the others are served.
+            let holder = ConnectionLimits.Holder.network(address: client.host, block: identity.app)
+            guard admit(holder, limits: limits) else { return nil }
+            admitted = (limits, holder)
             hub.logOnce(
                 "tcp \(identity.wire.proof ?? "") as \(identity.app)", "TCP client \(identity.summary)")
             state.withLock { $0.identity = identity }
@@ -143,25 +146,28 @@ final class ConnectionWorker: Sendable {
         }
     }
 
-    /// Counts a connection against `uid`'s limit, or refuses it, saying why.
-    private func admit(uid: UInt32, limits: ConnectionLimits, who: String) -> Bool {
-        guard let refusal = Self.admit(uid: uid, who: who, limits: limits, context.hub, context.statistics)
-        else {
+    /// Counts a connection against `holder`'s limits, or refuses it, saying why.
+    private func admit(_ holder: ConnectionLimits.Holder, limits: ConnectionLimits) -> Bool {
+        guard let refusal = Self.admit(holder, limits: limits, context.hub, context.statistics) else {
             return true
         }
         refuse(refusal)
         return false
     }
 
-    /// Counts a connection against `uid`'s limit; or, when the limit is reached, counts the
-    /// refusal, logs it once per `who` and returns what the client is told.
+    /// Counts a connection against `holder`'s limits; or, when one is reached, counts the
+    /// refusal, logs it once per offender (a user, an address, a block) and returns what the
+    /// client is told.
     static func admit(
-        uid: UInt32, who: String, limits: ConnectionLimits, _ hub: Daemon, _ statistics: ServerStatistics
+        _ holder: ConnectionLimits.Holder, limits: ConnectionLimits, _ hub: Daemon,
+        _ statistics: ServerStatistics
     ) -> String? {
-        guard let refusal = limits.admit(uid: uid) else { return nil }
+        guard let reached = limits.admit(holder) else { return nil }
         statistics.refused()
-        hub.logOnce("\(who) reached its connection limit", "\(who) reached its connection limit: \(refusal)")
-        return refusal
+        hub.logOnce(
+            "\(reached.offender) reached its connection limit",
+            "\(reached.offender) reached its connection limit: \(reached.text)")
+        return reached.text
     }
 
     /// Says why in the connection's protocol (the listener's first, before it has chosen),

@@ -67,9 +67,7 @@ public final class DaemonServer: Sendable {
             known = .tcp(client: client, server: server, kernelSaid: owner)
         }
         if case .tcp(let client, _, .socket(let uid, let inode)?) = known {
-            if let refusal = ConnectionWorker.admit(
-                uid: uid, who: "uid \(uid)", limits: limits, daemon, statistics)
-            {
+            if let refusal = ConnectionWorker.admit(.user(uid), limits: limits, daemon, statistics) {
                 statistics.connected()
                 let bytes = protocols[0].refusal(refusal, greeted: false)
                 _ = bytes.withUnsafeBytes {
