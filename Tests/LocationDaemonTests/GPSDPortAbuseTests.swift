@@ -99,7 +99,7 @@ struct GPSDPortAbuseTests {
     )
     func hugeSocketTable() async throws {
         let started = ContinuousClock.now
-        let table = try await GPSDProtocolTests.grownSocketTable(pairs: 60_000)
+        let table = try await GPSDPortIdentityTests.grownSocketTable(pairs: 60_000)
         #expect(table > 16 << 20, "/proc/net/tcp held \(table) bytes")
         let took = started.duration(to: .now).components.seconds
         AbuseTests.report(
