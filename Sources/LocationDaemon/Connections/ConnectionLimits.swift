@@ -44,10 +44,14 @@ public final class ConnectionLimits: Sendable {
     public let perUser: Int
     /// Connections all users together may hold (root's included).
     public let total: Int
-    private let open = Mutex<
-        (byUser: [UInt32: Int], byAddress: [String: Int], byBlock: [String: Int], all: Int)
-    >(
-        ([:], [:], [:], 0))
+    /// The connections open: by user, by network address and by granted block, and in all.
+    private struct Counts {
+        var byUser: [UInt32: Int] = [:]
+        var byAddress: [String: Int] = [:]
+        var byBlock: [String: Int] = [:]
+        var all = 0
+    }
+    private let open = Mutex(Counts())
 
     /// Limits for a daemon that may open `descriptorLimit` files and has `descriptorsInUse` open.
     public init(_ settings: Settings, descriptorLimit: Int, descriptorsInUse: Int) {

@@ -92,8 +92,9 @@ public struct BusPeerCredentials: Sendable, Equatable {
         }
         guard held >= opened else {
             let connections = opened == 1 ? "1 connection" : "\(opened) connections"
+            let stale = opened == 1 ? "it" : opened - held == 1 ? "one of them" : "\(opened - held) of them"
             return Refusal(
-                "pid \(pid) opened \(connections) to the bus and the process that has pid \(pid) now holds \(held == 0 ? "none" : "\(held)"): a process that exited opened it and its pid went to another program; \(unproven) nothing says whose the connection is"
+                "pid \(pid) opened \(connections) to the bus and the process that has pid \(pid) now holds \(held == 0 ? "none" : "\(held)"): a process that exited opened \(stale) and its pid went to another program; \(unproven) nothing says whose the connection is"
             )
         }
         return nil
