@@ -108,6 +108,46 @@ struct GPSDPortAbuseTests {
                 + "network client, the other served as itself (\(took) s in all)")
     }
 
+    @Test(
+        "a user holding 120,000 sockets connects 100 times: finding its processes costs it, not a newcomer of another uid"
+    )
+    func costlyTraces() async throws {
+        let port = Daemons.freePort()
+        var scene = try await Scene(descriptorLimit: 4096, extra: ["--gpsd-listen", "127.0.0.1:\(port)"])
+        defer { scene.receiver.stop() }
+        try await scene.start()
+        try await scene.daemon.grantAlways(uid: scene.bob.uid, app: "/usr/bin/gpspipe")
+        // Each of the user's connections is traced to its process among the descriptors of all of
+        // the user's processes: 120,000 of them here.
+        let growers = try await GPSDPortIdentityTests.growSocketTable(pairs: 60_000, as: scene.mallory)
+        defer { for grower in growers { grower.signal(SIGKILL) } }
+        let attack = try Attacker.run(
+            "tcpflood", count: 100, seconds: 8, socket: "127.0.0.1:\(port)", as: scene.mallory)
+        #expect(await attack.waitForOutput(within: 120) { $0.contains("holding") }, "\(attack.errors)")
+        let started = ContinuousClock.now
+        let newcomer = try RunningProcess(
+            scene.bob.setpriv() + ["/usr/bin/gpspipe", "-w", "-n", "12", "127.0.0.1:\(port)"],
+            executable: setprivPath)
+        let served = await newcomer.waitForOutput(within: 20) { $0.contains(#""class":"TPV""#) }
+        let firstTPV = started.duration(to: .now)
+        let newcomerSeconds =
+            Double(firstTPV.components.seconds) + Double(firstTPV.components.attoseconds) * 1e-18
+        _ = await attack.wait(within: 60)
+        let silence = await scene.victimSilence.stop()
+        #expect(
+            served && newcomerSeconds < 1,
+            "the newcomer's first TPV after \(newcomerSeconds) s: \(newcomer.output)")
+        #expect(silence < 1, "the victim went \(silence) s without an update")
+        AbuseTests.report(
+            "gpsd port, costly traces",
+            "a user of 120,000 sockets connected 100 times; newcomer of another uid's first TPV after "
+                + "\(AbuseTests.seconds(newcomerSeconds)); victim's longest silence \(AbuseTests.seconds(silence))"
+        )
+        newcomer.signal(SIGKILL)
+        _ = await newcomer.wait(within: 10)
+        await scene.stop()
+    }
+
     @Test("slowloris on gpsd's port: a byte every 100 ms, never a whole command, closed at the deadline")
     func slowloris() async throws {
         let port = Daemons.freePort()

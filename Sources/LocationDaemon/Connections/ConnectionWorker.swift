@@ -76,11 +76,11 @@ final class ConnectionWorker: Sendable {
                 credentials = known
                 identify(known)
             case .tcp(let client, let server, let kernelSaid, let limits):
-                credentials = trace(
+                credentials = await trace(
                     client: client, server: server, kernelSaid: kernelSaid, limits: limits,
                     admitted: &admitted)
             case .tcpSocket(let uid, let inode, let client):
-                credentials = pin(uid: uid, inode: inode, client: client)
+                credentials = await pin(uid: uid, inode: inode, client: client)
             }
             for await item in stream {
                 switch item {
@@ -101,7 +101,7 @@ final class ConnectionWorker: Sendable {
         client: TCPPeer.Endpoint, server: TCPPeer.Endpoint, kernelSaid: TCPPeer.Owner?,
         limits: ConnectionLimits,
         admitted: inout (ConnectionLimits, ConnectionLimits.Holder)?
-    ) -> PeerCredentials? {
+    ) async -> PeerCredentials? {
         let hub = context.hub
         let traced = TCPPeer.trace(
             client: client, server: server, known: kernelSaid,
@@ -117,7 +117,7 @@ final class ConnectionWorker: Sendable {
             // of connections costs that user's limit, not a trace each.
             guard admit(.user(uid), limits: limits) else { return nil }
             admitted = (limits, .user(uid))
-            return pin(uid: uid, inode: inode, client: client)
+            return await pin(uid: uid, inode: inode, client: client)
         case .success(.network(let identity)):
             // Each address and each granted block within its budget: a flooding host is refused
             // while the others are served.
@@ -133,8 +133,8 @@ final class ConnectionWorker: Sendable {
 
     /// The process holding an admitted TCP client's socket, pinned and identified; refused, saying
     /// why, when it cannot be.
-    private func pin(uid: UInt32, inode: UInt64, client: TCPPeer.Endpoint) -> PeerCredentials? {
-        switch TCPPeer.pin(uid: uid, inode: inode, client: client) {
+    private func pin(uid: UInt32, inode: UInt64, client: TCPPeer.Endpoint) async -> PeerCredentials? {
+        switch await TCPPeer.pin(uid: uid, inode: inode, client: client) {
         case .success(let credentials):
             identify(credentials)
             return credentials

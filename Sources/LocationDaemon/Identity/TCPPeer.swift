@@ -133,14 +133,29 @@ public enum TCPPeer {
         return nil
     }
 
-    /// The processes of `uid` holding a descriptor of socket `inode`.
-    static func owners(of inode: UInt64, uid: UInt32) -> [Int32] {
+    /// The processes of `uid` holding a descriptor of each of `inodes`: one read of the
+    /// descriptors of every process of `uid`, whatever number of sockets is asked for.
+    static func owners(of inodes: Set<UInt64>, uid: UInt32) -> [UInt64: [Int32]] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         let candidates = names.compactMap(Int32.init).filter { pid in
             var info = stat()
             return stat("/proc/\(pid)", &info) == 0 && info.st_uid == uid
         }
-        return owners(of: inode, among: candidates).sorted()
+        let targets = Dictionary(uniqueKeysWithValues: inodes.map { ("socket:[\($0)]", $0) })
+        var found: [UInt64: [Int32]] = [:]
+        var buffer = [CChar](repeating: 0, count: 64)
+        for pid in candidates.sorted() {
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            var held = Set<UInt64>()
+            for descriptor in descriptors {
+                let count = readlink("/proc/\(pid)/fd/\(descriptor)", &buffer, buffer.count - 1)
+                guard count > 0 else { continue }
+                let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                if let inode = targets[target] { held.insert(inode) }
+            }
+            for inode in held { found[inode, default: []].append(pid) }
+        }
+        return found
     }
 
     /// Which of `pids` hold a descriptor of socket `inode`.
@@ -267,9 +282,19 @@ public enum TCPPeer {
     }
 
     /// The process of `uid` holding socket `inode` (the client end of `client`'s connection),
-    /// pinned by a pidfd: what costs most of a trace, done for an admitted connection only.
-    public static func pin(uid: UInt32, inode: UInt64, client: Endpoint) -> Result<PeerCredentials, Refusal> {
-        let pids = owners(of: inode, uid: uid)
+    /// pinned by a pidfd: what costs most of a trace, done for an admitted connection only, on
+    /// the thread that searches `uid`'s processes (``SocketOwners``), so that a user who holds
+    /// many descriptors makes only its own connections wait.
+    public static func pin(uid: UInt32, inode: UInt64, client: Endpoint) async -> Result<
+        PeerCredentials, Refusal
+    > {
+        await SocketOwners.shared.pin(uid: uid, inode: inode, client: client)
+    }
+
+    /// `pin(uid:inode:client:)` once the processes of `uid` holding `inode` are known: `pids`.
+    static func pin(uid: UInt32, inode: UInt64, client: Endpoint, owners pids: [Int32]) -> Result<
+        PeerCredentials, Refusal
+    > {
         guard let pid = pids.first else {
             return .failure(
                 Refusal(
