@@ -102,6 +102,45 @@ static inline int clinux_socketpair(int domain, int type, int pair[2]) {
 #include <string.h>
 #include <sys/socket.h>
 
+// One question to the kernel's sock_diag: sends `request` (a netlink message of `length` bytes)
+// and reads the one reply into `reply` (of `capacity` bytes). The reply's first header when it is
+// the answer; NULL with `*result` 0 when the kernel knows no such socket, or -errno when it could
+// not be asked.
+static inline const struct nlmsghdr *clinux_sock_diag_ask(const void *request, size_t length, void *reply,
+                                                          size_t capacity, int *result) {
+    *result = 0;
+    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+    if (fd < 0) {
+        *result = -errno;
+        return 0;
+    }
+    struct sockaddr_nl kernel;
+    memset(&kernel, 0, sizeof kernel);
+    kernel.nl_family = AF_NETLINK;
+    if (sendto(fd, request, length, 0, (struct sockaddr *)&kernel, sizeof kernel) < 0) {
+        *result = -errno;
+        close(fd);
+        return 0;
+    }
+    ssize_t got = recv(fd, reply, capacity, 0);
+    int failure = errno;
+    close(fd);
+    const struct nlmsghdr *header = (const struct nlmsghdr *)reply;
+    if (got < 0) {
+        *result = -failure;
+    } else if (got < (ssize_t)sizeof(struct nlmsghdr) || !NLMSG_OK(header, (unsigned int)got)) {
+        *result = -EIO;
+    } else if (header->nlmsg_type == NLMSG_ERROR) {
+        const struct nlmsgerr *error = (const struct nlmsgerr *)NLMSG_DATA(header);
+        if (error->error != -ENOENT) *result = error->error < 0 ? error->error : -EIO;
+    } else if (header->nlmsg_type != SOCK_DIAG_BY_FAMILY) {
+        *result = -EIO;
+    } else {
+        return header;
+    }
+    return 0;
+}
+
 // The uid and inode of the TCP socket of `family` (AF_INET or AF_INET6) whose local end is
 // `src`:`sport` and remote end `dst`:`dport` (addresses of 4 or 16 bytes in network order, ports
 // in host order): 1 when found, 0 when no such socket is open, -errno when the kernel could not
@@ -109,8 +148,6 @@ static inline int clinux_socketpair(int domain, int type, int pair[2]) {
 static inline int clinux_tcp_socket_owner(int family, const unsigned char *src, unsigned short sport,
                                           const unsigned char *dst, unsigned short dport, unsigned int *uid,
                                           unsigned long long *inode) {
-    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-    if (fd < 0) return -errno;
     struct {
         struct nlmsghdr header;
         struct inet_diag_req_v2 request;
@@ -129,30 +166,14 @@ static inline int clinux_tcp_socket_owner(int family, const unsigned char *src, 
     memcpy(message.request.id.idiag_dst, dst, length);
     message.request.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
     message.request.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
-    struct sockaddr_nl kernel;
-    memset(&kernel, 0, sizeof kernel);
-    kernel.nl_family = AF_NETLINK;
-    if (sendto(fd, &message, sizeof message, 0, (struct sockaddr *)&kernel, sizeof kernel) < 0) {
-        int failure = errno;
-        close(fd);
-        return -failure;
-    }
     union {
         struct nlmsghdr header;
         char bytes[8192];
     } reply;
-    ssize_t got = recv(fd, &reply, sizeof reply, 0);
-    int failure = errno;
-    close(fd);
-    if (got < 0) return -failure;
-    if (got < (ssize_t)sizeof(struct nlmsghdr) || !NLMSG_OK(&reply.header, (unsigned int)got)) return -EIO;
-    if (reply.header.nlmsg_type == NLMSG_ERROR) {
-        const struct nlmsgerr *error = (const struct nlmsgerr *)NLMSG_DATA(&reply.header);
-        if (error->error == -ENOENT) return 0;
-        return error->error < 0 ? error->error : -EIO;
-    }
-    if (reply.header.nlmsg_type != SOCK_DIAG_BY_FAMILY) return -EIO;
-    const struct inet_diag_msg *found = (const struct inet_diag_msg *)NLMSG_DATA(&reply.header);
+    int result;
+    const struct nlmsghdr *answer = clinux_sock_diag_ask(&message, sizeof message, &reply, sizeof reply, &result);
+    if (!answer) return result;
+    const struct inet_diag_msg *found = (const struct inet_diag_msg *)NLMSG_DATA(answer);
     *uid = found->idiag_uid;
     *inode = found->idiag_inode;
     return 1;
@@ -169,8 +190,6 @@ static inline int clinux_unix_socket(unsigned int inode, unsigned int *peer, uns
                                      size_t *length) {
     *peer = 0;
     *length = 0;
-    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-    if (fd < 0) return -errno;
     struct {
         struct nlmsghdr header;
         struct unix_diag_req request;
@@ -185,32 +204,16 @@ static inline int clinux_unix_socket(unsigned int inode, unsigned int *peer, uns
     message.request.udiag_show = UDIAG_SHOW_PEER | UDIAG_SHOW_NAME;
     message.request.udiag_cookie[0] = INET_DIAG_NOCOOKIE;
     message.request.udiag_cookie[1] = INET_DIAG_NOCOOKIE;
-    struct sockaddr_nl kernel;
-    memset(&kernel, 0, sizeof kernel);
-    kernel.nl_family = AF_NETLINK;
-    if (sendto(fd, &message, sizeof message, 0, (struct sockaddr *)&kernel, sizeof kernel) < 0) {
-        int failure = errno;
-        close(fd);
-        return -failure;
-    }
     union {
         struct nlmsghdr header;
         char bytes[8192];
     } reply;
-    ssize_t got = recv(fd, &reply, sizeof reply, 0);
-    int failure = errno;
-    close(fd);
-    if (got < 0) return -failure;
-    if (got < (ssize_t)sizeof(struct nlmsghdr) || !NLMSG_OK(&reply.header, (unsigned int)got)) return -EIO;
-    if (reply.header.nlmsg_type == NLMSG_ERROR) {
-        const struct nlmsgerr *error = (const struct nlmsgerr *)NLMSG_DATA(&reply.header);
-        if (error->error == -ENOENT) return 0;
-        return error->error < 0 ? error->error : -EIO;
-    }
-    if (reply.header.nlmsg_type != SOCK_DIAG_BY_FAMILY) return -EIO;
-    const struct unix_diag_msg *found = (const struct unix_diag_msg *)NLMSG_DATA(&reply.header);
+    int result;
+    const struct nlmsghdr *answer = clinux_sock_diag_ask(&message, sizeof message, &reply, sizeof reply, &result);
+    if (!answer) return result;
+    const struct unix_diag_msg *found = (const struct unix_diag_msg *)NLMSG_DATA(answer);
     if (found->udiag_ino != inode) return -EIO;
-    int remaining = (int)reply.header.nlmsg_len - (int)NLMSG_LENGTH(sizeof *found);
+    int remaining = (int)answer->nlmsg_len - (int)NLMSG_LENGTH(sizeof *found);
     for (const struct rtattr *attribute = (const struct rtattr *)(found + 1); RTA_OK(attribute, remaining);
          attribute = RTA_NEXT(attribute, remaining)) {
         size_t size = RTA_PAYLOAD(attribute);
