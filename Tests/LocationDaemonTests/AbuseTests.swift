@@ -233,6 +233,12 @@ struct AbuseTests {
 
     static func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
 
+    /// The seconds from `start` to now.
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = start.duration(to: .now)
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
+
     /// The CPU time a process used so far, from `/proc/<pid>/stat` (user and system).
     static func cpuSeconds(_ pid: Int32) -> Double {
         // utime and stime, fields 14 and 15.

@@ -69,9 +69,7 @@ struct GPSDPortAbuseTests {
             scene.bob.setpriv() + ["/usr/bin/gpspipe", "-w", "-n", "12", hostPort],
             executable: setprivPath)
         let served = await newcomer.waitForOutput(within: 10) { $0.contains(#""class":"TPV""#) }
-        let firstTPV = started.duration(to: .now)
-        let newcomerSeconds =
-            Double(firstTPV.components.seconds) + Double(firstTPV.components.attoseconds) * 1e-18
+        let newcomerSeconds = AbuseTests.seconds(since: started)
         _ = await attack.wait(within: 60)
         let result = Attacker.result(attack.output)
         let silence = await scene.victimSilence.stop()
@@ -129,9 +127,7 @@ struct GPSDPortAbuseTests {
             scene.bob.setpriv() + ["/usr/bin/gpspipe", "-w", "-n", "12", "127.0.0.1:\(port)"],
             executable: setprivPath)
         let served = await newcomer.waitForOutput(within: 20) { $0.contains(#""class":"TPV""#) }
-        let firstTPV = started.duration(to: .now)
-        let newcomerSeconds =
-            Double(firstTPV.components.seconds) + Double(firstTPV.components.attoseconds) * 1e-18
+        let newcomerSeconds = AbuseTests.seconds(since: started)
         _ = await attack.wait(within: 60)
         let silence = await scene.victimSilence.stop()
         #expect(
@@ -298,9 +294,7 @@ struct GPSDPortAbuseTests {
             ],
             executable: Hosts.ip)
         let served = await newcomer.waitForOutput(within: 10) { $0.contains(#""class":"TPV""#) }
-        let firstTPV = started.duration(to: .now)
-        let newcomerSeconds =
-            Double(firstTPV.components.seconds) + Double(firstTPV.components.attoseconds) * 1e-18
+        let newcomerSeconds = AbuseTests.seconds(since: started)
         _ = await attack.wait(within: 60)
         let result = Attacker.result(attack.output)
         let silence = await scene.victimSilence.stop()
