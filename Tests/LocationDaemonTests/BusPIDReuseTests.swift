@@ -30,7 +30,7 @@ struct BusPIDReuseTests {
     /// The handover script's opener, run as `account` until it exited, having handed its
     /// connection to its heir: the script, the pid it freed and the heir's pid.
     static func handOver(_ setup: Setup, _ account: Account, action: String, go: String) async throws
-        -> (RunningProcess, opened: Int32, heir: Int32)
+        -> (RunningProcess, opened: Int32, heir: PinnedProcess)
     {
         let script = try setup.start(
             account,
@@ -42,16 +42,20 @@ struct BusPIDReuseTests {
             await script.waitForOutput(within: 15) { $0.contains(#""event": "heir""#) }, "\(script.errors)")
         let events = jsonObjects(inLines: script.output)
         let opened = try #require(events.first { $0["event"] as? String == "opened" }?["pid"] as? Int)
-        let heir = try #require(events.first { $0["event"] as? String == "heir" }?["pid"] as? Int)
+        // The heir waits to be told to go: it is alive, and pinned before its pid can be anyone's.
+        let heirPID = try #require(events.first { $0["event"] as? String == "heir" }?["pid"] as? Int)
+        let heir = try #require(
+            PinnedProcess(Int32(heirPID)), "the heir \(heirPID) is gone: \(script.errors)")
         // The opener is gone (and reaped): its pid is free.
         #expect(await waitUntil(within: 10) { kill(Int32(opened), 0) != 0 })
-        return (script, Int32(opened), Int32(heir))
+        return (script, Int32(opened), heir)
     }
 
     /// Gives pid `pid` to a `sleep` of `account`, forked by a helper of root's that sets
     /// `ns_last_pid` just below it and tries again, at once, while another process takes the
-    /// number first; returns the helper, which waits for its `sleep` (kill the pid to end both).
-    static func reuse(_ pid: Int32, _ account: Account) async throws -> RunningProcess {
+    /// number first; returns the helper, which waits for its `sleep`, and the `sleep`, pinned
+    /// (signal it to end both).
+    static func reuse(_ pid: Int32, _ account: Account) async throws -> (RunningProcess, PinnedProcess) {
         let helper = try RunningProcess(
             [
                 "-c", Self.giver, "\(pid)", "\(account.uid)", "\(account.gid)", Self.sleep,
@@ -62,7 +66,12 @@ struct BusPIDReuseTests {
             throw Refused(
                 text: "pid \(pid) could not be given to \(Self.sleep): \(helper.output)\(helper.errors)")
         }
-        return helper
+        // The sleep runs for a minute: it is the process of that pid while it is pinned.
+        guard let sleeper = PinnedProcess(pid) else {
+            await helper.stop()
+            throw Refused(text: "pid \(pid), given to \(Self.sleep), ended at once: \(helper.errors)")
+        }
+        return (helper, sleeper)
     }
 
     /// The helper `reuse` runs.
@@ -107,12 +116,12 @@ struct BusPIDReuseTests {
             let go = NSTemporaryDirectory() + "ocl-handover-\(UUID().uuidString.prefix(8))"
             defer { unlink(go) }
             let (script, opened, heir) = try await Self.handOver(setup, alice, action: "start", go: go)
-            defer { kill(heir, SIGKILL) }
-            let sleeper = try await Self.reuse(opened, alice)
-            defer { kill(opened, SIGKILL) }
+            defer { heir.signal(SIGKILL) }
+            let (helper, sleeper) = try await Self.reuse(opened, alice)
+            defer { sleeper.signal(SIGKILL) }
             #expect(FileManager.default.createFile(atPath: go, contents: nil))
             let done = await Self.outcome(script)
-            await sleeper.stop()
+            await helper.stop()
             print("pid \(opened) reused by \(Self.sleep): the heir's outcome \(done)")
             #expect(
                 done["refused"] as? String == "org.freedesktop.DBus.Error.AccessDenied", "\(script.output)")
@@ -131,12 +140,12 @@ struct BusPIDReuseTests {
             let go = NSTemporaryDirectory() + "ocl-handover-\(UUID().uuidString.prefix(8))"
             defer { unlink(go) }
             let (script, opened, heir) = try await Self.handOver(setup, alice, action: "agent", go: go)
-            defer { kill(heir, SIGKILL) }
-            let sleeper = try await Self.reuse(opened, alice)
-            defer { kill(opened, SIGKILL) }
+            defer { heir.signal(SIGKILL) }
+            let (helper, sleeper) = try await Self.reuse(opened, alice)
+            defer { sleeper.signal(SIGKILL) }
             #expect(FileManager.default.createFile(atPath: go, contents: nil))
             let done = await Self.outcome(script)
-            await sleeper.stop()
+            await helper.stop()
             print("pid \(opened) reused by \(Self.sleep): the would-be agent's outcome \(done)")
             #expect(
                 done["refused"] as? String == "org.freedesktop.DBus.Error.AccessDenied", "\(script.output)")
@@ -152,7 +161,7 @@ struct BusPIDReuseTests {
             let go = NSTemporaryDirectory() + "ocl-handover-\(UUID().uuidString.prefix(8))"
             defer { unlink(go) }
             let (script, opened, heir) = try await Self.handOver(setup, alice, action: "start", go: go)
-            defer { kill(heir, SIGKILL) }
+            defer { heir.signal(SIGKILL) }
             #expect(FileManager.default.createFile(atPath: go, contents: nil))
             let done = await Self.outcome(script)
             #expect(

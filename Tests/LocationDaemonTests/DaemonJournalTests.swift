@@ -28,10 +28,11 @@ struct DaemonJournalTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
         try process.run()
+        let pinned = PinnedProcess(process.processIdentifier)
         ChildReaper.register(process.processIdentifier)
         let text = { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
         #expect(await waitUntil(within: 60) { text().contains("listening on") || !process.isRunning })
-        kill(process.processIdentifier, SIGINT)
+        pinned?.signal(SIGINT)
         #expect(await waitUntil(within: 20) { !process.isRunning })
         return text()
     }

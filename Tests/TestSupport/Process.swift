@@ -88,6 +88,9 @@ public enum Runner {
 /// on threads of its own, so the test can wait for a line and then stop it.
 public final class RunningProcess: Sendable {
     private let process: Process
+    /// The program, pinned as it starts: signalled through this, never by a pid that another
+    /// process may hold once it has ended.
+    private let pinned: PinnedProcess?
     /// Standard input, when the program was started with one to write to.
     private let input: FileHandle?
     private final class Collected: Sendable {
@@ -121,6 +124,7 @@ public final class RunningProcess: Sendable {
         }
         self.process = process
         try process.run()
+        pinned = PinnedProcess(process.processIdentifier)
         ChildReaper.register(process.processIdentifier)
         for (pipe, isOutput) in [(output, true), (error, false)] {
             let handle = pipe.fileHandleForReading
@@ -157,8 +161,8 @@ public final class RunningProcess: Sendable {
 
     public var processIdentifier: Int32 { process.processIdentifier }
 
-    /// Sends `signal` to the program.
-    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    /// Sends `signal` to the program, unless it has ended.
+    public func signal(_ signal: Int32) { pinned?.signal(signal) }
 
     /// Standard output so far.
     public var output: String { collected.withLock { $0.output } }
@@ -177,7 +181,7 @@ public final class RunningProcess: Sendable {
     /// its output to be read; returns its exit status.
     @discardableResult
     public func stop(within seconds: Double = 10) async -> Int32? {
-        if process.isRunning { process.terminate() }
+        if process.isRunning { signal(SIGTERM) }
         return await wait(within: seconds)
     }
 
@@ -186,7 +190,7 @@ public final class RunningProcess: Sendable {
         if await waitUntil(within: seconds, { !process.isRunning && collected.withLock { $0.ended == 2 } }) {
             return process.terminationStatus
         }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { signal(SIGKILL) }
         return nil
     }
 }
