@@ -155,6 +155,12 @@ final class DaemonHarness: Sendable {
     var process: RunningProcess? { running.withLock { $0 } }
     var log: String { process?.errors ?? "" }
 
+    /// Whether the log says `text` within `seconds`: a line written as a client is answered may
+    /// reach the test just after the answer does.
+    func logs(_ text: String, within seconds: Double = 10) async -> Bool {
+        await waitUntil(within: seconds) { log.contains(text) }
+    }
+
     func kill9() async {
         guard let process else { return }
         process.signal(SIGKILL)
@@ -189,7 +195,9 @@ final class DaemonHarness: Sendable {
         let admin = try client(as: nil)
         await admin.hello()
         admin.send(#"{"op":"auth.grant","id":1,"uid":\#(uid),"app":"\#(app)","level":"always"}"#)
-        #expect(await admin.wait { $0.contains(.ok(id: 1)) }, "the grant: \(admin.output)")
+        #expect(
+            await admin.wait { $0.contains(.ok(id: 1)) },
+            "the grant: \(admin.output)\(admin.process.errors)\ngpslocd's log:\n\(log)")
         await admin.stop()
     }
 

@@ -286,20 +286,29 @@ struct GPSDClientsTests {
             Self.shell("DISPLAY=:\(display) \(command) &")
         }
         defer { Self.shell("pkill -KILL -f '^/usr/bin/python3 /usr/bin/xgps 127.0.0.1:\(stage.port)'") }
-        // The log is replayed at its pace, one epoch a second: xgps has drawn a few by then.
-        try await Task.sleep(for: .seconds(6))
-        var pictures: [String: Int] = [:]
-        for (account, display) in displays {
-            let file = NSTemporaryDirectory() + "ocl-xgps-\(getpid())-\(display).xwd"
-            Self.shell("/usr/bin/xwd -root -silent -display :\(display) > \(file)")
-            defer { try? FileManager.default.removeItem(atPath: file) }
-            let data = try Data(contentsOf: URL(fileURLWithPath: file))
-            pictures[account.name] = Self.colouredPixels(xwd: data)
+        func pictures() -> [String: Int] {
+            var pictures: [String: Int] = [:]
+            for (account, display) in displays {
+                let file = NSTemporaryDirectory() + "ocl-xgps-\(getpid())-\(display).xwd"
+                Self.shell("/usr/bin/xwd -root -silent -display :\(display) > \(file)")
+                defer { try? FileManager.default.removeItem(atPath: file) }
+                let data = try? Data(contentsOf: URL(fileURLWithPath: file))
+                pictures[account.name] = data.flatMap { Self.colouredPixels(xwd: $0) }
+            }
+            return pictures
         }
-        let precise = try #require(pictures[stage.precise.name], "no picture of xgps for the precise user")
+        // The log is replayed at its pace, one epoch a second, and xgps (Python and GTK) starts
+        // slowly on a loaded machine: the precise one's sky is waited for, then every window is
+        // given three epochs more to draw whatever it was sent.
+        _ = await waitUntil(within: 40, every: .seconds(1)) {
+            (pictures()[stage.precise.name] ?? 0) > 200
+        }
+        try await Task.sleep(for: .seconds(3))
+        let drawn = pictures()
+        let precise = try #require(drawn[stage.precise.name], "no picture of xgps for the precise user")
         let approximate = try #require(
-            pictures[stage.approximate.name], "no picture for the approximate user")
-        let denied = try #require(pictures[stage.denied.name], "no picture of xgps for the denied user")
+            drawn[stage.approximate.name], "no picture for the approximate user")
+        let denied = try #require(drawn[stage.denied.name], "no picture of xgps for the denied user")
         // An approximate client gets no SKY: its sky view is as empty as a denied one's.
         #expect(
             precise > max(approximate, denied) + 200, "coloured pixels: \(precise), \(approximate), \(denied)"

@@ -53,7 +53,7 @@ struct IdentityAttackTests {
         #expect(identity.unit == nil && identity.userUnit == "tracker.service")
         #expect(identity.proof?.contains("a name its user chose") == true)
         #expect(
-            daemon.log.contains("com.example.tracker's registration covers the system unit only"),
+            await daemon.logs("com.example.tracker's registration covers the system unit only"),
             "\(daemon.log)")
         await attacker.stop()
 
@@ -107,7 +107,7 @@ struct IdentityAttackTests {
         let identity = try #require(named.identity, "\(named.output)\n\(named.process.errors)")
         #expect(identity.app == socatPath.path && identity.flatpak == nil && !identity.registered)
         #expect(identity.sandboxed == true, "a scope named for a Flatpak never speaks for its user")
-        #expect(daemon.log.contains("is not taken for that app"), "\(daemon.log)")
+        #expect(await daemon.logs("is not taken for that app"), "\(daemon.log)")
         await named.stop()
 
         // The scope numbered with the attacker's own shell, and a .flatpak-info at the root of a
@@ -134,7 +134,7 @@ struct IdentityAttackTests {
         await forked.hello()
         let forkedIdentity = try #require(forked.identity, "\(forked.output)\n\(forked.process.errors)")
         #expect(forkedIdentity.flatpak == nil && !forkedIdentity.registered, "\(forkedIdentity)")
-        #expect(daemon.log.contains("without no_new_privs"), "\(daemon.log)")
+        #expect(await daemon.logs("without no_new_privs"), "\(daemon.log)")
         await forked.stop()
         await daemon.stop()
     }
@@ -176,7 +176,7 @@ struct IdentityAttackTests {
             command: [base + "/mallory/tracker", "-", "UNIX-CONNECT:\(daemon.socket)"])
         await writable.hello()
         #expect(writable.identity?.app == base + "/mallory/tracker" && writable.identity?.registered == false)
-        #expect(daemon.log.contains("could have put any program there"), "\(daemon.log)")
+        #expect(await daemon.logs("could have put any program there"), "\(daemon.log)")
         await writable.stop()
 
         // Her own file bound over the installed path, in a mount namespace of her own.
