@@ -55,6 +55,9 @@ final class DaemonClient: Sendable {
     }
 
     let path: String
+    /// Why the first attempt did not reach gpslocd, when it did not: said in the log at once
+    /// (the client then keeps trying in the background).
+    let firstFailure: String?
     private let log: @Sendable (String) -> Void
     private let state = Mutex(State())
     private let loop: PollLoop
@@ -62,12 +65,15 @@ final class DaemonClient: Sendable {
     private let authorizationChanged = Mutex<@Sendable () -> Void>({})
 
     /// Connects and says hello, waiting up to two seconds for the answer; the connection is
-    /// kept (and retried in the background) even when the first attempt fails.
-    init(path: String, log: @escaping @Sendable (String) -> Void) throws(Errno) {
+    /// kept (and retried in the background) even when the first attempt fails, which is logged
+    /// unless `quietly` (its owner says it itself: ``firstFailure``).
+    init(path: String, quietly: Bool = false, log: @escaping @Sendable (String) -> Void) throws(Errno) {
         self.path = path
         self.log = log
         loop = try PollLoop()
-        if let connection = try? DaemonConnection.open(path: path) {
+        var failure: String?
+        do {
+            let connection = try DaemonConnection.open(path: path)
             var splitter = LineSplitter(maximumLength: WireProtocol.maximumEventLength)
             if connection.send(WireRequest.hello(version: WireProtocol.version, receiver: nil).encoded()),
                 let line = try? connection.readLine(timeout: 2000, splitter: &splitter),
@@ -80,9 +86,13 @@ final class DaemonClient: Sendable {
                 }
             } else {
                 connection.close()
-                log("gpslocd at \(path) did not answer; retrying in the background")
+                failure = "gpslocd at \(path) did not answer its hello within 2 seconds"
             }
+        } catch {
+            failure = error.description
         }
+        firstFailure = failure
+        if let failure, !quietly { log("\(failure); retrying in the background until it answers") }
         // The reader holds the client until ``stop()``: a context in client mode lives as long
         // as its program, or its owner stops it.
         let loop = loop

@@ -79,12 +79,15 @@ extension LocationContext {
 
     /// A context in client mode of the daemon at `socket`. The app is whatever the daemon
     /// verified; `OPENCORELOCATION_APP` and a manifest are not the client's to give. The host may
-    /// still say the app went to the background through the configuration's `activity`.
+    /// still say the app went to the background through the configuration's `activity`. When
+    /// the daemon cannot be reached, the client keeps trying and logs why at once, unless
+    /// `quietly`: then its owner says it (``daemonUnreachable``).
     public static func daemonClient(
         socket: String, environment: [String: String] = ProcessInfo.processInfo.environment,
-        activity: AppActivity = AppActivity(), log: @escaping @Sendable (String) -> Void = standardErrorLog
+        activity: AppActivity = AppActivity(), quietly: Bool = false,
+        log: @escaping @Sendable (String) -> Void = standardErrorLog
     ) throws(Errno) -> LocationContext {
-        let remote = try DaemonClient(path: socket, log: log)
+        let remote = try DaemonClient(path: socket, quietly: quietly, log: log)
         let store = AuthorizationStore(
             directory: AuthorizationStore.defaultDirectory(environment: environment))
         return LocationContext(
@@ -98,4 +101,8 @@ extension LocationContext {
 
     /// Whether this context is a client of gpslocd rather than running the core itself.
     public var isDaemonClient: Bool { remote != nil }
+
+    /// Why this client of gpslocd could not reach it when it was made (it keeps trying); nil
+    /// when it did, or when the context runs the core itself.
+    public var daemonUnreachable: String? { remote?.firstFailure }
 }

@@ -23,7 +23,8 @@ struct Agent: AsyncParsableCommand {
         abstract: "Answer gpslocd's location questions for your apps, on this terminal.",
         discussion: """
             Run it in your terminal or session while your apps ask for location. Questions that \
-            waited while no agent ran are shown at once. Ends when gpslocd stops, or with Ctrl-C.
+            waited while no agent ran are shown at once. When gpslocd stops or restarts, the agent \
+            says so and answers again once it is back; Ctrl-C ends it.
             """)
 
     func run() async throws {
@@ -40,15 +41,29 @@ struct Agent: AsyncParsableCommand {
             )
             throw ExitCode(1)
         }
-        let connection: DaemonConnection
+        var connection: DaemonConnection
         do { connection = try DaemonConnection.open(path: socket) } catch {
             printError("gpsloc agent: error: \(error)")
             throw ExitCode(1)
         }
-        defer { connection.close() }
+        printError("gpsloc agent: answering location questions for uid \(getuid()) from gpslocd at \(socket)")
+        while true {
+            await Self.answer(on: connection)
+            connection.close()
+            // gpslocd stopped or restarted: its questions come again once it is back.
+            printError(
+                "gpsloc agent: gpslocd at \(socket) closed the connection (stopped or restarted); "
+                    + "waiting for it to answer again (Ctrl-C ends the agent)")
+            connection = await Self.reconnect(to: socket)
+            printError("gpsloc agent: gpslocd is back; answering location questions again")
+        }
+    }
+
+    /// Registers as the user's agent on `connection` and answers its questions until gpslocd
+    /// closes it.
+    private static func answer(on connection: DaemonConnection) async {
         _ = connection.send(WireRequest.hello(version: WireProtocol.version, receiver: nil).encoded())
         _ = connection.send(WireRequest.registerAgent.encoded())
-        printError("gpsloc agent: answering location questions for uid \(getuid()) from gpslocd at \(socket)")
         let events = Self.events(connection)
         var showing: (number: Int, task: Task<Void, Never>)?
         for await event in events {
@@ -72,7 +87,16 @@ struct Agent: AsyncParsableCommand {
                 break
             }
         }
-        printError("gpsloc agent: gpslocd closed the connection")
+        // A question on the screen belongs to the connection that asked it.
+        showing?.task.cancel()
+    }
+
+    /// A connection to gpslocd at `socket` once it listens again, tried once a second.
+    private static func reconnect(to socket: String) async -> DaemonConnection {
+        while true {
+            try? await Task.sleep(for: .seconds(1))
+            if let connection = try? DaemonConnection.open(path: socket) { return connection }
+        }
     }
 
     /// The question as the terminal shows it: the app named by what the daemon verified.

@@ -183,9 +183,19 @@ struct AppOptions: ParsableArguments {
         }
         let activity = AppActivity(inUse: AppActivity.isTerminalForeground)
         let context: LocationContext
-        do { context = try LocationContext.daemonClient(socket: socket, activity: activity, log: log) } catch
-        {
+        do {
+            context = try LocationContext.daemonClient(
+                socket: socket, activity: activity, quietly: true, log: log)
+        } catch {
             printError("gpsloc \(command): error: cannot use gpslocd at \(socket): \(error)")
+            throw ExitCode(1)
+        }
+        // A socket file nobody listens on (a daemon that was killed left it): said at once, as
+        // `auth` says it, rather than waiting in silence for a daemon that may never come.
+        if let unreachable = context.daemonUnreachable {
+            printError(
+                "gpsloc \(command): error: \(unreachable); start it (systemctl start gpslocd.socket) "
+                    + "or pass --source and --app to read a receiver directly")
             throw ExitCode(1)
         }
         return context

@@ -126,6 +126,13 @@ struct Decode: ParsableCommand {
         for problem in logs.problems { printError("gpsloc decode: error: \(problem)") }
         if !quiet { for entry in logs.skipped { printError("gpsloc decode: skipped \(entry)") } }
         var failed = !logs.problems.isEmpty
+        // Standard input on a terminal is a person typing or pasting, or one who expected a log to
+        // be read: either way they are told what is waited for.
+        if logs.paths.contains(nil), isatty(STDIN_FILENO) == 1 {
+            printError(
+                "gpsloc decode: reading NMEA sentences from the terminal; end with Ctrl-D, "
+                    + "or give a log to decode (gpsloc decode FILE)")
+        }
         var reach = FixReach()
         for path in logs.paths {
             if !decode(path, into: &output, track: &track, reach: &reach) { failed = true }

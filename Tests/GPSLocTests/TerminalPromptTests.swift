@@ -9,35 +9,6 @@ import Testing
 /// pseudo-terminal (`setsid --ctty`), so its `/dev/tty` is the terminal the test types into.
 @Suite("The terminal prompt, the built binary")
 struct TerminalPromptTests {
-    /// Reads what the program wrote to the terminal until `condition` holds or time runs out,
-    /// napping between looks rather than holding one of the concurrency pool's threads.
-    static func read(_ terminal: PseudoTerminal, until condition: (String) -> Bool) async -> String {
-        var text = ""
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !condition(text) && ContinuousClock.now < deadline {
-            let more = terminal.readLine(timeout: 0)
-            if more.isEmpty { try? await Task.sleep(for: .milliseconds(20)) }
-            text += more
-        }
-        return text
-    }
-
-    /// Ends the program that leads the terminal's session: SIGTERM to the terminal's foreground
-    /// process group, then SIGKILL if it has not ended within five seconds. (`setsid` forks when it
-    /// is started as a process group leader, so the program is not the `Process` itself.)
-    static func stop(_ process: Process, on terminal: PseudoTerminal) async {
-        let group = tcgetpgrp(terminal.master)
-        if group > 0 { kill(-group, SIGTERM) }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while group > 0 && kill(-group, 0) == 0 && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        if group > 0 && kill(-group, 0) == 0 { kill(-group, SIGKILL) }
-        while process.isRunning && ContinuousClock.now < deadline + .seconds(5) {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
     @Test(
         "The user answers on the terminal and locations flow; escape sequences in the question are shown, not obeyed"
     )
@@ -65,13 +36,13 @@ struct TerminalPromptTests {
         process.standardError = slave
         try process.run()
         ChildReaper.register(process.processIdentifier)
-        let question = await Self.read(terminal) { $0.contains("Don't Allow: ") }
+        let question = await terminal.screen { $0.contains("Don't Allow: ") }
         #expect(question.contains("Allow \"com.example.prompted\" to use your location?"))
         #expect(question.contains(#"Shows \u{1B}[2J\u{1B}[31mwhere you are\u{1B}[0m."#))
         #expect(!question.contains("\u{1B}"))
         terminal.write(Array("w\n".utf8))
-        let updates = await Self.read(terminal) { $0.contains("simulated") }
-        await Self.stop(process, on: terminal)
+        let updates = await terminal.screen { $0.contains("simulated") }
+        await terminal.endSession(of: process)
         #expect(updates.contains("±2.5 m"))
         let stored = try String(
             contentsOf: directory.appendingPathComponent("authorization.json"), encoding: .utf8)

@@ -129,6 +129,36 @@ public final class PseudoTerminal: Sendable {
         return String(decoding: line, as: UTF8.self)
     }
 
+    /// What programs wrote to the terminal until `condition` holds or 20 seconds pass, napping
+    /// between looks rather than holding one of the concurrency pool's threads.
+    public func screen(until condition: (String) -> Bool) async -> String {
+        var text = ""
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !condition(text) && ContinuousClock.now < deadline {
+            let more = readLine(timeout: 0)
+            if more.isEmpty { try? await Task.sleep(for: .milliseconds(20)) }
+            text += more
+        }
+        return text
+    }
+
+    /// Ends the program that leads the terminal's session: SIGTERM to the terminal's foreground
+    /// process group, then SIGKILL if it has not ended within five seconds. (`setsid` forks when it
+    /// is started as a process group leader, so the program is not `process` itself.) The group
+    /// is the terminal's now, so its number is not a group that has ended.
+    public func endSession(of process: Process) async {
+        let group = tcgetpgrp(master)
+        if group > 0 { kill(-group, SIGTERM) }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while group > 0 && kill(-group, 0) == 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        if group > 0 && kill(-group, 0) == 0 { kill(-group, SIGKILL) }
+        while process.isRunning && ContinuousClock.now < deadline + .seconds(5) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// The rate the port is set to by whoever opened the slave side, in bits per second; `nil`
     /// when it is not a standard rate. A UART at another rate than the receiver's reads noise.
     public var portRate: Int? {

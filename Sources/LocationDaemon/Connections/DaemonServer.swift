@@ -106,13 +106,17 @@ public final class DaemonServer: Sendable {
 
     /// Accepts the connections of `descriptor`, a socket bound and listening, which the
     /// listener owns from here: each speaking one of `protocols`.
-    private func serve(_ descriptor: CInt, protocols: [any ConnectionProtocol]) throws -> Listener {
+    /// `bound` is the socket file the daemon made for it, removed when it stops listening.
+    private func serve(
+        _ descriptor: CInt, protocols: [any ConnectionProtocol], bound: Listener.SocketFile? = nil
+    ) throws -> Listener {
         let tcp = !Self.isUnixSocket(descriptor)
         let accepted: @Sendable (CInt) -> Void = { [self] in join($0, protocols: protocols, tcp: tcp) }
         let name = protocols.map(\.name).joined(separator: "+")
         do {
             return try Listener(
-                descriptor: descriptor, name: "\(name) accept", log: daemon.log, accepted: accepted)
+                descriptor: descriptor, name: "\(name) accept", bound: bound, log: daemon.log,
+                accepted: accepted)
         } catch {
             Glibc.close(descriptor)
             throw ServerError(description: "cannot start accepting connections: \(error)")
@@ -189,7 +193,8 @@ public final class DaemonServer: Sendable {
 
     /// Listens at `path`, which any local user may connect to (what each may know is decided per
     /// connection), each connection speaking one of `protocols`. A stale socket file left by a
-    /// daemon that died is replaced; a live one is an error, never taken over.
+    /// daemon that died is replaced; a live one is an error, never taken over. The file is removed
+    /// when the daemon stops listening, so that a client is told at once that nobody serves there.
     func listen(at path: String, speaking protocols: [any ConnectionProtocol]) throws -> Listener {
         let directory = FilePath(path).removingLastComponent().string
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
@@ -221,7 +226,7 @@ public final class DaemonServer: Sendable {
         switch bound {
         case .success(let descriptor):
             chmod(path, 0o666)
-            return try serve(descriptor, protocols: protocols)
+            return try serve(descriptor, protocols: protocols, bound: Listener.SocketFile(path: path))
         case .failure(let error):
             throw ServerError(
                 description: "cannot listen on \(path) (\(error)); pass --socket with a writable place")

@@ -22,18 +22,50 @@ import SystemPackage
 /// leaves the connection waiting in the backlog: the thread says so once and tries again in a
 /// tenth of a second, so that it neither spins nor stops.
 public final class Listener: Sendable {
+    /// A socket file the daemon bound, known by its device and inode: removed when the daemon
+    /// stops listening, unless another socket has taken its path by then.
+    struct SocketFile: Sendable {
+        let path: String
+        let device: UInt64
+        let inode: UInt64
+
+        /// The socket file at `path` now; nil when there is none.
+        init?(path: String) {
+            guard let (device, inode) = Self.identity(of: path) else { return nil }
+            self.path = path
+            self.device = device
+            self.inode = inode
+        }
+
+        private static func identity(of path: String) -> (UInt64, UInt64)? {
+            var facts = stat()
+            guard lstat(path, &facts) == 0, facts.st_mode & S_IFMT == S_IFSOCK else { return nil }
+            return (UInt64(facts.st_dev), UInt64(facts.st_ino))
+        }
+
+        /// Removes the file if it is still the one bound.
+        func remove() {
+            guard let (device, inode) = Self.identity(of: path), device == self.device, inode == self.inode
+            else { return }
+            unlink(path)
+        }
+    }
+
     /// Stops the accepting thread, which then closes the listening socket.
     private let stopper: PollLoop
+    private let bound: SocketFile?
 
     /// Listens on `descriptor`, a socket bound and listening already (made here, or passed by
-    /// systemd). Each accepted connection's descriptor, non-blocking and closed on exec, goes to
-    /// `accepted`, which owns it; `log` hears of trouble.
+    /// systemd), whose file is `bound` when the daemon made it. Each accepted connection's
+    /// descriptor, non-blocking and closed on exec, goes to `accepted`, which owns it; `log`
+    /// hears of trouble.
     init(
-        descriptor: CInt, name: String, log: @escaping @Sendable (String) -> Void,
+        descriptor: CInt, name: String, bound: SocketFile? = nil, log: @escaping @Sendable (String) -> Void,
         accepted: @escaping @Sendable (CInt) -> Void
     ) throws(Errno) {
         let stopper = try PollLoop()
         self.stopper = stopper
+        self.bound = bound
         let flags = fcntl(descriptor, F_GETFL)
         _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
         detachThread(named: name) {
@@ -43,8 +75,10 @@ public final class Listener: Sendable {
         }
     }
 
-    /// Stops accepting; the socket is closed at once by its thread. Connections made stay.
+    /// Stops accepting; the socket file the daemon made is removed, and the socket is closed at
+    /// once by its thread. Connections made stay.
     public func close() {
+        bound?.remove()
         stopper.stop()
     }
 

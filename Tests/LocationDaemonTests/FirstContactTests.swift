@@ -1,0 +1,124 @@
+// SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
+// SPDX-License-Identifier: Apache-2.0
+
+import DescriptorIO
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What a person meets when gpslocd is not there, or goes away and comes back: the built
+/// binaries, each under a timeout, so that a wait in silence fails the test instead of hanging it.
+@Suite(
+    "gpsloc and gpslocd: no wait without a word when the daemon is gone", .serialized,
+    .enabled(if: getuid() == 0, "needs root to run the agent and its app as a user of their own"))
+struct FirstContactTests {
+    /// A socket file nobody listens on, as a daemon killed with SIGKILL leaves it.
+    static func staleSocket(at path: String) throws {
+        let socket = closeOnExecSocket(domain: AF_UNIX, type: SocketType.stream)
+        try #require(socket >= 0)
+        defer { close(socket) }
+        unlink(path)
+        let address = try #require(UnixSocketAddress(path: path))
+        let bound = address.withSockAddr { bind(socket, $0, $1) }
+        try #require(bound == 0, "bind \(path): \(String(cString: strerror(errno)))")
+    }
+
+    @Test(
+        "gpslocd removes its socket when it stops; gpsloc watch at a socket nobody serves says so and exits")
+    func staleSocket() async throws {
+        let daemon = try DaemonHarness(sources: [])
+        try await daemon.start()
+        #expect(FileManager.default.fileExists(atPath: daemon.socket))
+        await daemon.stopKeepingState()
+        #expect(
+            !FileManager.default.fileExists(atPath: daemon.socket),
+            "a socket file left behind makes every client wait for a daemon that is not there")
+
+        try Self.staleSocket(at: daemon.socket)
+        let watch = try RunningProcess(
+            ["watch"], environment: ["OPENCORELOCATION_SOCKET": daemon.socket])
+        let status = await watch.wait(within: 10)
+        #expect(status == 1, "gpsloc watch waited in silence: \(watch.errors)")
+        #expect(
+            watch.errors.contains("cannot connect to \(daemon.socket): Connection refused"), "\(watch.errors)"
+        )
+        #expect(watch.errors.split(separator: "\n").count == 1, "one line, the error: \(watch.errors)")
+        await daemon.stop()
+    }
+
+    @Test("gpsloc agent says gpslocd went away, and answers its questions again once it is back")
+    func agentAfterRestart() async throws {
+        let alice = try await Account.ensure("ocl-alice")
+        let receiver = try TenHertzReceiver()
+        defer { receiver.stop() }
+        let daemon = try DaemonHarness(sources: [receiver.source])
+        try daemon.register(
+            "tracker",
+            [
+                "CFBundleIdentifier": "com.example.tracker", "OpenCoreLocationExecutables": [socatPath.path],
+                "NSLocationWhenInUseUsageDescription": "To show where you are",
+            ])
+        try await daemon.start()
+
+        let terminal = try PseudoTerminal()
+        defer { terminal.close() }
+        let slave = try #require(FileHandle(forUpdatingAtPath: terminal.slavePath))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments =
+            ["--ctty", "--wait", setprivPath.path] + alice.setpriv() + [Runner.gpsloc.path, "agent"]
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "OPENCORELOCATION_SOCKET": daemon.socket
+        ]) { $1 }
+        (process.standardInput, process.standardOutput, process.standardError) = (slave, slave, slave)
+        try process.run()
+        ChildReaper.register(process.processIdentifier)
+        var screen = await terminal.screen { $0.contains("answering location questions") }
+        #expect(screen.contains("from gpslocd at \(daemon.socket)"), "\(screen)")
+
+        _ = try await daemon.restart()
+        screen += await terminal.screen { $0.contains("gpslocd is back") }
+        #expect(screen.contains("closed the connection (stopped or restarted)"), "\(screen)")
+        #expect(screen.contains("answering location questions again"), "\(screen)\n\(daemon.log)")
+
+        // The agent registered again: an app of alice's in use is asked on its terminal.
+        let app = try DaemonGraceTests.ForegroundApp(socket: daemon.socket, account: alice)
+        app.send(#"{"op":"hello","version":1}"#)
+        app.send(#"{"op":"session.open","session":1,"authorization":"whenInUse"}"#)
+        app.send(#"{"op":"updates.subscribe","subscription":1}"#)
+        screen += await terminal.screen { $0.contains("Don't Allow") }
+        #expect(screen.contains("Allow \"com.example.tracker ["), "\(screen)\n\(daemon.log)")
+        await app.crash()
+        await terminal.endSession(of: process)
+        await daemon.stop()
+    }
+
+    @Test("gpsloc decode with standard input on a terminal says what it waits for, and decodes what is typed")
+    func decodeFromTheTerminal() async throws {
+        let terminal = try PseudoTerminal()
+        defer { terminal.close() }
+        // A terminal as a person's is: lines edited, Ctrl-D their end (the port's is raw).
+        _ = try await Runner.run(
+            ["-F", terminal.slavePath, "sane"], executable: URL(fileURLWithPath: "/usr/bin/stty"))
+        let slave = try #require(FileHandle(forUpdatingAtPath: terminal.slavePath))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["--ctty", "--wait", Runner.gpsloc.path, "decode", "--format", "jsonl"]
+        (process.standardInput, process.standardOutput, process.standardError) = (slave, slave, slave)
+        try process.run()
+        ChildReaper.register(process.processIdentifier)
+        var screen = await terminal.screen { $0.contains("end with Ctrl-D") }
+        #expect(screen.contains("reading NMEA sentences from the terminal"), "\(screen)")
+        terminal.write(
+            Array("$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47\n\u{4}".utf8))
+        screen += await terminal.screen { $0.contains("\"latitude\"") }
+        #expect(screen.contains("48.1173"), "\(screen)")
+        await terminal.endSession(of: process)
+    }
+}
