@@ -299,6 +299,10 @@ final class DaemonClient: Sendable {
             mailbox?.post(update)
         case .diagnostic(let id, let flags):
             _ = state.withLock { $0.diagnostics[id]?.mailbox }?.post(AuthorizationFlags(named: flags))
+        case .why(_, let text):
+            // The daemon says it once per reason: the program's log carries it, beside the
+            // flags its updates already have.
+            log("no location from gpslocd: \(text)")
         case .monitorEvent(let id, let wire):
             _ = state.withLock { $0.monitors[id]?.mailbox }?.post(MonitorEvent(wire: wire))
         case .finish(let id):

@@ -87,6 +87,10 @@ public enum WireEvent: Sendable, Hashable {
     case decisions(id: Int?, WireDecisions)
     case update(subscription: Int, WireUpdate)
     case diagnostic(subscription: Int, flags: [String])
+    /// Why the subscription's updates carry no location, in words its user can act on (the
+    /// program, its user, and the command that changes the decision): sent before the first
+    /// update of each new reason.
+    case why(subscription: Int, text: String)
     /// The subscription's stream is over (its session ended).
     case finish(subscription: Int)
     case authorization(WireAuthorization)
@@ -155,6 +159,10 @@ public enum WireEvent: Sendable, Hashable {
                 json.add("event", string: "diagnostic")
                 json.add("subscription", integer: subscription)
                 Self.write(flags: flags, &json)
+            case .why(let subscription, let text):
+                json.add("event", string: "why")
+                json.add("subscription", integer: subscription)
+                json.add("message", string: text)
             case .finish(let subscription):
                 json.add("event", string: "finish")
                 json.add("subscription", integer: subscription)
@@ -293,6 +301,10 @@ public enum WireEvent: Sendable, Hashable {
         case "diagnostic":
             return .diagnostic(
                 subscription: try need(fields.subscription, "subscription"), flags: fields.flags ?? [])
+        case "why":
+            return .why(
+                subscription: try need(fields.subscription, "subscription"),
+                text: try need(fields.message, "message"))
         case "finish": return .finish(subscription: try need(fields.subscription, "subscription"))
         case "authorization": return .authorization(try authorization())
         case "accuracy":

@@ -12,10 +12,11 @@ import Testing
     import Musl
 #endif
 
-/// What a person meets when gpslocd is not there, or goes away and comes back: the built
+/// What a person meets first: a program gpslocd gives nothing says why and what fixes it, and
+/// when gpslocd is not there, or goes away and comes back, nobody waits without a word. The built
 /// binaries, each under a timeout, so that a wait in silence fails the test instead of hanging it.
 @Suite(
-    "gpsloc and gpslocd: no wait without a word when the daemon is gone", .serialized,
+    "gpsloc and gpslocd: no silence without a reason", .serialized,
     .enabled(if: getuid() == 0, "needs root to run the agent and its app as a user of their own"))
 struct FirstContactTests {
     /// A socket file nobody listens on, as a daemon killed with SIGKILL leaves it.
@@ -27,6 +28,33 @@ struct FirstContactTests {
         let address = try #require(UnixSocketAddress(path: path))
         let bound = address.withSockAddr { bind(socket, $0, $1) }
         try #require(bound == 0, "bind \(path): \(String(cString: strerror(errno)))")
+    }
+
+    @Test("gpsloc watch given nothing says why and the command that fixes it, once for each reason")
+    func watchSaysWhy() async throws {
+        let receiver = try TenHertzReceiver()
+        defer { receiver.stop() }
+        let daemon = try DaemonHarness(sources: [receiver.source])
+        try await daemon.start()
+        let environment = ["OPENCORELOCATION_SOCKET": daemon.socket]
+        // No terminal, and nobody decided on it: it cannot be asked.
+        let watch = try RunningProcess(["watch"], environment: environment)
+        let app = Runner.gpsloc.resolvingSymlinksInPath().path
+        let undecided = "\(app) (uid 0) has no decision yet"
+        #expect(await waitUntil(within: 10) { watch.errors.contains(undecided) }, "\(watch.errors)")
+        #expect(watch.errors.contains("`sudo gpsloc auth grant --uid 0 '\(app)' always`"), "\(watch.errors)")
+        #expect(watch.output.contains("no location"), "\(watch.output)")
+
+        // Denied by an administrator: the new reason, said once while ten updates a second come.
+        let deny = try await Runner.run(["auth", "deny", "--uid", "0", app], environment: environment)
+        #expect(deny.status == 0, "\(deny.standardError)")
+        let denied = "\(app) (uid 0) may not have location: its user denied it, or nobody allowed it"
+        #expect(await waitUntil(within: 10) { watch.errors.contains(denied) }, "\(watch.errors)")
+        try await Task.sleep(for: .seconds(2))
+        #expect(watch.errors.components(separatedBy: denied).count == 2, "said once: \(watch.errors)")
+        #expect(watch.errors.components(separatedBy: undecided).count == 2, "said once: \(watch.errors)")
+        await watch.stop()
+        await daemon.stop()
     }
 
     @Test(

@@ -134,6 +134,7 @@ struct WireProtocolTests {
             .update(
                 subscription: 3, .init(flags: [], stationary: false, unavailable: false, location: headed)),
             .diagnostic(subscription: 4, flags: ["insufficientlyInUse", "authorizationRequestInProgress"]),
+            .why(subscription: 3, text: "/usr/bin/socat (uid 1000) may not have \"location\""),
             .finish(subscription: 4), .accuracyAnswer(request: 5, error: "18:declined"),
             .accuracyAnswer(request: 6, error: nil),
             .prompt(

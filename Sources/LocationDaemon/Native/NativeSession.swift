@@ -108,9 +108,14 @@ final class NativeSession: Sendable {
             let updates = app.updates(
                 configuration: configuration, monitoring: monitoring, reduced: reduced,
                 continuous: continuous, implicitSession: implicitSession)
+            let reasons = RefusalReasons(subscription: number) { [identity, app] update in
+                RefusalWords.text(
+                    update.flags, identity: identity,
+                    undecided: app.engine.authorizationStatus == .notDetermined)
+            }
             start(number, updates.feed) {
                 output.deliverUpdateLines(
-                    updates, lines, subscription: number, readerSetsPace: paced, end: $0)
+                    updates, lines, subscription: number, reasons: reasons, readerSetsPace: paced, end: $0)
             }
         case .subscribeDiagnostics(let number, let sessionNumber):
             guard let session = state.withLock({ $0.sessions[sessionNumber] }) else {

@@ -331,9 +331,16 @@ package struct AuthorizationState: Sendable {
         switch record.decision {
         case .notDetermined where level >= .whenInUse:
             guard let reason = manifest.whenInUseUsageDescription else {
+                // A program with no manifest at all (a tool, a script) cannot be given a key: it
+                // is decided on by name instead.
+                let fix =
+                    manifest.alwaysUsageDescription == nil && manifest.temporaryUsageDescriptions.isEmpty
+                    ? "it cannot be asked without one: decide for it with `gpsloc auth grant '\(client)'` "
+                        + "(or `gpsloc auth deny`), or give it an Info.plist or a registration that has one"
+                    : "add one to its Info.plist or registration"
                 return .refuse(
-                    "\(client) asked for location access, but its manifest has no "
-                        + "NSLocationWhenInUseUsageDescription; add one to its Info.plist")
+                    "\(client) asked for location access, but it has no "
+                        + "NSLocationWhenInUseUsageDescription; \(fix)")
             }
             return .ask(
                 PromptRequest(
