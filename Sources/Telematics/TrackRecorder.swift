@@ -24,12 +24,23 @@ public final class TrackRecorder: @unchecked Sendable {
     private let say: @Sendable (String) -> Void
     private let lock = Mutex(())
     private var full = false
+    private let silence: Mutex<RecordingSilence>
 
     /// A recorder into `writer`'s journal; what happens (a full disk, recording again, gpslocd's
-    /// refusals of NMEA) is told to `say`.
-    public init(_ writer: JournalWriter, say: @escaping @Sendable (String) -> Void) {
+    /// refusals of NMEA, why nothing is recorded, with `grant`, the command that allows it) is
+    /// told to `say`.
+    public init(
+        _ writer: JournalWriter, grant: String? = nil, say: @escaping @Sendable (String) -> Void
+    ) {
         self.writer = writer
         self.say = say
+        silence = Mutex(RecordingSilence(grant: grant))
+    }
+
+    /// Why this run recorded no location, when a decision kept it from any; nil when it recorded
+    /// some, or nothing said why.
+    public var refusedAll: String? {
+        silence.withLock { $0.recorded ? nil : $0.reason.flatMap { $0.refused ? $0.text : nil } }
     }
 
     /// Records `context`'s location updates until they end or the task is cancelled (which ends
@@ -44,6 +55,7 @@ public final class TrackRecorder: @unchecked Sendable {
             defer { session.invalidate() }
             for await update in context.liveUpdates(for: .default) {
                 try Task.checkCancellation()
+                if let line = silence.withLock({ $0.note(update, at: .now) }) { say(line) }
                 guard let location = update.location else { continue }
                 append(.location(Self.record(location, reduced: update.flags.accuracyLimited)))
             }

@@ -18,8 +18,10 @@ struct Record: AsyncParsableCommand {
             Each record is on disk before the next is taken (fdatasync), so a power cut loses at \
             most the one being written; the next run cuts a torn end and begins a new segment that \
             says where. A full disk loses the records that do not fit, says so, and recording \
-            resumes when space returns, a gap record counting what was lost. SIGTERM or Ctrl-C \
-            closes the journal with a final record.
+            resumes when space returns, a gap record counting what was lost. Updates without a \
+            location are explained at once, when the reason changes and every ten minutes; a run \
+            a decision kept from every location ends with status 1. SIGTERM or Ctrl-C closes the \
+            journal with a final record.
             """
     )
 
@@ -83,7 +85,13 @@ struct Record: AsyncParsableCommand {
                 return 1
             }
             Self.sayRecovery(writer.recovery, journal: journal)
-            let recorder = TrackRecorder(writer) { printError("gpsloc record: " + $0) }
+            // In process, the decision is the store's; a client of gpslocd hears the command from it.
+            let grant =
+                context.isDaemonClient
+                ? nil
+                : "gpsloc auth grant '\(context.configuration.client)' always"
+                    + (options.storeDirectory.map { " --store '\($0)'" } ?? "")
+            let recorder = TrackRecorder(writer, grant: grant) { printError("gpsloc record: " + $0) }
             var failure: (any Error)?
             do {
                 try await recorder.record(from: context, nmea: nmea)
@@ -99,6 +107,11 @@ struct Record: AsyncParsableCommand {
             printError("gpsloc record: \(recorder.written) written to \(journal)")
             if let failure {
                 printError("gpsloc record: error: \(failure)")
+                return 1
+            }
+            // A run a decision kept from every location did not do its job, whatever it closed.
+            if let refused = recorder.refusedAll {
+                printError("gpsloc record: error: no location was recorded: \(refused)")
                 return 1
             }
             return 0

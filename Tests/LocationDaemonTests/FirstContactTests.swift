@@ -58,6 +58,48 @@ struct FirstContactTests {
     }
 
     @Test(
+        "gpsloc record allowed while in use only says at once why it records nothing, and fails when it ends so"
+    )
+    func recorderSaysWhy() async throws {
+        let receiver = try TenHertzReceiver()
+        defer { receiver.stop() }
+        let daemon = try DaemonHarness(sources: [receiver.source])
+        try await daemon.start()
+        let app = Runner.gpsloc.resolvingSymlinksInPath().path
+        let admin = try daemon.client(as: nil)
+        await admin.hello()
+        admin.send(#"{"op":"auth.grant","id":1,"uid":0,"app":"\#(app)","level":"whenInUse"}"#)
+        #expect(await admin.wait { $0.contains(.ok(id: 1)) }, "\(admin.output)")
+        await admin.stop()
+
+        let keys = daemon.root + "/key"
+        let made = try await Runner.run([
+            "journal", "keygen", "--private-key", keys, "--public-key", keys + ".pub",
+        ])
+        try #require(made.status == 0, "\(made.standardError)")
+        let recorder = try RunningProcess(
+            ["record", "--journal", daemon.root + "/journal", "--key", keys + ".pub"],
+            environment: ["OPENCORELOCATION_SOCKET": daemon.socket])
+        let why = "recording nothing: it may have location while in use only, and a recorder is never in use"
+        #expect(await waitUntil(within: 10) { recorder.errors.contains(why) }, "\(recorder.errors)")
+        // gpslocd's own words, with the command an administrator runs.
+        #expect(
+            recorder.errors.contains("`sudo gpsloc auth grant --uid 0 '\(app)' always`"), "\(recorder.errors)"
+        )
+        try await Task.sleep(for: .seconds(1))
+        #expect(recorder.errors.components(separatedBy: why).count == 2, "said once: \(recorder.errors)")
+
+        recorder.signal(SIGTERM)
+        let status = await recorder.wait(within: 20)
+        #expect(
+            status == 1, "a run that recorded nothing for a reason it knew is no success: \(recorder.errors)")
+        #expect(
+            recorder.errors.contains(
+                "error: no location was recorded: it may have location while in use only"))
+        await daemon.stop()
+    }
+
+    @Test(
         "gpslocd removes its socket when it stops; gpsloc watch at a socket nobody serves says so and exits")
     func staleSocket() async throws {
         let daemon = try DaemonHarness(sources: [])
