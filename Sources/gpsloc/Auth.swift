@@ -91,6 +91,7 @@ struct Auth: ParsableCommand {
 
         func run() throws {
             var output = OutputBuffer()
+            let app = app.map { AuthAppName.resolve($0, command: "show") }
             if let socket = options.daemonSocket {
                 guard
                     case .decisions(_, let decisions) = try options.call(
@@ -157,7 +158,9 @@ struct Auth: ParsableCommand {
 
         func run() throws {
             try options.perform(
-                .grant(app: app, always: resolvedLevel == .always, approximate: approximate, once: once))
+                .grant(
+                    app: AuthAppName.resolve(app, command: "grant"), always: resolvedLevel == .always,
+                    approximate: approximate, once: once))
         }
     }
 
@@ -167,7 +170,7 @@ struct Auth: ParsableCommand {
         @Argument(help: "The app's client identifier.") var app: String
 
         func run() throws {
-            try options.perform(.deny(app: app))
+            try options.perform(.deny(app: AuthAppName.resolve(app, command: "deny")))
         }
     }
 
@@ -185,7 +188,8 @@ struct Auth: ParsableCommand {
         }
 
         func run() throws {
-            try options.perform(.reset(app: all ? nil : app))
+            try options.perform(
+                .reset(app: all ? nil : app.map { AuthAppName.resolve($0, command: "reset") }))
         }
     }
 
@@ -210,7 +214,7 @@ struct Auth: ParsableCommand {
         @Flag(help: "Lift the restriction.") var lift = false
 
         func run() throws {
-            try options.perform(.restrict(app: app, lift: lift))
+            try options.perform(.restrict(app: AuthAppName.resolve(app, command: "restrict"), lift: lift))
         }
     }
 }

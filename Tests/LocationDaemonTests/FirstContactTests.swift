@@ -99,6 +99,38 @@ struct FirstContactTests {
         await daemon.stop()
     }
 
+    @Test("a grant for a program's link or relative path is kept for the path gpslocd matches, and says so")
+    func grantResolvesPaths() async throws {
+        let alice = try await Account.ensure("ocl-alice")
+        let daemon = try DaemonHarness(sources: [])
+        try await daemon.start()
+        let environment = ["OPENCORELOCATION_SOCKET": daemon.socket]
+        let link = daemon.root + "/tracker"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: socatPath.path)
+        let socat = socatPath.resolvingSymlinksInPath().path
+        let grant = try await Runner.run(
+            ["auth", "grant", "--uid", "\(alice.uid)", link, "always"], environment: environment)
+        #expect(grant.status == 0, "\(grant.standardError)")
+        #expect(grant.standardError.contains("\(link) is \(socat)"), "\(grant.standardError)")
+
+        // The program run by its link is the one decided on: the kernel names the link's target.
+        let client = try daemon.client(as: alice)
+        await client.hello()
+        let status = client.events.compactMap { event -> String? in
+            if case .hello(_, _, let authorization) = event { authorization.status } else { nil }
+        }.first
+        #expect(status == "authorizedAlways", "\(client.output)\n\(daemon.log)")
+        await client.stop()
+
+        let missing = try await Runner.run(
+            ["auth", "deny", "--uid", "\(alice.uid)", "./no-such-program"], environment: environment)
+        #expect(missing.status == 0)
+        #expect(
+            missing.standardError.contains("warning: no program is at ./no-such-program"),
+            "\(missing.standardError)")
+        await daemon.stop()
+    }
+
     @Test(
         "gpslocd removes its socket when it stops; gpsloc watch at a socket nobody serves says so and exits")
     func staleSocket() async throws {
