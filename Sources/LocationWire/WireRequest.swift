@@ -19,6 +19,23 @@ public enum AuthorizationChange: Sendable, Hashable {
     case restrict(app: String, lift: Bool)
 }
 
+extension AuthorizationChange: CustomStringConvertible {
+    /// The change in words, as a log line says it: `granted '/usr/bin/socat' always, approximate`.
+    public var description: String {
+        switch self {
+        case .grant(let app, let always, let approximate, let once):
+            let level = once ? "once" : always ? "always" : "when in use"
+            return "granted '\(app)' \(level), \(approximate ? "approximate" : "precise")"
+        case .deny(let app): return "denied '\(app)'"
+        case .reset(let app?): return "reset the decisions of '\(app)'"
+        case .reset(nil): return "reset every app's decisions"
+        case .services(let enabled): return "turned location services \(enabled ? "on" : "off")"
+        case .restrict(let app, let lift):
+            return lift ? "lifted the restriction of '\(app)'" : "restricted '\(app)'"
+        }
+    }
+}
+
 /// The user's answer to a prompt, as an agent sends it.
 public enum WireAnswer: String, Sendable, Hashable, CaseIterable {
     case allowOnce, allowOnceApproximate, allowWhileUsing, allowWhileUsingApproximate, allowAlways

@@ -112,6 +112,8 @@ struct FirstContactTests {
             ["auth", "grant", "--uid", "\(alice.uid)", link, "always"], environment: environment)
         #expect(grant.status == 0, "\(grant.standardError)")
         #expect(grant.standardError.contains("\(link) is \(socat)"), "\(grant.standardError)")
+        // The log says it in words, not as Swift's debug text of the request.
+        #expect(await daemon.logs("granted '\(socat)' always, precise for uid \(alice.uid)"), "\(daemon.log)")
 
         // The program run by its link is the one decided on: the kernel names the link's target.
         let client = try daemon.client(as: alice)

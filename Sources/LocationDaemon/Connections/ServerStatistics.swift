@@ -31,7 +31,11 @@ public final class ServerStatistics: Sendable {
     public var cutOffClients: Int { cutOffCount.load(ordering: .relaxed) }
 
     public var summary: String {
-        "\(connections) clients connected, \(accepted) since start, \(refusedRequests) requests refused, "
-            + "\(cutOffClients) clients cut off for not reading"
+        func count(_ number: Int, _ one: String, _ many: String) -> String {
+            "\(number) \(number == 1 ? one : many)"
+        }
+        return "\(count(connections, "client", "clients")) connected, \(accepted) since start, "
+            + "\(count(refusedRequests, "request", "requests")) refused, "
+            + "\(count(cutOffClients, "client", "clients")) cut off for not reading"
     }
 }
