@@ -55,8 +55,9 @@ final class DaemonClient: Sendable {
     }
 
     let path: String
-    /// Why the first attempt did not reach gpslocd, when it did not: said in the log at once
-    /// (the client then keeps trying in the background).
+    /// Why the first attempt could not connect to gpslocd's socket, when it could not (nobody
+    /// listens there, or this user may not connect): said in the log at once unless its owner
+    /// says it, and tried again in the background. A daemon slow to answer is not this.
     let firstFailure: String?
     private let log: @Sendable (String) -> Void
     private let state = Mutex(State())
@@ -85,8 +86,9 @@ final class DaemonClient: Sendable {
                     $0.authorization = authorization
                 }
             } else {
+                // Slow, not absent: said whoever owns the client, and waited for.
                 connection.close()
-                failure = "gpslocd at \(path) did not answer its hello within 2 seconds"
+                log("gpslocd at \(path) did not answer its hello within 2 seconds; retrying in the background")
             }
         } catch {
             failure = error.description

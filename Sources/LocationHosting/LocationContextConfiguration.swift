@@ -102,7 +102,8 @@ extension LocationContext {
     /// Whether this context is a client of gpslocd rather than running the core itself.
     public var isDaemonClient: Bool { remote != nil }
 
-    /// Why this client of gpslocd could not reach it when it was made (it keeps trying); nil
-    /// when it did, or when the context runs the core itself.
+    /// Why this client of gpslocd could not connect to its socket when it was made (it keeps
+    /// trying); nil when it connected (a daemon slow to answer included), or when the context
+    /// runs the core itself.
     public var daemonUnreachable: String? { remote?.firstFailure }
 }
