@@ -88,7 +88,9 @@ final class DaemonClient: Sendable {
             } else {
                 // Slow, not absent: said whoever owns the client, and waited for.
                 connection.close()
-                log("gpslocd at \(path) did not answer its hello within 2 seconds; retrying in the background")
+                log(
+                    "gpslocd at \(path) did not answer its hello within 2 seconds; retrying in the background"
+                )
             }
         } catch {
             failure = error.description
