@@ -3,6 +3,7 @@
 
 import FoundationEssentials
 import GNSS
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -27,7 +28,7 @@ enum AuthAppName {
                 "gpsloc auth \(command): warning: no program is at \(terminalSafe(name)) "
                     + "(\(String(cString: strerror(errno)))); the decision matches a program only once one is there, "
                     + "by the path it runs from")
-            return normalized(absolute)
+            return FilePath(absolute).lexicallyNormalized().string
         }
         defer { free(resolved) }
         let path = String(cString: resolved)
@@ -37,18 +38,5 @@ enum AuthAppName {
                     + "is known by: the decision is kept for \(terminalSafe(path))")
         }
         return path
-    }
-
-    /// `path` without `.`, `..` and doubled slashes, for a path that does not exist.
-    private static func normalized(_ path: String) -> String {
-        var parts: [Substring] = []
-        for part in path.split(separator: "/") {
-            switch part {
-            case ".": continue
-            case "..": _ = parts.popLast()
-            default: parts.append(part)
-            }
-        }
-        return "/" + parts.joined(separator: "/")
     }
 }

@@ -23,19 +23,11 @@ struct TerminalPromptTests {
         ).write(to: manifest)
         let terminal = try PseudoTerminal()
         defer { terminal.close() }
-        let slave = try #require(FileHandle(forUpdatingAtPath: terminal.slavePath))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = [
-            "--ctty", "--wait", Runner.gpsloc.path, "watch", "--source",
+        let process = try terminal.startSession([
+            Runner.gpsloc.path, "watch", "--source",
             "file:\(Fixtures.url("drive-1hz.nmea").path)?speed=1", "--app", "com.example.prompted", "--store",
             directory.path, "--manifest", manifest.path, "--prompt", "terminal",
-        ]
-        process.standardInput = slave
-        process.standardOutput = slave
-        process.standardError = slave
-        try process.run()
-        ChildReaper.register(process.processIdentifier)
+        ])
         let question = await terminal.screen { $0.contains("Don't Allow: ") }
         #expect(question.contains("Allow \"com.example.prompted\" to use your location?"))
         #expect(question.contains(#"Shows \u{1B}[2J\u{1B}[31mwhere you are\u{1B}[0m."#))

@@ -192,9 +192,17 @@ final class DaemonHarness: Sendable {
 
     /// Root, as an administrator, grants `app` of user `uid` Always, and waits for the daemon to say so.
     func grantAlways(uid: UInt32, app: String) async throws {
+        try await grant(uid: uid, app: app, level: "always")
+    }
+
+    /// Root, as an administrator, grants `app` of user `uid` `level` (`always`, `whenInUse`),
+    /// approximate when asked, and waits for the daemon to say so.
+    func grant(uid: UInt32, app: String, level: String, approximate: Bool = false) async throws {
         let admin = try client(as: nil)
         await admin.hello()
-        admin.send(#"{"op":"auth.grant","id":1,"uid":\#(uid),"app":"\#(app)","level":"always"}"#)
+        admin.send(
+            #"{"op":"auth.grant","id":1,"uid":\#(uid),"app":"\#(app)","level":"\#(level)","approximate":\#(approximate)}"#
+        )
         #expect(
             await admin.wait { $0.contains(.ok(id: 1)) },
             "the grant: \(admin.output)\(admin.process.errors)\ngpslocd's log:\n\(log)")

@@ -20,7 +20,7 @@ import Testing
     .enabled(if: getuid() == 0, "needs root to run the agent and its app as a user of their own"))
 struct FirstContactTests {
     /// A socket file nobody listens on, as a daemon killed with SIGKILL leaves it.
-    static func staleSocket(at path: String) throws {
+    static func leaveStaleSocket(at path: String) throws {
         let socket = closeOnExecSocket(domain: AF_UNIX, type: SocketType.stream)
         try #require(socket >= 0)
         defer { close(socket) }
@@ -66,11 +66,7 @@ struct FirstContactTests {
         let daemon = try DaemonHarness(sources: [receiver.source])
         try await daemon.start()
         let app = Runner.gpsloc.resolvingSymlinksInPath().path
-        let admin = try daemon.client(as: nil)
-        await admin.hello()
-        admin.send(#"{"op":"auth.grant","id":1,"uid":0,"app":"\#(app)","level":"whenInUse"}"#)
-        #expect(await admin.wait { $0.contains(.ok(id: 1)) }, "\(admin.output)")
-        await admin.stop()
+        try await daemon.grant(uid: 0, app: app, level: "whenInUse")
 
         let keys = daemon.root + "/key"
         let made = try await Runner.run([
@@ -144,7 +140,7 @@ struct FirstContactTests {
             !FileManager.default.fileExists(atPath: daemon.socket),
             "a socket file left behind makes every client wait for a daemon that is not there")
 
-        try Self.staleSocket(at: daemon.socket)
+        try Self.leaveStaleSocket(at: daemon.socket)
         let watch = try RunningProcess(
             ["watch"], environment: ["OPENCORELOCATION_SOCKET": daemon.socket])
         let status = await watch.wait(within: 10)
@@ -172,17 +168,9 @@ struct FirstContactTests {
 
         let terminal = try PseudoTerminal()
         defer { terminal.close() }
-        let slave = try #require(FileHandle(forUpdatingAtPath: terminal.slavePath))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments =
-            ["--ctty", "--wait", setprivPath.path] + alice.setpriv() + [Runner.gpsloc.path, "agent"]
-        process.environment = ProcessInfo.processInfo.environment.merging([
-            "OPENCORELOCATION_SOCKET": daemon.socket
-        ]) { $1 }
-        (process.standardInput, process.standardOutput, process.standardError) = (slave, slave, slave)
-        try process.run()
-        ChildReaper.register(process.processIdentifier)
+        let process = try terminal.startSession(
+            [setprivPath.path] + alice.setpriv() + [Runner.gpsloc.path, "agent"],
+            environment: ["OPENCORELOCATION_SOCKET": daemon.socket])
         var screen = await terminal.screen { $0.contains("answering location questions") }
         #expect(screen.contains("from gpslocd at \(daemon.socket)"), "\(screen)")
 
@@ -210,13 +198,7 @@ struct FirstContactTests {
         // A terminal as a person's is: lines edited, Ctrl-D their end (the port's is raw).
         _ = try await Runner.run(
             ["-F", terminal.slavePath, "sane"], executable: URL(fileURLWithPath: "/usr/bin/stty"))
-        let slave = try #require(FileHandle(forUpdatingAtPath: terminal.slavePath))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = ["--ctty", "--wait", Runner.gpsloc.path, "decode", "--format", "jsonl"]
-        (process.standardInput, process.standardOutput, process.standardError) = (slave, slave, slave)
-        try process.run()
-        ChildReaper.register(process.processIdentifier)
+        let process = try terminal.startSession([Runner.gpsloc.path, "decode", "--format", "jsonl"])
         var screen = await terminal.screen { $0.contains("end with Ctrl-D") }
         #expect(screen.contains("reading NMEA sentences from the terminal"), "\(screen)")
         terminal.write(

@@ -35,13 +35,7 @@ struct GPSDProtocolTests {
     }
 
     static func grant(_ daemon: DaemonHarness, uid: UInt32, app: String, approximate: Bool) async throws {
-        let admin = try daemon.client(as: nil)
-        await admin.hello()
-        admin.send(
-            #"{"op":"auth.grant","id":1,"uid":\#(uid),"app":"\#(app)","level":"always","approximate":\#(approximate)}"#
-        )
-        #expect(await admin.wait { $0.contains(.ok(id: 1)) }, "\(admin.output)")
-        await admin.stop()
+        try await daemon.grant(uid: uid, app: app, level: "always", approximate: approximate)
     }
 
     @Test("gpspipe -w: precise, approximate and denied, each as a user of its own on TCP")

@@ -129,6 +129,25 @@ public final class PseudoTerminal: Sendable {
         return String(decoding: line, as: UTF8.self)
     }
 
+    /// Runs `arguments` (a program and its arguments) as the leader of a session whose
+    /// controlling terminal is this one (`setsid --ctty`), its standard streams the terminal: its
+    /// `/dev/tty` is what the test reads and types into. `environment` adds to the test's own.
+    public func startSession(_ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+        guard let slave = FileHandle(forUpdatingAtPath: slavePath) else {
+            throw CocoaError(.fileReadNoPermission, userInfo: [NSFilePathErrorKey: slavePath])
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["--ctty", "--wait"] + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        (process.standardInput, process.standardOutput, process.standardError) = (slave, slave, slave)
+        try process.run()
+        ChildReaper.register(process.processIdentifier)
+        return process
+    }
+
     /// What programs wrote to the terminal until `condition` holds or 20 seconds pass, napping
     /// between looks rather than holding one of the concurrency pool's threads.
     public func screen(until condition: (String) -> Bool) async -> String {
