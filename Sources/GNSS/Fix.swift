@@ -166,6 +166,21 @@ public struct Satellite: Sendable, Hashable {
     }
 }
 
+extension Collection where Element == Satellite {
+    /// How many satellites are marked used, each once however many of its signals are listed.
+    public var usedSatelliteCount: Int {
+        // A few dozen entries: comparing with the earlier ones allocates nothing.
+        var count = 0
+        for (index, satellite) in zip(indices, self) where satellite.used {
+            let earlier = self[startIndex..<index].contains {
+                $0.used && $0.constellation == satellite.constellation && $0.svid == satellite.svid
+            }
+            if !earlier { count += 1 }
+        }
+        return count
+    }
+}
+
 /// One receiver epoch merged from all its sentences. Units are SI: degrees, metres, metres per
 /// second; `nil` where the receiver did not say and nothing could be derived.
 public struct Fix: Sendable, Hashable {
@@ -203,7 +218,8 @@ public struct Fix: Sendable, Hashable {
     public var errors = ErrorEstimates()
     /// GST statistics of this epoch, if the receiver sent them.
     public var noise: NoiseStatistics?
-    /// Satellites used in the solution.
+    /// Satellites used in the solution, each counted once however many of its signals were used
+    /// (GGA's and GPX's meaning; gpsd's `uSat` counts signals, see ``FixFormat``).
     public var satellitesUsed: Int?
     /// Satellites in view, with signal strengths and which are used.
     public var satellites: [Satellite] = []

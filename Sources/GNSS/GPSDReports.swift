@@ -208,7 +208,10 @@ public enum FixFormat {
         json.add("ydop", fix.dop.ydop, decimals: 2)
         json.add("vdop", fix.dop.vdop, decimals: 2)
         if !fix.satellites.isEmpty { json.add("nSat", integer: fix.satellites.count) }
-        if let used = fix.satellitesUsed { json.add("uSat", integer: used) }
+        // gpsd's uSat counts the entries of its list marked used, a satellite once per signal
+        // (every SKY of gpsd's regression corpus has it so), where the fix counts satellites.
+        let usedEntries = fix.satellites.count { $0.used }
+        if let used = usedEntries > 0 ? usedEntries : fix.satellitesUsed { json.add("uSat", integer: used) }
         if satellites && !fix.satellites.isEmpty {
             json.openArray("satellites")
             for satellite in fix.satellites { gpsdSatellite(satellite, &json) }

@@ -41,6 +41,9 @@ struct SkyView: Sendable {
     private var groups: [Group] = []
     private var pending: [Group] = []
     private var used = UsedSet()
+    /// The used satellites already counted while an epoch's sky is worked out: a satellite whose
+    /// signals are listed several times (L1 and L5, E1 and E5a…) is one satellite used.
+    private var counted = UsedSet()
     private var epoch = 0
 
     /// How many satellites the complete series hold.
@@ -108,9 +111,10 @@ struct SkyView: Sendable {
     }
 
     /// Puts the satellites of the complete series into `list`, each marked used or not; the used
-    /// ones are counted, and those with a direction added to `geometry`. `list` keeps its storage
-    /// when nothing else holds it.
-    func satellites(
+    /// satellites are counted (each once, however many of its signals are listed: the receiver's
+    /// own meaning in GGA, and GPX's), and those with a direction added to `geometry`. `list`
+    /// keeps its storage when nothing else holds it.
+    mutating func satellites(
         into list: inout [Satellite], used usedCount: inout Int, geometry: inout Geodesy.DilutionAccumulator
     ) {
         let total = satelliteCount
@@ -137,11 +141,12 @@ struct SkyView: Sendable {
     /// Calls `body` with each satellite of the complete series; counts the used ones and adds
     /// those with a direction to `geometry`.
     @inline(__always)
-    private func forEachSatellite(
+    private mutating func forEachSatellite(
         used usedCount: inout Int, geometry: inout Geodesy.DilutionAccumulator,
         _ body: (Satellite) -> Void
     ) {
         let used = self.used
+        counted.removeAll()
         for group in groups {
             let signal = group.key.signal
             let hint = group.hint
@@ -151,7 +156,7 @@ struct SkyView: Sendable {
                         let view = parts[part][slot]
                         let (constellation, svid) = normalize(id: Int(view.id), hint: hint)
                         let isUsed = used.contains(constellation, svid)
-                        if isUsed {
+                        if isUsed && counted.insert(constellation, svid) {
                             usedCount += 1
                             if let azimuth = view.azimuth, let elevation = view.elevation {
                                 geometry.add(azimuthDegrees: Int(azimuth), elevationDegrees: Int(elevation))
@@ -216,6 +221,22 @@ private struct UsedSet: Sendable {
             let (constellation, svid) = normalize(id: Int(id), hint: hint)
             if Self.word(constellation, svid) == nil { others.append(Self.key(constellation, svid)) }
         }
+    }
+
+    /// Inserts one satellite; `false` when it was already in the set.
+    @inline(__always)
+    mutating func insert(_ constellation: Constellation?, _ svid: Int) -> Bool {
+        isEmpty = false
+        if let word = Self.word(constellation, svid) {
+            let bit: UInt64 = 1 &<< UInt64(svid & 63)
+            guard bits[word] & bit == 0 else { return false }
+            bits[word] |= bit
+            return true
+        }
+        let key = Self.key(constellation, svid)
+        guard !others.contains(key) else { return false }
+        others.append(key)
+        return true
     }
 
     @inline(__always)

@@ -224,7 +224,7 @@ public struct TrackWriter: Sendable {
             text += "<geoidheight>\(formatFixed(separation, 3))</geoidheight>"
         }
         text += "<fix>\(gpxFix(fix))</fix>"
-        if let used = satellitesUsed(fix), used >= 0 { text += "<sat>\(used)</sat>" }
+        if let used = fix.satellitesUsed, used >= 0 { text += "<sat>\(used)</sat>" }
         for (name, value) in [("hdop", fix.dop.hdop), ("vdop", fix.dop.vdop), ("pdop", fix.dop.pdop)] {
             if let value, value.isFinite, value >= 0 { text += "<\(name)>\(formatFixed(value, 2))</\(name)>" }
         }
@@ -235,21 +235,6 @@ public struct TrackWriter: Sendable {
             text += "<dgpsid>\(station)</dgpsid>"
         }
         output += Array((text + "</trkpt>\n").utf8)
-    }
-
-    /// Satellites used in the fix, as GPX's `sat` means: each satellite once, however many of its
-    /// signals were used (a dual-frequency receiver uses two of most); the receiver's own count
-    /// (GGA, GNS) when its sky marks none used.
-    static func satellitesUsed(_ fix: Fix) -> Int? {
-        // A few dozen entries: counting those not seen earlier allocates nothing per point.
-        var count = 0
-        for (index, satellite) in fix.satellites.enumerated() where satellite.used {
-            let earlier = fix.satellites[..<index].contains {
-                $0.used && $0.constellation == satellite.constellation && $0.svid == satellite.svid
-            }
-            if !earlier { count += 1 }
-        }
-        return count == 0 ? fix.satellitesUsed : count
     }
 
     /// GPX's `fix`: none, 2d, 3d, dgps or pps.

@@ -109,7 +109,9 @@ public struct GPSDDecoder: IncrementalDecoder, Sendable {
             // gpsd sends a SKY without satellites to update only the dilutions.
             if let list = object["satellites"]?.array {
                 sky.satellites = list.compactMap(Self.satellite)
-                sky.used = object["uSat"]?.int ?? sky.satellites.count { $0.used }
+                // gpsd's uSat counts signals; the fix counts satellites.
+                let used = sky.satellites.usedSatelliteCount
+                sky.used = used > 0 ? used : object["uSat"]?.int
             }
             sky.dop = DOP(
                 pdop: object["pdop"]?.double, hdop: object["hdop"]?.double,

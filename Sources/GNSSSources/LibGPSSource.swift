@@ -185,7 +185,6 @@
                 pdop: known(data.dop.pdop), hdop: known(data.dop.hdop), vdop: known(data.dop.vdop),
                 tdop: known(data.dop.tdop), gdop: known(data.dop.gdop), xdop: known(data.dop.xdop),
                 ydop: known(data.dop.ydop))
-            if data.satellites_used > 0 { fix.satellitesUsed = Int(data.satellites_used) }
             let visible = Int(max(0, data.satellites_visible))
             fix.satellites = withUnsafeBytes(of: data.skyview) { raw in
                 raw.bindMemory(to: satellite_t.self).prefix(visible).map { satellite in
@@ -195,6 +194,13 @@
                         signal: Int(satellite.sigid), elevation: known(satellite.elevation),
                         azimuth: known(satellite.azimuth), snr: known(satellite.ss), used: satellite.used)
                 }
+            }
+            // libgps counts signals used; the fix counts satellites.
+            let used = fix.satellites.usedSatelliteCount
+            if used > 0 {
+                fix.satellitesUsed = used
+            } else if data.satellites_used > 0 {
+                fix.satellitesUsed = Int(data.satellites_used)
             }
             fix.sentenceCount = 1
             return fix

@@ -171,12 +171,17 @@ struct Decode: ParsableCommand {
         let devicePath = path ?? "stdin"
         let device = QuotedText(devicePath)
         let live = format == .gpsd && !Self.isRegularFile(path)
-        if format == .gpsd {
+        // A receiver read live was reached now; a log's was reached at its first fix, so that the
+        // same log decodes to the same bytes every time (a log without times gives no moment).
+        var deviceWritten = false
+        func writeDevice(activated: UTCTimestamp?, into output: inout OutputBuffer) {
+            deviceWritten = true
             output.append {
-                FixFormat.appendGPSDDevice(path: devicePath, activated: UTCTimestamp.now, to: &$0)
+                FixFormat.appendGPSDDevice(path: devicePath, activated: activated, to: &$0)
                 $0 += [13, 10]
             }
         }
+        if live { writeDevice(activated: .now, into: &output) }
         var timeline = FixTimeline()
         var meter = ProgressMeter(label: name, enabled: progress.enabled)
         do {
@@ -190,6 +195,7 @@ struct Decode: ParsableCommand {
                 }
                 switch format {
                 case .gpsd:
+                    if !deviceWritten { writeDevice(activated: fix.time, into: &output) }
                     output.append {
                         FixFormat.appendGPSDReports(
                             fix, satellites: satellites, device: device, crlf: true, to: &$0)
@@ -218,6 +224,7 @@ struct Decode: ParsableCommand {
             return false
         }
         meter.finish()
+        if format == .gpsd && !deviceWritten { writeDevice(activated: nil, into: &output) }
         let basis = referenceDate.map { "--reference-date \($0.date)" }
         if !quiet {
             printError(

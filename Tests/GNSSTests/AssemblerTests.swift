@@ -165,7 +165,9 @@ struct AssemblerTests {
         #expect(glonass.svid == 6 && glonass.nmeaID == 70 && glonass.used)
         let galileo = fix.satellites.filter { $0.constellation == .galileo }
         #expect(galileo.map(\.used) == [true, false])
-        #expect(fix.satellitesUsed == 6)
+        // Satellites, not signals: GPS 5 and 12 (each on two signals), GLONASS 6 and Galileo 12.
+        #expect(fix.satellitesUsed == 4)
+        #expect(fix.satellites.count { $0.used } == 6)
     }
 
     @Test func aGSVSeriesWithAMissingPartIsDropped() throws {

@@ -34,6 +34,70 @@ struct DecodeCommandTests {
     }
 
     @Test(
+        "--format gpsd of a log is the same bytes every time: its DEVICE was activated at the log's first fix"
+    )
+    func gpsdFormatOfALogDoesNotChange() async throws {
+        let first = try await Runner.run(["decode", log, "--format", "gpsd", "--quiet"])
+        try await Task.sleep(for: .milliseconds(20))
+        let second = try await Runner.run(["decode", log, "--format", "gpsd", "--quiet"])
+        #expect(first.status == 0 && !first.standardOutput.isEmpty)
+        #expect(first.standardOutput == second.standardOutput)
+        #expect(
+            first.standardOutput.hasPrefix(
+                #"{"class":"DEVICE","path":"\#(log)","driver":"NMEA0183","activated":"2026-03-14T08:00:00.000Z","#
+            ))
+        // A log without a single time: no moment to name, so none is made up.
+        let path = NSTemporaryDirectory() + "untimed-\(UUID().uuidString.prefix(8)).nmea"
+        try SentenceBuilder.sentence("GPGGA,,,,,,0,00,99.99,,,,,,").write(
+            toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let untimed = try await Runner.run(["decode", path, "--format", "gpsd", "-q"])
+        #expect(
+            untimed.standardOutput.hasPrefix(#"{"class":"DEVICE","path":"\#(path)"}"#),
+            "\(untimed.standardOutput)")
+    }
+
+    @Test(
+        "satellites used: every format counts the receiver's GGA count, each satellite once; gpsd's uSat counts the entries marked used, as gpsd's does"
+    )
+    func satellitesUsedMeansOneThing() async throws {
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        let gga = text.components(separatedBy: "\r\n").filter { $0.hasPrefix("$GNGGA") }.map {
+            Int($0.split(separator: ",", omittingEmptySubsequences: false)[7])
+        }
+        #expect(gga.count == 300)
+        func run(_ format: String) async throws -> String {
+            let result = try await Runner.run(["decode", log, "--format", format, "-q"])
+            #expect(result.status == 0, "\(format): \(result.standardError)")
+            return result.standardOutput
+        }
+        let csv = try await run("csv").split(separator: "\n").dropFirst().map {
+            Int($0.split(separator: ",", omittingEmptySubsequences: false)[15])
+        }
+        #expect(csv == gga, "csv")
+        let jsonl = jsonObjects(inLines: try await run("jsonl")).map { $0["satellitesUsed"] as? Int }
+        #expect(jsonl == gga, "jsonl")
+        // RFC 8142: each feature after a record separator.
+        let features = jsonObjects(
+            inLines: try await run("geojsonseq").replacingOccurrences(of: "\u{1E}", with: ""))
+        let geojson = features.map { ($0["properties"] as? [String: Any])?["satellitesUsed"] as? Int }
+        #expect(geojson == gga, "geojsonseq")
+        let gpx = try await run("gpx").components(separatedBy: "<sat>").dropFirst().map {
+            Int($0.prefix { $0.isNumber })
+        }
+        #expect(gpx == gga, "gpx")
+        // gpsd's uSat: what its list marks used, a satellite once per signal (L1 and L5 here).
+        let gpsd = try await run("gpsd").replacingOccurrences(of: "\r\n", with: "\n")
+        let skies = jsonObjects(inLines: gpsd).filter { $0["class"] as? String == "SKY" }
+        #expect(skies.count == 300)
+        for sky in skies {
+            let marked = (sky["satellites"] as? [[String: Any]] ?? []).filter { $0["used"] as? Bool == true }
+            #expect(sky["uSat"] as? Int == marked.count)
+        }
+        #expect(skies.contains { ($0["uSat"] as? Int ?? 0) > 0 })
+    }
+
+    @Test(
         "--format gpsd from a pipe: each epoch's reports come out as soon as it is decoded, GST and ATT included"
     )
     func gpsdFormatFromALivePipe() async throws {
