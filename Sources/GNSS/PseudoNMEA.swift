@@ -6,7 +6,9 @@ import NMEA
 /// A fix written back as NMEA 0183, as gpsd writes its "pseudo-NMEA" for a watcher that asks for
 /// `nmea`: `$GPRMC`, `$GPGGA`, `$GPGSA`, `$GPGSV` (four satellites each), `$GPGST` when the
 /// receiver reported noise and `$GPHDT` when it reported a true heading, each with its checksum
-/// and CRLF. Only what the fix holds is written: a receiver's own sentences (proprietary ones,
+/// and CRLF. A sky of several systems or signals is written as an NMEA 4.10 receiver sends it: a
+/// `$GNGSA` per system with its system ID and a GSV series per system and signal under the
+/// system's talker, so that decoding the sentences again gives the sky they were made from. Only what the fix holds is written: a receiver's own sentences (proprietary ones,
 /// with serial numbers and configuration) never pass through.
 public enum PseudoNMEA {
     /// Appends the fix's sentences to `output`.
@@ -45,11 +47,11 @@ public enum PseudoNMEA {
             case .simulated: 8
             default: 1
             }
-        let used = fix.satellites.filter(\.used).map { UInt16(clamping: $0.nmeaID) }
+        let countedUsed = fix.satellites.usedSatelliteCount
         output += GGA(
             time: time, latitude: valid ? latitude : nil, longitude: valid ? longitude : nil,
             quality: quality,
-            satellitesUsed: fix.satellitesUsed ?? (used.isEmpty ? nil : used.count),
+            satellitesUsed: fix.satellitesUsed ?? (countedUsed > 0 ? countedUsed : nil),
             hdop: decimal(fix.dop.hdop, 2),
             altitude: decimal(fix.altitudeMSL, 2), altitudeUnit: fix.altitudeMSL == nil ? nil : "M",
             geoidSeparation: decimal(fix.geoidSeparation, 2),
@@ -62,25 +64,12 @@ public enum PseudoNMEA {
             case .twoDimensional: 2
             default: 1
             }
-        output += GSA(
-            selectionMode: "A", fixType: fixType, satellites: Array(used.prefix(12)),
-            pdop: decimal(fix.dop.pdop, 2),
-            hdop: decimal(fix.dop.hdop, 2), vdop: decimal(fix.dop.vdop, 2)
-        ).encoded()
-        let inView = fix.satellites
-        let parts = (inView.count + 3) / 4
-        for part in 0..<parts {
-            output += GSV(
-                messageCount: parts, messageNumber: part + 1, satellitesInView: inView.count,
-                satellites: inView.dropFirst(part * 4).prefix(4).map { satellite in
-                    GSVSatellite(
-                        id: UInt16(clamping: satellite.nmeaID),
-                        elevation: satellite.elevation.map { Int16(clamping: Int($0.rounded())) },
-                        azimuth: satellite.azimuth.map { Int16(clamping: Int($0.rounded())) },
-                        snr: satellite.snr.map { Int16(clamping: Int($0.rounded())) })
-                }
-            ).encoded()
-        }
+        appendSky(
+            fix,
+            gsa: GSA(
+                selectionMode: "A", fixType: fixType, pdop: decimal(fix.dop.pdop, 2),
+                hdop: decimal(fix.dop.hdop, 2), vdop: decimal(fix.dop.vdop, 2)),
+            to: &output)
         if let noise = fix.noise {
             output += GST(
                 time: time, rms: decimal(noise.rms, 3), semiMajor: decimal(noise.semiMajor, 3),
@@ -91,6 +80,83 @@ public enum PseudoNMEA {
         }
         if let heading = fix.heading {
             output += HDT(talker: .gps, heading: decimal(heading, 2)).encoded()
+        }
+    }
+
+    /// The sky's GSA and GSV sentences: each GSA is `gsa` with a system's used satellites, twelve
+    /// at most per sentence, each satellite once however many of its signals were used.
+    private static func appendSky(_ fix: Fix, gsa: GSA, to output: inout [UInt8]) {
+        let several = fix.satellites.contains {
+            $0.signal != nil || (system(of: $0) != .gps)
+        }
+        // The systems in the order the receiver listed them, and each system's series by signal.
+        var systems: [Constellation] = []
+        var series: [(system: Constellation, signal: Int?, satellites: [Satellite])] = []
+        for satellite in fix.satellites {
+            let system = system(of: satellite)
+            if !systems.contains(system) { systems.append(system) }
+            if let index = series.firstIndex(where: { $0.system == system && $0.signal == satellite.signal })
+            {
+                series[index].satellites.append(satellite)
+            } else {
+                series.append((system, satellite.signal, [satellite]))
+            }
+        }
+        if systems.isEmpty { systems = [.gps] }
+        for system in systems {
+            var used: [UInt16] = []
+            for satellite in fix.satellites where satellite.used && self.system(of: satellite) == system {
+                let id = UInt16(clamping: satellite.nmeaID)
+                if !used.contains(id) { used.append(id) }
+            }
+            var start = 0
+            repeat {
+                var sentence = gsa
+                if several {
+                    sentence.talker = .gnss
+                    sentence.systemID = Int(system.rawValue)
+                }
+                sentence.satellites = FixedList(filler: 0)
+                for id in used[start..<min(start + 12, used.count)] { sentence.satellites.append(id) }
+                output += sentence.encoded()
+                start += 12
+            } while start < used.count
+        }
+        for (system, signal, inView) in series {
+            let parts = (inView.count + 3) / 4
+            for part in 0..<parts {
+                output += GSV(
+                    talker: several ? talker(of: system) : .gps, messageCount: parts, messageNumber: part + 1,
+                    satellitesInView: inView.count,
+                    satellites: inView.dropFirst(part * 4).prefix(4).map { satellite in
+                        GSVSatellite(
+                            id: UInt16(clamping: satellite.nmeaID),
+                            elevation: satellite.elevation.map { Int16(clamping: Int($0.rounded())) },
+                            azimuth: satellite.azimuth.map { Int16(clamping: Int($0.rounded())) },
+                            snr: satellite.snr.map { Int16(clamping: Int($0.rounded())) })
+                    }, signalID: signal
+                ).encoded()
+            }
+        }
+    }
+
+    /// The system a satellite is reported under: SBAS satellites, and those of no known system,
+    /// travel with GPS, as receivers send them.
+    private static func system(of satellite: Satellite) -> Constellation {
+        switch satellite.constellation {
+        case nil, .gps?, .sbas?: .gps
+        case let system?: system
+        }
+    }
+
+    private static func talker(of system: Constellation) -> Talker {
+        switch system {
+        case .glonass: .glonass
+        case .galileo: .galileo
+        case .beidou: .beidou
+        case .qzss: .qzss
+        case .navic: .navic
+        case .gps, .sbas: .gps
         }
     }
 

@@ -166,10 +166,23 @@ struct RecordCommandTests {
         let journalFixes = jsonObjects(inLines: fromJournal.standardOutput)
         let logFixes = jsonObjects(inLines: fromLog.standardOutput)
         #expect(journalFixes.count == logFixes.count && !logFixes.isEmpty, "\(fromJournal.standardError)")
+        // The sky too: each system's satellites under their own talker and signal, none listed
+        // twice, every used one marked, however many a system has.
+        func sky(_ fix: [String: Any]) -> [String] {
+            (fix["satellites"] as? [[String: Any]] ?? []).map {
+                "\($0["system"] ?? "-") \($0["svid"] ?? "-") \($0["signal"] ?? "-") \($0["used"] ?? "-")"
+            }.sorted()
+        }
+        var skiesDiffering = 0
         for (a, b) in zip(journalFixes, logFixes) {
             #expect(a["time"] as? String == b["time"] as? String)
             #expect(abs((a["latitude"] as? Double ?? 0) - (b["latitude"] as? Double ?? 1)) < 1e-6)
+            if sky(a) != sky(b) || a["satellitesUsed"] as? Int != b["satellitesUsed"] as? Int {
+                skiesDiffering += 1
+            }
         }
+        #expect(skiesDiffering == 0, "\(skiesDiffering) of \(logFixes.count) skies came back otherwise")
+        #expect(logFixes.contains { sky($0).contains { $0.hasPrefix("Galileo") } })
         // Replayed as a receiver: file:JOURNAL?key=FILE.
         let replayed = try await Runner.run([
             "watch", "--source", "file:\(workspace.journal)?key=\(workspace.directory)/key&speed=max",
