@@ -37,10 +37,10 @@ struct FirstContactTests {
         let daemon = try DaemonHarness(sources: [receiver.source])
         try await daemon.start()
         let environment = ["OPENCORELOCATION_SOCKET": daemon.socket]
-        // No terminal, and nobody decided on it: it cannot be asked.
+        // No terminal, and nobody decided on it: it cannot be asked, having no usage description.
         let watch = try RunningProcess(["watch"], environment: environment)
         let app = Runner.gpsloc.resolvingSymlinksInPath().path
-        let undecided = "\(app) (uid 0) has no decision yet"
+        let undecided = "\(app) (uid 0) has no decision, and cannot be asked for one"
         #expect(await waitUntil(within: 10) { watch.errors.contains(undecided) }, "\(watch.errors)")
         #expect(watch.errors.contains("`sudo gpsloc auth grant --uid 0 '\(app)' always`"), "\(watch.errors)")
         #expect(watch.output.contains("no location"), "\(watch.output)")
@@ -48,12 +48,31 @@ struct FirstContactTests {
         // Denied by an administrator: the new reason, said once while ten updates a second come.
         let deny = try await Runner.run(["auth", "deny", "--uid", "0", app], environment: environment)
         #expect(deny.status == 0, "\(deny.standardError)")
-        let denied = "\(app) (uid 0) may not have location: its user denied it, or nobody allowed it"
+        let denied = "\(app) (uid 0) is denied location (by its user or an administrator)"
         #expect(await waitUntil(within: 10) { watch.errors.contains(denied) }, "\(watch.errors)")
         try await Task.sleep(for: .seconds(2))
         #expect(watch.errors.components(separatedBy: denied).count == 2, "said once: \(watch.errors)")
         #expect(watch.errors.components(separatedBy: undecided).count == 2, "said once: \(watch.errors)")
         await watch.stop()
+        await daemon.stop()
+    }
+
+    @Test(
+        "in a terminal's foreground, a program nobody decided on is told it cannot be asked, never that it was denied"
+    )
+    func undecidedInATerminalIsNotDenied() async throws {
+        let receiver = try TenHertzReceiver()
+        defer { receiver.stop() }
+        let daemon = try DaemonHarness(sources: [receiver.source])
+        try await daemon.start()
+        let terminal = try PseudoTerminal()
+        defer { terminal.close() }
+        let process = try terminal.startSession(
+            [Runner.gpsloc.path, "watch"], environment: ["OPENCORELOCATION_SOCKET": daemon.socket])
+        let screen = await terminal.screen { $0.contains("cannot be asked") || $0.contains("denied") }
+        #expect(screen.contains("has no decision, and cannot be asked for one"), "\(screen)\n\(daemon.log)")
+        #expect(!screen.contains("denied"), "\(screen)")
+        await terminal.endSession(of: process)
         await daemon.stop()
     }
 

@@ -172,7 +172,7 @@ struct GeoClueTests {
             #expect(Self.locations(m.standardOutput).isEmpty)
             #expect(
                 m.standardError.contains("Failed to connect to GeoClue2 service")
-                    && m.standardError.contains("may not have location"),
+                    && m.standardError.contains("is denied location"),
                 "\(m.standardOutput)\(m.standardError)")
             #expect(log.contains("GeoClue2: \(Self.whereAmI) (uid \(alice.uid)"), "\(log)")
         }
@@ -247,7 +247,7 @@ struct GeoClueTests {
             }
             #expect(
                 (refusal?["error"] as? String)?.contains(
-                    "/usr/bin/python3.11 (uid \(bob.uid)) may not have location") == true,
+                    "/usr/bin/python3.11 (uid \(bob.uid)) is denied location") == true,
                 "\(posing.standardOutput)\(posing.standardError)")
 
             // Bob's where-am-i runs; Mallory reads, starts and deletes his client, and is refused each time.

@@ -30,10 +30,15 @@ enum RefusalWords {
         if flags.authorizationRestricted {
             return "\(identity.app) (uid \(uid)) is restricted from location by an administrator"
         }
-        if flags.authorizationDenied {
+        // Nobody decided: whatever the engine's flags say of a question it could not put, no
+        // decision is spoken of as if one had been made.
+        if undecided && identity.manifest.whenInUseUsageDescription == nil {
+            return cannotBeAsked(identity)
+        }
+        if flags.authorizationDenied && !undecided {
             return
-                "\(identity.app) (uid \(uid)) may not have location: its user denied it, or nobody allowed it; "
-                + "its user answers with `gpsloc agent`, or an administrator runs `\(grant)`"
+                "\(identity.app) (uid \(uid)) is denied location (by its user or an administrator); "
+                + "an administrator allows it with `\(grant)`"
         }
         if flags.authorizationRequestInProgress {
             return
@@ -54,8 +59,8 @@ enum RefusalWords {
     /// Why an app that has no decision, and no usage description to ask with, gets nothing.
     static func cannotBeAsked(_ identity: PeerIdentity) -> String {
         "\(identity.app) (uid \(identity.uid)) has no decision, and cannot be asked for one: no registration "
-            + "gives it an NSLocationWhenInUseUsageDescription; its user or an administrator decides with "
-            + "`gpsloc auth grant --uid \(identity.uid) '\(identity.app)' always` (or `gpsloc auth deny`)"
+            + "gives it an NSLocationWhenInUseUsageDescription; an administrator decides with "
+            + "`sudo gpsloc auth grant --uid \(identity.uid) '\(identity.app)' always` (or `gpsloc auth deny`)"
     }
 
     /// Why an app its user or an administrator refused gets nothing, from its engine's status.
