@@ -20,7 +20,7 @@ struct Watch: AsyncParsableCommand {
             authorization store; an undetermined app that has the key is asked on the terminal, \
             or, without one, its request waits for `gpsloc auth grant|deny`. Ends when a replayed \
             log ends (status 0); a source that cannot work ends it with status 1; gpslocd ending the \
-            updates (its source ended for good) with status 3, saying so.
+            updates (a replayed log played to its end, or a source that cannot work) with status 3, saying so.
             """
     )
 
@@ -117,8 +117,9 @@ struct Watch: AsyncParsableCommand {
         if context.isDaemonClient {
             // A client of gpslocd expects updates for as long as it runs: an end is news.
             printError(
-                "gpsloc watch: gpslocd ended the updates: its receiver's source ended for good (a replayed "
-                    + "log played to its end, or a source that cannot work; gpslocd's log says which)")
+                "gpsloc watch: gpslocd ended the updates: its receiver's source ended (a replayed log played "
+                    + "to its end, and the next client replays it from the start; or a source that cannot work; "
+                    + "gpslocd's log says which)")
             throw ExitCode(Self.streamEnded)
         }
         try AppOptions.checkSource(of: context)

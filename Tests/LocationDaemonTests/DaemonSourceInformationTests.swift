@@ -59,18 +59,34 @@ struct WatchThroughDaemonTests {
         return daemon
     }
 
-    @Test("when the daemon's replay ends, watch says so and ends with status 3, not a silent 0")
+    @Test(
+        "when the daemon's replay ends, watch says so and ends with status 3, not a silent 0; the log says the file ended, and the next client replays it"
+    )
     func endOfSource() async throws {
         let daemon = try await Self.replaying()
-        let watch = try await Runner.run(
-            ["60", Runner.gpsloc.path, "watch", "--session", "always", "--format", "jsonl"],
-            executable: URL(fileURLWithPath: "/usr/bin/timeout"),
-            environment: ["OPENCORELOCATION_SOCKET": daemon.socket])
-        await daemon.stop()
-        #expect(watch.status == 3, "\(watch.standardError)")
-        #expect(watch.standardError.contains("gpslocd ended the updates"), "\(watch.standardError)")
+        func watch() async throws -> ProcessResult {
+            try await Runner.run(
+                ["60", Runner.gpsloc.path, "watch", "--session", "always", "--format", "jsonl"],
+                executable: URL(fileURLWithPath: "/usr/bin/timeout"),
+                environment: ["OPENCORELOCATION_SOCKET": daemon.socket])
+        }
+        let first = try await watch()
+        #expect(first.status == 3, "\(first.standardError)")
+        #expect(
+            first.standardError.contains(
+                "gpslocd ended the updates: its receiver's source ended (a replayed log played to its end, "
+                    + "and the next client replays it from the start"), "\(first.standardError)")
         // Not all 300: a program that falls behind its updates loses the oldest, in its own process.
-        #expect(watch.standardOutput.split(separator: "\n").count > 10, "the log's updates came first")
+        #expect(first.standardOutput.split(separator: "\n").count > 10, "the log's updates came first")
+        #expect(
+            await daemon.logs("its source ended (a replayed log played to its end)", within: 10),
+            "\(daemon.log)")
+        // As it said: the next client gets the log again, from its start.
+        let second = try await watch()
+        #expect(second.status == 3, "\(second.standardError)")
+        let again = jsonObjects(inLines: second.standardOutput).compactMap { $0["latitude"] as? Double }
+        #expect(again.count > 10, "\(second.standardError)")
+        await daemon.stop()
         #expect(!daemon.log.contains("stopped reading"), "\(daemon.log)")
     }
 

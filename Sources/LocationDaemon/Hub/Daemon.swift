@@ -286,14 +286,23 @@ public final class Daemon: Sendable {
     }
 
     /// Logs each time a receiver is reached (with its rate, and whether it gives a pulse per
-    /// second), until cancelled; its failures the receiver's service logs itself.
+    /// second) and each time its source ends (a replayed log's end), until cancelled; its
+    /// failures the receiver's service logs itself.
     public func logReceiverConnections() async {
         await withDiscardingTaskGroup { group in
             for receiver in distinctReceivers {
                 let events = receiver.service.sourceEvents()
                 group.addTask { [log] in
                     for await event in events {
-                        if case .connected(let what) = event { log("receiver reached: \(what)") }
+                        switch event {
+                        case .connected(let what): log("receiver reached: \(what)")
+                        case .ended:
+                            log(
+                                "receiver \(receiver.device): its source ended (a replayed log played to "
+                                    + "its end); its clients' updates end, and the next client to ask for it "
+                                    + "replays it from the start")
+                        default: break
+                        }
                     }
                 }
             }

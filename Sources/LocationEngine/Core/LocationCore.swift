@@ -329,11 +329,24 @@ package struct LocationCore: Sendable {
         }
     }
 
-    /// The receiver ended for good: every subscription finishes.
+    /// The receiver ended (a replayed log reached its end): every subscription finishes, and
+    /// the receiver is let go, so that the next subscription starts it again rather than
+    /// waiting on a run that is over.
+    /// A change of the sessions, so it is settled (once per end).
     private mutating func receiveEnd() -> [Action] {
-        receiving { core, actions in
-            for (id, _) in core.updates { actions.append(.finish(id)) }
+        transact { core, actions in
+            for (id, _) in core.updates {
+                actions.append(.finish(id))
+                core.auth.sessions.removeValue(forKey: id)
+            }
             for id in core.fixSubscribers { actions.append(.finish(id)) }
+            core.updates.removeAll()
+            if core.receiverRunning {
+                core.receiverRunning = false
+                core.unavailable = nil
+                actions.append(.stopReceiver)
+            }
+            core.withdrawPromptIfMoot(&actions)
         }
     }
 

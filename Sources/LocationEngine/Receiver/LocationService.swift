@@ -88,6 +88,9 @@ public final class LocationService: Sendable {
         var silenced = false
         /// Stopped for good (``stop()``): a new subscriber does not start it again.
         var stopped = false
+        /// The run ended by itself, as a log ends or a source fails for good, while subscribers
+        /// (kept ones among them) held it: the next subscriber does not join a run that is over.
+        var runOver = false
     }
 
     private let state = Mutex(State())
@@ -144,19 +147,27 @@ public final class LocationService: Sendable {
     /// Attaches a subscriber; starts the source for the first one. `receive` is called on
     /// whatever thread brings an event and must not block; `pace` is awaited after each fix of a
     /// source with no pace of its own, for the subscriber to make it wait until there is room.
+    ///
+    /// A subscriber that comes after the run ended by itself starts a log again from its start
+    /// (for every subscriber), and is told at once of a source that failed for good, rather than
+    /// waiting in silence for a run that is over.
     package func subscribe(
         pace: (@Sendable () async -> Void)? = nil, _ receive: @escaping @Sendable (Event) -> Void
     ) -> Int {
-        state.withLock { state in
+        let (id, failedForGood) = state.withLock { state in
             state.nextID += 1
             state.subscribers.append(Subscriber(id: state.nextID, receive: receive, pace: pace))
-            if state.task == nil, !state.stopped {
+            let failed = state.runOver && state.failure != nil
+            if state.task == nil || (state.runOver && !failed), !state.stopped {
                 state.generation += 1
+                state.runOver = false
                 let generation = state.generation
                 state.task = Task { [self] in await self.run(generation: generation) }
             }
-            return state.nextID
+            return (state.nextID, failed)
         }
+        if failedForGood { receive(.ended) }
+        return id
     }
 
     /// Detaches a subscriber; stops the source after the last one.
@@ -165,6 +176,7 @@ public final class LocationService: Sendable {
             state.subscribers.removeAll { $0.id == id }
             guard state.subscribers.isEmpty, let task = state.task else { return nil }
             state.task = nil
+            state.runOver = false
             state.lastFix = nil
             state.staleReported = false
             return task
@@ -190,10 +202,13 @@ public final class LocationService: Sendable {
     /// Tells every subscriber of `generation`, through ``relay`` when there is one and the source
     /// goes at the pace of time (every event of such a source, so that each subscriber's events keep
     /// their order); returns them, for a paced source to await.
+    /// `endingTheRun` marks the run over in the same step, so that a subscriber is either told
+    /// the end or starts the next run.
     @discardableResult
-    private func broadcast(_ event: Event, generation: Int) -> [Subscriber] {
+    private func broadcast(_ event: Event, generation: Int, endingTheRun: Bool = false) -> [Subscriber] {
         let subscribers = state.withLock { state -> [Subscriber] in
             guard state.generation == generation, state.task != nil else { return [] }
+            if endingTheRun { state.runOver = true }
             if case .fix = event {
                 state.lastFix = clock.elapsed()
                 state.staleReported = false
@@ -268,7 +283,7 @@ public final class LocationService: Sendable {
                 if Task.isCancelled { return }
                 if reopenedForSilence() { continue }
                 report(.ended)
-                broadcast(.ended, generation: generation)
+                broadcast(.ended, generation: generation, endingTheRun: true)
                 return
             } catch {
                 if Task.isCancelled { return }
@@ -284,7 +299,7 @@ public final class LocationService: Sendable {
                     log(message)
                     state.withLock { $0.failure = message }
                     report(.failed(message))
-                    broadcast(.ended, generation: generation)
+                    broadcast(.ended, generation: generation, endingTheRun: true)
                     return
                 }
                 let message = "\(said); reopening in \(backoff)"
