@@ -19,8 +19,8 @@ struct Decode: ParsableCommand {
         abstract: "Decode an NMEA log into one record per receiver epoch.",
         discussion: """
             Reads each FILE in turn (a directory: the regular files in it, by name, hidden ones \
-            skipped, and those of its subdirectories with --recursive; devices, FIFOs and sockets \
-            are read only when named; standard input for '-' or no FILE), skips '#' comment lines, and prints one record per epoch on standard \
+            and those plainly no log skipped and named, and those of its subdirectories with \
+            --recursive; devices, FIFOs and sockets are read only when named; standard input for '-' or no FILE), skips '#' comment lines, and prints one record per epoch on standard \
             output. A gzip, xz or zstd log is decompressed as it is read (known by its first \
             bytes); bzip2 and zip are refused with the command that decompresses them. A summary of each file \
             (bytes, sentences by type, rejected sentences by reason, epochs) goes to standard \

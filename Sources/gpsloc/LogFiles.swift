@@ -17,7 +17,9 @@ import FoundationEssentials
 /// ones skipped; a link counts as what it points at. Devices, FIFOs and sockets found in a
 /// directory are never opened, for reading one could block forever or never end (a terminal,
 /// `/dev/zero`); subdirectories are read only with `--recursive`, and a linked directory never, so
-/// that a walk cannot loop. Whatever was passed over is said, with why.
+/// that a walk cannot loop. A file of a directory that is plainly no log (its first 64 KiB hold no
+/// NMEA sentence, and it is not compressed) is passed over too: a README beside the logs is not
+/// an error. Whatever was passed over is said, with why.
 struct LogFiles {
     /// The logs in order; `nil` is standard input.
     var paths: [String?] = []
@@ -61,7 +63,11 @@ struct LogFiles {
             let target = own == .link ? Self.kind(of: path, following: true) : own
             switch target {
             case .regular:
-                paths.append(path)
+                if let why = Self.notALog(path) {
+                    skipped.append("\(path): \(why) (name it to decode it anyway)")
+                } else {
+                    paths.append(path)
+                }
             case .directory where own == .link:
                 skipped.append("\(path): a link to a directory, which a walk does not follow")
             case .directory where recursive:
@@ -108,6 +114,59 @@ struct LogFiles {
         case S_IFIFO: return .fifo
         default: return .socket
         }
+    }
+
+    /// How much of a file found in a directory is looked at for a sentence.
+    static let sniffLength = 65_536
+
+    /// Why the regular file at `path` is no log, or `nil` when it may be one: a line of its first
+    /// 64 KiB starts as a sentence does (`$` or `!`, three or more capitals and digits, a comma:
+    /// `$GPGGA,`, `$PUBX,`, `$STI,`; a doubled `$` too, as some logs have it), it is compressed
+    /// (gzip, xz, zstd: looked at once opened), empty, or cannot be read (which decoding it says).
+    static func notALog(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: sniffLength)
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, sniffLength) }
+        guard count > 0 else { return nil }
+        let head = buffer[0..<count]
+        for magic: [UInt8] in [
+            [0x1F, 0x8B], [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00], [0x28, 0xB5, 0x2F, 0xFD],
+        ]
+        where head.starts(with: magic) {
+            return nil
+        }
+        var lineStart = true
+        for index in head.indices {
+            let byte = head[index]
+            defer { lineStart = byte == 10 || byte == 13 }
+            guard lineStart, byte == UInt8(ascii: "$") || byte == UInt8(ascii: "!") else { continue }
+            if startsSentence(head[index...]) { return nil }
+        }
+        let size = count < sniffLength ? "its \(count) bytes hold" : "its first 64 KiB hold"
+        return "not a log: \(size) no NMEA sentence"
+    }
+
+    /// Whether `bytes` begin as a sentence: `$` or `!` (once or twice), then three or more
+    /// capitals and digits, then a comma.
+    private static func startsSentence(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var next = bytes.startIndex
+        var marks = 0
+        while next < bytes.endIndex, marks < 2,
+            bytes[next] == UInt8(ascii: "$") || bytes[next] == UInt8(ascii: "!")
+        {
+            marks += 1
+            next += 1
+        }
+        var letters = 0
+        while next < bytes.endIndex, letters <= 16,
+            (65...90).contains(bytes[next]) || (48...57).contains(bytes[next])
+        {
+            letters += 1
+            next += 1
+        }
+        return letters >= 3 && letters <= 16 && next < bytes.endIndex && bytes[next] == UInt8(ascii: ",")
     }
 
     private static func reason(_ error: any Error) -> String {
