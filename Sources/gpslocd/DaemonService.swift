@@ -30,6 +30,8 @@ struct DaemonService {
     let settings: DaemonSettings
     let daemon: Daemon
     let log: @Sendable (String) -> Void
+    /// The serial receivers whose device did not exist at the start, as named.
+    let absentReceivers: [String]
     /// An event loop per processor this process may run on, up to four. The first reads every
     /// serial receiver and serves the first hundred connections; only past those do the others
     /// take any (`LoopPlacement`), so that a small box with a few clients wakes one loop per
@@ -42,6 +44,7 @@ struct DaemonService {
         self.settings = settings
         self.log = log
         var receivers: [Receiver] = []
+        var absent: [String] = []
         // The group's first loop reads every serial receiver (`LoopPlacement` gives it the first
         // connections too).
         var loops = group.makeIterator()
@@ -55,6 +58,15 @@ struct DaemonService {
                 throw .init(description: "--source \(error)", isUsage: true)
             }
             let device = address.deviceIdentity
+            // A receiver not plugged in yet is waited for, as one unplugged is; but a name that
+            // does not exist may be a mistake, which the first lines should show.
+            if case .serial(let path, _) = address, access(path, F_OK) != 0 {
+                absent.append(text)
+                log(
+                    "warning: receiver \(text): \(path) does not exist (yet): its clients are told the receiver "
+                        + "is unavailable until it appears, tried every 2 s while a client wants it; if it is the wrong "
+                        + "name, see `ls -l /dev/serial/by-id/`")
+            }
             // One device under two names is one receiver: read once, one reduced state per app.
             if let same = receivers.first(where: { $0.device == device }) {
                 log("receiver \(text) is \(same.name) under another name (\(device)): served as one receiver")
@@ -75,9 +87,10 @@ struct DaemonService {
         }
         if receivers.isEmpty {
             log(
-                "no receiver is configured: clients get locationUnavailable; pass --source or set \"sources\""
-            )
+                "warning: no receiver is configured: clients get locationUnavailable; pass --source or set "
+                    + "\"sources\" in the configuration file")
         }
+        absentReceivers = absent
         try Self.prepareStateDirectory(settings.stateDirectory)
         var group: UInt32?
         if let entry = getgrnam(settings.administratorGroup) {
@@ -218,8 +231,14 @@ struct DaemonService {
         }
         // Said once every socket is bound, as systemd is told: what waits for the daemon waits for this.
         let count = daemon.receiverCount
-        log("ready: serving \(count) \(count == 1 ? "receiver" : "receivers")")
-        if let failure = Systemd.notify("READY=1\nSTATUS=serving \(daemon.receiverCount) receivers") {
+        let serving =
+            count == 0
+            ? "serving no receiver (clients get locationUnavailable)"
+            : "serving \(count) \(count == 1 ? "receiver" : "receivers")"
+                + (absentReceivers.isEmpty
+                    ? "" : " (not present yet: \(absentReceivers.joined(separator: ", ")))")
+        log("ready: \(serving)")
+        if let failure = Systemd.notify("READY=1\nSTATUS=\(serving)") {
             log("cannot tell systemd the daemon is ready: \(failure)")
         }
         var stoppedBy: Int32?

@@ -76,6 +76,27 @@ struct FirstContactTests {
         await daemon.stop()
     }
 
+    @Test("gpslocd's first lines warn of a receiver whose device does not exist, and of having no receiver")
+    func readyWarnsOfAbsentReceivers() async throws {
+        let absent = try DaemonHarness(sources: ["serial:/dev/ttyNoSuchReceiver"])
+        try await absent.start()
+        #expect(
+            absent.log.contains(
+                "warning: receiver serial:/dev/ttyNoSuchReceiver: /dev/ttyNoSuchReceiver does not exist (yet)"
+            ),
+            "\(absent.log)")
+        #expect(
+            absent.log.contains("ready: serving 1 receiver (not present yet: serial:/dev/ttyNoSuchReceiver)"),
+            "\(absent.log)")
+        await absent.stop()
+        let none = try DaemonHarness(sources: [])
+        try await none.start()
+        #expect(none.log.contains("warning: no receiver is configured"), "\(none.log)")
+        #expect(
+            none.log.contains("ready: serving no receiver (clients get locationUnavailable)"), "\(none.log)")
+        await none.stop()
+    }
+
     @Test(
         "gpsloc record allowed while in use only says at once why it records nothing, and fails when it ends so"
     )
