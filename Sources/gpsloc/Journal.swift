@@ -88,7 +88,8 @@ struct Journal: ParsableCommand {
                 headers, whole records, bytes that are no record. Only the end of the newest \
                 segment, not closed, with nothing whole after it, is a power cut's tear. Exit status \
                 0 when nothing is damaged (a tear and the segments the size cap removed are the \
-                journal's own, and said), 2 when something is, and then the first line says DAMAGED.
+                journal's own, and said), 2 when something is, and then the first line says DAMAGED; \
+                1 when the path holds no journal at all.
                 """)
 
         @Argument(help: "The journal's directory, or one segment.")
@@ -99,6 +100,16 @@ struct Journal: ParsableCommand {
         /// `1 damaged place`, `3 damaged places`.
         static func places(_ count: Int) -> String { "\(count) damaged \(count == 1 ? "place" : "places")" }
 
+        /// Fails when `path` held no journal at all: nothing in it is whole, nor damaged, and saying
+        /// "whole" of an empty or mistyped directory would pass a check that checked nothing.
+        static func requireJournal(_ report: JournalReader.Report, at path: String, command: String) throws {
+            guard report.segments.isEmpty && report.damage.isEmpty else { return }
+            printError(
+                "gpsloc \(command): error: \(path) holds no journal (no segment is in it); check the path: a "
+                    + "journal is the directory `gpsloc record --journal DIR` writes, or one of its segments")
+            throw ExitCode.failure
+        }
+
         func run() throws {
             let privateKey = try key.load(required: false, command: "journal verify")
             let report: JournalReader.Report
@@ -108,6 +119,7 @@ struct Journal: ParsableCommand {
                 printError("gpsloc journal verify: error: \(error)")
                 throw ExitCode.failure
             }
+            try Self.requireJournal(report, at: journal, command: "journal verify")
             if !report.isIntact {
                 print("DAMAGED: \(journal): \(Self.places(report.damage.count)); \(report.lossSummary)")
             }
@@ -167,6 +179,7 @@ struct Journal: ParsableCommand {
                 printError("gpsloc journal decrypt: error: \(error)")
                 throw ExitCode.failure
             }
+            try Verify.requireJournal(report, at: journal, command: "journal decrypt")
             output.append { track.finish(to: &$0) }
             output.flush()
             if !report.isIntact {

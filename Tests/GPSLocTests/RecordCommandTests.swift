@@ -96,6 +96,25 @@ struct RecordCommandTests {
         #expect(blind.status == 2 && blind.standardOutput.hasPrefix("DAMAGED: "), "\(blind.standardOutput)")
     }
 
+    @Test("journal verify and decrypt of a directory that holds no journal fail and say so, never 'whole'")
+    func aDirectoryWithoutAJournal() async throws {
+        let workspace = try await Workspace()
+        defer { workspace.remove() }
+        let empty = workspace.directory + "/empty"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        for command in [
+            ["verify", empty], ["verify", empty, "--key", workspace.directory + "/key"],
+            ["decrypt", empty, "--key", workspace.directory + "/key"],
+        ] {
+            let result = try await Runner.run(["journal"] + command)
+            #expect(result.status == 1, "\(command): \(result.standardOutput)\(result.standardError)")
+            #expect(
+                result.standardError.contains("error: \(empty) holds no journal (no segment is in it)"),
+                "\(result.standardError)")
+            #expect(!result.standardOutput.contains("whole") && !result.standardOutput.contains("intact"))
+        }
+    }
+
     @Test("a drive recorded comes back with the private key, as watch printed it; without it, nothing")
     func recordsAndReadsBack() async throws {
         let workspace = try await Workspace()
