@@ -18,6 +18,14 @@ struct InstallTests {
             environment: ["BIN": Runner.gpsloc.deletingLastPathComponent().path])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.contains("installed under \(stage)/usr"))
+        // What went outside the prefix is said, each path.
+        #expect(
+            result.standardOutput.contains("and, outside it, for the system's daemon:"),
+            "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("  \(stage)/etc/opencorelocation/gpslocd.conf\n"))
+        #expect(
+            result.standardOutput.contains(
+                "  \(stage)/etc/opencorelocation/apps.d/org.opencorelocation.recorder.plist\n"))
 
         let version = try await Runner.run(
             ["--version"], executable: URL(fileURLWithPath: stage + "/usr/bin/gpslocd"))
