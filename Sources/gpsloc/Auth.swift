@@ -78,7 +78,9 @@ struct Auth: ParsableCommand {
         abstract: "Show and change the system's location decisions (the authorization store).",
         discussion: """
             Running programs see every change at once. A request left pending by a program \
-            without a terminal is answered with grant or deny.
+            without a terminal is answered with grant or deny. Through gpslocd, a user may deny \
+            or reset their own apps (taking back what they answered); grant, --uid for another \
+            user, services and restrict are for root and the administrators' group.
             """,
         subcommands: [Show.self, Grant.self, Deny.self, Reset.self, Services.self, Restrict.self]
     )

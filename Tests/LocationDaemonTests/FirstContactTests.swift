@@ -135,6 +135,42 @@ struct FirstContactTests {
         await daemon.stop()
     }
 
+    @Test(
+        "a user takes back their own apps' decisions (deny, reset) without an administrator; granting, another user's and the system's stay an administrator's"
+    )
+    func userRevokesOwnDecision() async throws {
+        let alice = try await Account.ensure("ocl-alice")
+        let daemon = try DaemonHarness(sources: [])
+        try await daemon.start()
+        let environment = ["OPENCORELOCATION_SOCKET": daemon.socket]
+        try await daemon.grant(uid: alice.uid, app: socatPath.path, level: "always")
+        func asAlice(_ arguments: [String]) async throws -> ProcessResult {
+            try await Runner.run(
+                alice.setpriv() + [Runner.gpsloc.path] + arguments, executable: setprivPath,
+                environment: environment)
+        }
+        let deny = try await asAlice(["auth", "deny", socatPath.path])
+        #expect(deny.status == 0, "\(deny.standardError)")
+        #expect(
+            await daemon.logs("denied '\(socatPath.path)' for uid \(alice.uid)"), "\(daemon.log)")
+        let reset = try await asAlice(["auth", "reset", socatPath.path])
+        #expect(reset.status == 0, "\(reset.standardError)")
+        // What stays an administrator's: each refused with what she may do instead.
+        let grant = try await asAlice(["auth", "grant", socatPath.path, "always"])
+        #expect(grant.status == 1)
+        #expect(
+            grant.standardError.contains(
+                "only root or members of the administrators' group may grant location")
+                && grant.standardError.contains("`gpsloc auth deny APP` or `gpsloc auth reset APP`"),
+            "\(grant.standardError)")
+        let others = try await asAlice(["auth", "deny", "--uid", "0", socatPath.path])
+        #expect(others.status == 1 && others.standardError.contains("change another user's decisions"))
+        let services = try await asAlice(["auth", "services", "off"])
+        #expect(
+            services.status == 1 && services.standardError.contains("change the system's location policy"))
+        await daemon.stop()
+    }
+
     @Test("a grant for a program's link or relative path is kept for the path gpslocd matches, and says so")
     func grantResolvesPaths() async throws {
         let alice = try await Account.ensure("ocl-alice")

@@ -339,8 +339,26 @@ public final class Daemon: Sendable {
 
     private func refusal(_ what: String) -> WireError {
         WireError(
-            "only root or members of the administrators' group may \(what); answer your own apps' prompts with "
-                + "`gpsloc agent`, or ask an administrator")
+            "only root or members of the administrators' group may \(what); your own apps' decisions you may "
+                + "take back (`gpsloc auth deny APP` or `gpsloc auth reset APP`, without --uid), answer their "
+                + "prompts with `gpsloc agent`, or ask an administrator")
+    }
+
+    /// Whether `change` is one a user may make without being an administrator: taking back a
+    /// decision of their own (a denial, or a reset that has the app asked again), in their own
+    /// store, as every platform lets its user revoke what they granted. A grant stays an answer to
+    /// the app's own prompt, which shows what the kernel proved, or an administrator's: a program
+    /// with no usage description to be asked with is not let grant itself by calling as its user.
+    /// The system's switch, restrictions, network clients and other users' decisions stay an
+    /// administrator's.
+    private static func isUsersOwn(_ change: AuthorizationChange, uid: Int?, by identity: PeerIdentity)
+        -> Bool
+    {
+        guard uid == nil || uid == Int(identity.uid) else { return false }
+        switch change {
+        case .deny, .reset: return true
+        case .grant, .services, .restrict: return false
+        }
     }
 
     /// Whose decisions `identity` asks to see: its own, or any user's for an administrator.
@@ -363,15 +381,24 @@ public final class Daemon: Sendable {
             decisions: snapshot.clients.mapValues(\.summary))
     }
 
-    /// An administrator's change: to `uid`'s decisions (the caller's own when `nil`), or, for
-    /// the global switch and restrictions without a `uid`, to the system's policy. Every hosted
+    /// A change: to `uid`'s decisions (the caller's own when `nil`; a user may change their
+    /// own apps', an administrator anyone's), or, for the global switch and restrictions without a
+    /// `uid`, to the system's policy (an administrator's alone). Every hosted
     /// app it concerns sees it at once.
     func change(_ change: AuthorizationChange, uid: Int?, by identity: PeerIdentity) throws(WireError) {
-        guard isAdministrator(identity) else { throw refusal("change decisions") }
+        let administrator = isAdministrator(identity)
+        guard administrator || Self.isUsersOwn(change, uid: uid, by: identity) else {
+            switch change {
+            case .services, .restrict: throw refusal("change the system's location policy")
+            case .grant: throw refusal("grant location")
+            default: throw refusal("change another user's decisions")
+            }
+        }
         let store: AuthorizationStore
         var target: UInt32?
         var change = change
         if let network = try NetworkClients.canonical(change) {
+            guard administrator else { throw refusal("decide for network clients") }
             guard uid == nil else {
                 throw WireError("a network client's decisions belong to no user; drop --uid")
             }

@@ -38,6 +38,8 @@ enum RefusalWords {
         if flags.authorizationDenied && !undecided {
             return
                 "\(identity.app) (uid \(uid)) is denied location (by its user or an administrator); "
+                + (identity.manifest.whenInUseUsageDescription == nil
+                    ? "" : "its user has it asked again with `gpsloc auth reset '\(identity.app)'`, or ")
                 + "an administrator allows it with `\(grant)`"
         }
         if flags.authorizationRequestInProgress {
