@@ -33,15 +33,25 @@ struct Record: AsyncParsableCommand {
     @Option(help: "The recipient's public key (`gpsloc journal keygen --public-key`).")
     var key: String
 
-    @Option(help: "Close a segment and begin the next once it is this many bytes (default 8 MiB).")
-    var segmentSize: Int = 8 << 20
-
-    @Option(help: "...or this many seconds old (default 3600).")
-    var segmentAge: Double = 3600
+    // Their defaults are said in the help as a person reads them (8 MiB, not 8388608): the
+    // options are optional so that the parser does not print them again.
+    @Option(
+        name: .customLong("segment-size"),
+        help: "Close a segment and begin the next once it is this many bytes (default 8 MiB).")
+    var segmentSizeOption: Int?
+    var segmentSize: Int { segmentSizeOption ?? 8 << 20 }
 
     @Option(
+        name: .customLong("segment-age"), help: "Or once it is this many seconds old (default 3600, an hour)."
+    )
+    var segmentAgeOption: Double?
+    var segmentAge: Double { segmentAgeOption ?? 3600 }
+
+    @Option(
+        name: .customLong("max-size"),
         help: "The journal's size cap in bytes: the oldest segments are removed past it (default 256 MiB).")
-    var maxSize: Int = 256 << 20
+    var maxSizeOption: Int?
+    var maxSize: Int { maxSizeOption ?? 256 << 20 }
 
     @Flag(help: "Do not fdatasync after each record (faster, kinder to flash; a power cut may lose more).")
     var noSync = false

@@ -68,11 +68,14 @@
         @Option(help: "Where unsent messages are kept (made when missing, mode 0700).")
         var outbox: String
 
+        // Optional, so that the parser does not print 67108864 after the help's 64 MiB.
         @Option(
+            name: .customLong("outbox-size"),
             help:
                 "The outbox's cap in bytes: past it, the oldest unsent messages go, counted (default 64 MiB)."
         )
-        var outboxSize: Int = 64 << 20
+        var outboxSizeOption: Int?
+        var outboxSize: Int { outboxSizeOption ?? 64 << 20 }
 
         func validate() throws {
             guard MQTTPublisher.Settings.endpoint(broker) != nil else {

@@ -32,6 +32,28 @@ struct CommandLineTests {
         #expect(!result.standardError.contains("Missing value"))
     }
 
+    @Test("no help text says a default twice, nor sends its reader to the README")
+    func helpSaysEachDefaultOnce() async throws {
+        let commands = [
+            ["decode"], ["simulate"], ["watch"], ["monitor"], ["auth"], ["auth", "grant"], ["auth", "show"],
+            ["agent"], ["devices"], ["record"], ["journal", "verify"], ["journal", "decrypt"],
+            ["journal", "keygen"], ["uplink"],
+        ]
+        for command in commands {
+            let help = try await Runner.run(command + ["--help"])
+            #expect(help.status == 0, "\(command)")
+            // One option's help, its lines joined: the parser's "(default: N)" after our own words.
+            let text = help.standardOutput.replacingOccurrences(
+                of: #"\s+"#, with: " ", options: .regularExpression)
+            #expect(
+                text.range(of: #"\(default [^)]*\)\.? \(default: "#, options: .regularExpression) == nil,
+                "\(command): \(help.standardOutput)")
+            #expect(!text.lowercased().contains("see readme"), "\(command)")
+        }
+        let daemon = try await Runner.run(["--help"], executable: Self.gpslocd)
+        #expect(!daemon.standardOutput.lowercased().contains("see readme"))
+    }
+
     @Test("a log level that is no level is a usage error for gpsloc and gpslocd alike")
     func logLevel() async throws {
         let watch = try await Runner.run(
