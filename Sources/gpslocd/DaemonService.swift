@@ -97,7 +97,8 @@ struct DaemonService {
             group = entry.pointee.gr_gid
         } else {
             log(
-                "the administrators' group \(settings.administratorGroup) does not exist; only root may change decisions"
+                "the administrators' group \(settings.administratorGroup) does not exist; only root may grant, or "
+                    + "change another user's decisions (each user may take back their own)"
             )
         }
         daemon = Daemon(

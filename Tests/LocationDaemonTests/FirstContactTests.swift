@@ -97,6 +97,30 @@ struct FirstContactTests {
         await none.stop()
     }
 
+    @Test("a gpsd client in use, asked for on its behalf, is logged as a question waiting, not as asking")
+    func gpsdClientsQuestionIsTheDaemons() async throws {
+        let receiver = try TenHertzReceiver()
+        defer { receiver.stop() }
+        let daemon = try DaemonHarness(sources: [receiver.source])
+        try daemon.register(
+            "tracker",
+            [
+                "CFBundleIdentifier": "com.example.tracker", "OpenCoreLocationExecutables": [socatPath.path],
+                "NSLocationWhenInUseUsageDescription": "To show where you are",
+            ])
+        try await daemon.start()
+        let terminal = try PseudoTerminal()
+        defer { terminal.close() }
+        // socat in its terminal's foreground speaks gpsd's protocol; it asks for no level at all.
+        let process = try terminal.startSession([socatPath.path, "-", "UNIX-CONNECT:\(daemon.socket)"])
+        terminal.write(Array("?WATCH={\"enable\":true,\"json\":true}\n".utf8))
+        #expect(
+            await daemon.logs("a question waits for com.example.tracker (uid 0", within: 20), "\(daemon.log)")
+        #expect(!daemon.log.contains(" asks for "), "\(daemon.log)")
+        await terminal.endSession(of: process)
+        await daemon.stop()
+    }
+
     @Test(
         "gpsloc record allowed while in use only says at once why it records nothing, and fails when it ends so"
     )

@@ -147,10 +147,14 @@ public final class PromptRouter: Sendable {
         } catch {
             log("cannot record the pending request of \(identity.summary): \(error)")
         }
+        // Not "asks": a gpsd or GeoClue client asks for nothing itself, and the question is the
+        // daemon's, for the session it holds on the program's behalf.
+        let level = request.kind == .always ? " always" : ""
         log(
-            "\(identity.summary) asks for \(request.kind.rawValue) location access (\"\(request.reason)\"); "
-                + "no agent of uid \(identity.uid) is running: answer with `gpsloc agent` as that user, or "
-                + "`gpsloc auth grant --uid \(identity.uid) '\(request.client)'` as an administrator")
+            "a question waits for \(identity.summary): \(request.kind.rawValue) location access "
+                + "(\"\(request.reason)\"); no agent of uid \(identity.uid) is running: answer with "
+                + "`gpsloc agent` as that user, or `sudo gpsloc auth grant --uid \(identity.uid) "
+                + "'\(request.client)'\(level)` as an administrator")
     }
 }
 
