@@ -41,9 +41,6 @@ struct SkyView: Sendable {
     private var groups: [Group] = []
     private var pending: [Group] = []
     private var used = UsedSet()
-    /// The used satellites already counted while an epoch's sky is worked out: a satellite whose
-    /// signals are listed several times (L1 and L5, E1 and E5a…) is one satellite used.
-    private var counted = UsedSet()
     private var epoch = 0
 
     /// How many satellites the complete series hold.
@@ -114,7 +111,7 @@ struct SkyView: Sendable {
     /// satellites are counted (each once, however many of its signals are listed: the receiver's
     /// own meaning in GGA, and GPX's), and those with a direction added to `geometry`. `list`
     /// keeps its storage when nothing else holds it.
-    mutating func satellites(
+    func satellites(
         into list: inout [Satellite], used usedCount: inout Int, geometry: inout Geodesy.DilutionAccumulator
     ) {
         let total = satelliteCount
@@ -141,12 +138,15 @@ struct SkyView: Sendable {
     /// Calls `body` with each satellite of the complete series; counts the used ones and adds
     /// those with a direction to `geometry`.
     @inline(__always)
-    private mutating func forEachSatellite(
+    private func forEachSatellite(
         used usedCount: inout Int, geometry: inout Geodesy.DilutionAccumulator,
         _ body: (Satellite) -> Void
     ) {
         let used = self.used
-        counted.removeAll()
+        // The used satellites counted so far: a satellite whose signals are listed several times
+        // (L1 and L5, E1 and E5a…) is one satellite used, and one direction in the geometry. On the
+        // stack, a bit per usual number, for this runs once per epoch of a decode.
+        var counted = CountedSatellites()
         for group in groups {
             let signal = group.key.signal
             let hint = group.hint
@@ -179,18 +179,18 @@ struct SkyView: Sendable {
 /// Satellites by system and number: a bit per satellite for the usual numbers, a list for the
 /// rest.
 private struct UsedSet: Sendable {
-    private static let wordsPerSystem = 4
+    static let wordsPerSystem = 4
     private var bits = [UInt64](repeating: 0, count: 8 * UsedSet.wordsPerSystem)
     private var others: [UInt64] = []
     private var isEmpty = true
 
-    private static func key(_ constellation: Constellation?, _ svid: Int) -> UInt64 {
+    static func key(_ constellation: Constellation?, _ svid: Int) -> UInt64 {
         UInt64(constellation?.rawValue ?? 0) << 32 | UInt64(UInt32(truncatingIfNeeded: svid))
     }
 
     /// The word of `svid`'s bit, when it has one.
     @inline(__always)
-    private static func word(_ constellation: Constellation?, _ svid: Int) -> Int? {
+    static func word(_ constellation: Constellation?, _ svid: Int) -> Int? {
         guard svid >= 0 && svid < 64 * wordsPerSystem else { return nil }
         return Int(constellation?.rawValue ?? 0) &* wordsPerSystem &+ svid &>> 6
     }
@@ -223,26 +223,32 @@ private struct UsedSet: Sendable {
         }
     }
 
-    /// Inserts one satellite; `false` when it was already in the set.
+    @inline(__always)
+    func contains(_ constellation: Constellation?, _ svid: Int) -> Bool {
+        if let word = Self.word(constellation, svid) { return bits[word] & 1 &<< UInt64(svid & 63) != 0 }
+        return others.contains(Self.key(constellation, svid))
+    }
+}
+
+/// Satellites counted once each while an epoch's sky is worked out: the bits of ``UsedSet`` on the
+/// stack, and a list for unusual numbers (empty, so unallocated, almost always).
+private struct CountedSatellites {
+    private var bits = InlineArray<32, UInt64>(repeating: 0)
+    private var others: [UInt64] = []
+
+    /// Counts a satellite; `false` when it was counted already.
     @inline(__always)
     mutating func insert(_ constellation: Constellation?, _ svid: Int) -> Bool {
-        isEmpty = false
-        if let word = Self.word(constellation, svid) {
+        if let word = UsedSet.word(constellation, svid) {
             let bit: UInt64 = 1 &<< UInt64(svid & 63)
             guard bits[word] & bit == 0 else { return false }
             bits[word] |= bit
             return true
         }
-        let key = Self.key(constellation, svid)
+        let key = UsedSet.key(constellation, svid)
         guard !others.contains(key) else { return false }
         others.append(key)
         return true
-    }
-
-    @inline(__always)
-    func contains(_ constellation: Constellation?, _ svid: Int) -> Bool {
-        if let word = Self.word(constellation, svid) { return bits[word] & 1 &<< UInt64(svid & 63) != 0 }
-        return others.contains(Self.key(constellation, svid))
     }
 }
 
