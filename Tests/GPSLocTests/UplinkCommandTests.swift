@@ -95,6 +95,49 @@ struct UplinkCommandTests {
                 + extra, executable: URL(fileURLWithPath: "/usr/bin/mosquitto_sub"))
     }
 
+    @Test(
+        "a broker that refuses the connection, or a TLS handshake that fails, is said at once, with the address and the reason"
+    )
+    func unreachableBrokerIsSaid() async throws {
+        let workspace = try await Workspace()
+        defer { workspace.remove() }
+        try await workspace.grant()
+        let log = Fixtures.url("drive-1hz.nmea").path
+        // Nobody listens on the port: the connection is refused.
+        let closed = Daemons.freePort()
+        let refused = try RunningProcess(
+            workspace.uplink("file:\(log)?speed=10", broker: "mqtt://127.0.0.1:\(closed)"))
+        let said = "the broker is unreachable (cannot reach 127.0.0.1:\(closed): Connection refused)"
+        #expect(await waitUntil(within: 5) { refused.errors.contains(said) }, "\(refused.errors)")
+        refused.signal(SIGTERM)
+        _ = await refused.wait(within: 20)
+        // A broker that speaks no TLS, asked for it with a CA of the test's own: the handshake fails.
+        let ca = workspace.directory + "/ca"
+        let made = try await Runner.run(
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=test CA",
+                "-keyout",
+                ca + ".key", "-out", ca + ".pem",
+            ], executable: URL(fileURLWithPath: "/usr/bin/openssl"))
+        try #require(made.status == 0, "\(made.standardError)")
+        let broker = try Broker(directory: workspace.directory + "/broker")
+        try await broker.start()
+        let tls = try RunningProcess(
+            workspace.uplink(
+                "file:\(log)?speed=10", broker: "mqtts://127.0.0.1:\(broker.port)",
+                extra: ["--cafile", ca + ".pem"]))
+        #expect(
+            await waitUntil(within: 5) {
+                tls.errors.contains(
+                    "the broker is unreachable (cannot reach 127.0.0.1:\(broker.port): A TLS error")
+            }, "\(tls.errors)")
+        try await Task.sleep(for: .seconds(3))
+        #expect(tls.errors.components(separatedBy: "A TLS error").count == 2, "said once: \(tls.errors)")
+        tls.signal(SIGTERM)
+        _ = await tls.wait(within: 20)
+        await broker.stop()
+    }
+
     @Test("a drive through a broker outage: every location arrives, in order, as OwnTracks JSON")
     func outage() async throws {
         let workspace = try await Workspace()
