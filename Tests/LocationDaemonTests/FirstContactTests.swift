@@ -30,6 +30,27 @@ struct FirstContactTests {
         try #require(bound == 0, "bind \(path): \(String(cString: strerror(errno)))")
     }
 
+    /// A daemon of a 10 Hz receiver where socat is registered as com.example.tracker, which has a
+    /// usage description to be asked with.
+    static func trackerDaemon() async throws -> (TenHertzReceiver, DaemonHarness) {
+        let receiver = try TenHertzReceiver()
+        do {
+            let daemon = try DaemonHarness(sources: [receiver.source])
+            try daemon.register(
+                "tracker",
+                [
+                    "CFBundleIdentifier": "com.example.tracker",
+                    "OpenCoreLocationExecutables": [socatPath.path],
+                    "NSLocationWhenInUseUsageDescription": "To show where you are",
+                ])
+            try await daemon.start()
+            return (receiver, daemon)
+        } catch {
+            receiver.stop()
+            throw error
+        }
+    }
+
     @Test("gpsloc watch given nothing says why and the command that fixes it, once for each reason")
     func watchSaysWhy() async throws {
         let receiver = try TenHertzReceiver()
@@ -99,16 +120,8 @@ struct FirstContactTests {
 
     @Test("a gpsd client in use, asked for on its behalf, is logged as a question waiting, not as asking")
     func gpsdClientsQuestionIsTheDaemons() async throws {
-        let receiver = try TenHertzReceiver()
+        let (receiver, daemon) = try await Self.trackerDaemon()
         defer { receiver.stop() }
-        let daemon = try DaemonHarness(sources: [receiver.source])
-        try daemon.register(
-            "tracker",
-            [
-                "CFBundleIdentifier": "com.example.tracker", "OpenCoreLocationExecutables": [socatPath.path],
-                "NSLocationWhenInUseUsageDescription": "To show where you are",
-            ])
-        try await daemon.start()
         let terminal = try PseudoTerminal()
         defer { terminal.close() }
         // socat in its terminal's foreground speaks gpsd's protocol; it asks for no level at all.
@@ -255,16 +268,8 @@ struct FirstContactTests {
     @Test("gpsloc agent says gpslocd went away, and answers its questions again once it is back")
     func agentAfterRestart() async throws {
         let alice = try await Account.ensure("ocl-alice")
-        let receiver = try TenHertzReceiver()
+        let (receiver, daemon) = try await Self.trackerDaemon()
         defer { receiver.stop() }
-        let daemon = try DaemonHarness(sources: [receiver.source])
-        try daemon.register(
-            "tracker",
-            [
-                "CFBundleIdentifier": "com.example.tracker", "OpenCoreLocationExecutables": [socatPath.path],
-                "NSLocationWhenInUseUsageDescription": "To show where you are",
-            ])
-        try await daemon.start()
 
         let terminal = try PseudoTerminal()
         defer { terminal.close() }

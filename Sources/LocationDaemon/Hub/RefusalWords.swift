@@ -32,14 +32,15 @@ enum RefusalWords {
         }
         // Nobody decided: whatever the engine's flags say of a question it could not put, no
         // decision is spoken of as if one had been made.
-        if undecided && identity.manifest.whenInUseUsageDescription == nil {
+        let askable = identity.manifest.whenInUseUsageDescription != nil
+        if undecided && !askable {
             return cannotBeAsked(identity)
         }
         if flags.authorizationDenied && !undecided {
             return
                 "\(identity.app) (uid \(uid)) is denied location (by its user or an administrator); "
-                + (identity.manifest.whenInUseUsageDescription == nil
-                    ? "" : "its user has it asked again with `gpsloc auth reset '\(identity.app)'`, or ")
+                + (askable
+                    ? "its user has it asked again with `gpsloc auth reset '\(identity.app)'`, or " : "")
                 + "an administrator allows it with `\(grant)`"
         }
         if flags.authorizationRequestInProgress {
