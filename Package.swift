@@ -180,7 +180,7 @@ let package = Package(
                 "OpenCoreLocation", "LocationEngine", "LocationWire", "GNSSSources", "Locking", "TestSupport",
             ]),
         .testTarget(
-            name: "GPSLocTests", dependencies: ["gpsloc", "where-am-i", "telematics-box", "TestSupport"]),
+            name: "GPSLocTests", dependencies: ["DescriptorIO", "gpsloc", "where-am-i", "telematics-box", "TestSupport"]),
         // Apple-platform code in the Swift 5 language mode, as most apps still build.
         .testTarget(
             name: "Swift5SamplesTests", dependencies: ["OpenCoreLocation", "LocationEngine"],
@@ -188,7 +188,7 @@ let package = Package(
         .testTarget(
             name: "LocationDaemonTests",
             dependencies: [
-                "GNSSSources", "LocationDaemon", "LocationEngine", "LocationWire", "Locking",
+                "DescriptorIO", "GNSSSources", "LocationDaemon", "LocationEngine", "LocationWire", "Locking",
                 "OpenCoreLocation",
                 "TestSupport",
                 .product(name: "NIOPosix", package: "swift-nio"),

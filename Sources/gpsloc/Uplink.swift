@@ -3,6 +3,7 @@
 
 #if MQTT
     import ArgumentParser
+    import DescriptorIO
     import Dispatch
     import FoundationEssentials
     import GNSS
@@ -93,7 +94,7 @@
             let (host, port, tls) = MQTTPublisher.Settings.endpoint(broker)!
             let device =
                 ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "box"
-            let user = String(cString: getpwuid(getuid())?.pointee.pw_name ?? strdup("gpsloc"))
+            let user = UserDatabase.user(uid: getuid())?.name ?? "gpsloc"
             let topic = topic ?? "owntracks/\(user)/\(device)"
             let tid = tid ?? String(device.prefix(2))
             var password: String?

@@ -93,8 +93,8 @@ struct DaemonService {
         absentReceivers = absent
         try Self.prepareStateDirectory(settings.stateDirectory)
         var group: UInt32?
-        if let entry = getgrnam(settings.administratorGroup) {
-            group = entry.pointee.gr_gid
+        if let gid = UserDatabase.groupID(named: settings.administratorGroup) {
+            group = gid
         } else {
             log(
                 "the administrators' group \(settings.administratorGroup) does not exist; only root may grant, or "

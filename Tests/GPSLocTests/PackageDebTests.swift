@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import Foundation
 import TestSupport
 import Testing
@@ -64,7 +65,7 @@ struct PackageDebTests {
         // leaves them, as Debian does. The test removes those it made, to leave the host as it was.
         let accounts = [("user", "gpslocd"), ("group", "gnss"), ("group", "opencorelocation-admin")]
         let existed = accounts.map { kind, name in
-            kind == "user" ? getpwnam(name) != nil : getgrnam(name) != nil
+            kind == "user" ? UserDatabase.user(named: name) != nil : UserDatabase.groupID(named: name) != nil
         }
         defer {
             for ((kind, name), was) in zip(accounts, existed) where !was {

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import Foundation
 import LocationWire
 import Locking
@@ -15,17 +16,17 @@ struct Account: Sendable {
 
     /// The user `name`, made with `useradd` the first time (a system user, no home, no shell).
     static func ensure(_ name: String, groups: [String] = []) async throws -> Account {
-        for group in groups where getgrnam(group) == nil {
+        for group in groups where UserDatabase.groupID(named: group) == nil {
             _ = try await Runner.run(
                 ["--system", group], executable: URL(fileURLWithPath: "/usr/sbin/groupadd"))
         }
-        if getpwnam(name) == nil {
+        if UserDatabase.user(named: name) == nil {
             let result = try await Runner.run(
                 ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", name],
                 executable: URL(fileURLWithPath: "/usr/sbin/useradd"))
             // Suites run in parallel: another test may have made the same user meanwhile
             // (useradd then says it exists), which is as good.
-            if result.status != 0, getpwnam(name) == nil {
+            if result.status != 0, UserDatabase.user(named: name) == nil {
                 Issue.record("useradd \(name): \(result.standardError)")
             }
         }
@@ -34,8 +35,10 @@ struct Account: Sendable {
                 ["-a", "-G", groups.joined(separator: ","), name],
                 executable: URL(fileURLWithPath: "/usr/sbin/usermod"))
         }
-        let entry = try #require(getpwnam(name))
-        return Account(name: name, uid: entry.pointee.pw_uid, gid: entry.pointee.pw_gid)
+        // Suites run in parallel, and getpwnam's answer is one buffer for every thread: read
+        // while another suite looks up another user, it can be that user's.
+        let entry = try #require(UserDatabase.user(named: name))
+        return Account(name: name, uid: entry.uid, gid: entry.gid)
     }
 
     /// `setpriv` arguments that run a program as this user, with no supplementary group but `groups`.
@@ -45,7 +48,9 @@ struct Account: Sendable {
             arguments.append("--clear-groups")
         } else {
             arguments.append(
-                "--groups=" + groups.map { String(getgrnam($0).pointee.gr_gid) }.joined(separator: ","))
+                "--groups="
+                    + groups.map { String(UserDatabase.groupID(named: $0) ?? UInt32.max) }.joined(
+                        separator: ","))
         }
         if !capabilities.isEmpty {
             let list = capabilities.map { "+" + $0 }.joined(separator: ",")

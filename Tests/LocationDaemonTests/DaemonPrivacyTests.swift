@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import DescriptorIO
 import Foundation
 import LocationWire
 import TestSupport
@@ -160,7 +161,7 @@ struct DaemonPrivacyTests {
         let service = try await Account.ensure("ocl-gpslocd", groups: ["ocl-gnss"])
         let receiver = try TenHertzReceiver()
         defer { receiver.stop() }
-        let group = try #require(getgrnam("ocl-gnss")).pointee.gr_gid
+        let group = try #require(UserDatabase.groupID(named: "ocl-gnss"))
         #expect(chown(receiver.terminal.slavePath, 0, group) == 0)
         #expect(chmod(receiver.terminal.slavePath, 0o660) == 0)
 

@@ -146,8 +146,7 @@ public final class AuthorizationStore: Sendable {
 
     /// The home directory of this process's user in the password database ("/" without one).
     private static func passwordHome() -> String {
-        guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return "/" }
-        return String(cString: directory)
+        UserDatabase.user(uid: getuid())?.home ?? "/"
     }
 
     /// The store's contents under its policy: location services are on only when both say so,
