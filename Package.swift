@@ -84,6 +84,9 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLzma", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // The engine's SHA-256 and HMAC-SHA256 (the journal's HPKE stays on swift-crypto: Debian's
+        // OpenSSL 3.0 has none).
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // <sys/xattr.h> and <sys/pidfd.h>, which Swift's Glibc module leaves out.
         .systemLibrary(name: "CLinux"),
         // sd-bus (libsystemd) for the daemon's D-Bus services: a connection served on a thread of
@@ -98,9 +101,8 @@ let package = Package(
         .target(
             name: "LocationEngine",
             dependencies: [
-                "GNSS", "DescriptorIO", "Locking",
+                "GNSS", "DescriptorIO", "Locking", "CLibCrypto",
                 .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(name: "LocationWire", dependencies: ["GNSS", "LocationEngine", "Locking", "NMEA"]),

@@ -1,7 +1,6 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Crypto
 import DescriptorIO
 import FoundationEssentials
 
@@ -20,7 +19,7 @@ enum ReducedStateFile {
         var file = MonitorCore.fileName(name)
         if file.utf8.count > 200 {
             // Escaped executable paths and source addresses can pass a file name's 255 bytes.
-            let digest = SHA256.hash(data: Array(name.utf8)).map {
+            let digest = Digest.sha256(Array(name.utf8)).map {
                 ($0 < 16 ? "0" : "") + String($0, radix: 16)
             }.joined()
             file = String(file.prefix(100)) + "-" + digest

@@ -1,7 +1,6 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
-import Crypto
 import DescriptorIO
 import FoundationEssentials
 
@@ -166,7 +165,7 @@ public struct ReducerOffset: Sendable {
     private func units(domain: UInt8, _ value: Int64) -> (Double, Double) {
         var message = [domain]
         withUnsafeBytes(of: value.bigEndian) { message.append(contentsOf: $0) }
-        let code = Array(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: secret)))
+        let code = Digest.hmacSHA256(key: secret, message: message)
         func unit(_ offset: Int) -> Double {
             var value: UInt64 = 0
             for i in 0..<8 { value = value << 8 | UInt64(code[offset + i]) }
