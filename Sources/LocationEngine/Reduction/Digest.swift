@@ -5,8 +5,8 @@ import CLibCrypto
 
 /// SHA-256 and HMAC-SHA256 from the system's libcrypto: all the cryptography the engine needs
 /// (the reducer's offsets and cadence, and short names for long state files). The system's
-/// library rather than a compiled-in one, so that a program of the engine alone (gpsloc's
-/// decoder) builds in seconds, not minutes.
+/// library rather than a compiled-in one, so that the engine compiles no cryptography of its own
+/// (swift-crypto's BoringSSL was most of a first build of gpsloc).
 enum Digest {
     /// SHA-256 of `bytes`: 32 bytes.
     static func sha256(_ bytes: [UInt8]) -> [UInt8] {
