@@ -8,6 +8,11 @@ import CLibCrypto
 /// library rather than a compiled-in one, so that the engine compiles no cryptography of its own
 /// (swift-crypto's BoringSSL was most of a first build of gpsloc).
 enum Digest {
+    /// `bytes` in lower-case hexadecimal, two digits each.
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
     /// SHA-256 of `bytes`: 32 bytes.
     static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))

@@ -19,10 +19,7 @@ enum ReducedStateFile {
         var file = MonitorCore.fileName(name)
         if file.utf8.count > 200 {
             // Escaped executable paths and source addresses can pass a file name's 255 bytes.
-            let digest = Digest.sha256(Array(name.utf8)).map {
-                ($0 < 16 ? "0" : "") + String($0, radix: 16)
-            }.joined()
-            file = String(file.prefix(100)) + "-" + digest
+            file = String(file.prefix(100)) + "-" + Digest.hex(Digest.sha256(Array(name.utf8)))
         }
         return store.directory + "/reduced/" + file + ".json"
     }
