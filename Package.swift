@@ -24,10 +24,17 @@ let package = Package(
             name: "LibGPS",
             description: "Read gpsd through libgps as well (gpsd+libgps:// and gpsd+shm:); needs libgps-dev."),
         .trait(
+            name: "Journal",
+            description:
+                "gpsloc record, journal and decode --key: the encrypted track journal (swift-crypto's HPKE)."),
+        .trait(
             name: "MQTT",
             description:
-                "gpsloc uplink: locations to an MQTT broker through libmosquitto; needs libmosquitto-dev."),
-        .default(enabledTraits: ["MQTT"]),
+                "gpsloc uplink: locations to an MQTT broker through libmosquitto; needs libmosquitto-dev.",
+            enabledTraits: ["Journal"]),
+        // `swift build --disable-default-traits --product gpsloc` builds a gpsloc that decodes,
+        // simulates and watches without compiling any cryptography (tools/decode-example).
+        .default(enabledTraits: ["Journal", "MQTT"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -141,7 +148,9 @@ let package = Package(
             name: "gpsloc",
             dependencies: [
                 "BuildInfo", "GNSS", "GNSSSimulation", "GNSSSources", "LocationEngine", "LocationWire",
-                "LocationHosting", "DescriptorIO", "Locking", "CLinux", "Telematics", "TrackJournal",
+                "LocationHosting", "DescriptorIO", "Locking", "CLinux",
+                .target(name: "Telematics", condition: .when(traits: ["Journal"])),
+                .target(name: "TrackJournal", condition: .when(traits: ["Journal"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -182,7 +191,8 @@ let package = Package(
                 "OpenCoreLocation", "LocationEngine", "LocationWire", "GNSSSources", "Locking", "TestSupport",
             ]),
         .testTarget(
-            name: "GPSLocTests", dependencies: ["DescriptorIO", "gpsloc", "where-am-i", "telematics-box", "TestSupport"]),
+            name: "GPSLocTests",
+            dependencies: ["DescriptorIO", "gpsloc", "where-am-i", "telematics-box", "TestSupport"]),
         // Apple-platform code in the Swift 5 language mode, as most apps still build.
         .testTarget(
             name: "Swift5SamplesTests", dependencies: ["OpenCoreLocation", "LocationEngine"],

@@ -86,6 +86,10 @@ public struct ChunkReader: ~Copyable {
                 throw SourceError(
                     "\(name) is \(kind == "a zip archive" ? kind : kind + "-compressed"); this build reads "
                         + "gzip, xz and zstd: \(command)\(file) | gpsloc decode -")
+            case .trackJournal:
+                throw SourceError(
+                    "\(name) is a sealed track journal, not an NMEA log: `gpsloc decode --key FILE` decodes "
+                        + "the NMEA it was recorded with, and --source 'file:JOURNAL?key=FILE' replays it")
             case .notALog(let what):
                 throw SourceError("\(name) is \(what), not an NMEA log")
             }

@@ -180,8 +180,9 @@ public enum SourceAddress: Sendable, Hashable {
         case .journal(let path, let keyPath, let speed):
             guard let journals else {
                 throw SourceError(
-                    "file:\(path)?key=\(keyPath): this program reads no track journals; replay it with "
-                        + "`gpsloc watch --source 'file:\(path)?key=\(keyPath)'`")
+                    "file:\(path)?key=\(keyPath): this program was built without the track journal, which "
+                        + "reads it; replay it with `gpsloc watch --source 'file:\(path)?key=\(keyPath)'` from a "
+                        + "gpsloc built with its default traits (swift build --product gpsloc)")
             }
             return try journals.open(path, keyPath: keyPath, speed: speed)
         case .standardInput(let speed):
@@ -206,15 +207,16 @@ public enum SourceAddress: Sendable, Hashable {
             #else
                 throw SourceError(
                     "gpsd+libgps://\(host):\(port): this build has no libgps; use gpsd://\(host):\(port) (the same "
-                        + "fixes over gpsd's JSON protocol) or build with --traits LibGPS (needs libgps-dev)")
+                        + "fixes over gpsd's JSON protocol) or build with --traits defaults,LibGPS (needs libgps-dev)"
+                )
             #endif
         case .gpsdSharedMemory:
             #if LibGPS
                 return LibGPSSource(.sharedMemory)
             #else
                 throw SourceError(
-                    "gpsd+shm: this build has no libgps; use gpsd://localhost:2947 or build with --traits LibGPS "
-                        + "(needs libgps-dev)")
+                    "gpsd+shm: this build has no libgps; use gpsd://localhost:2947 or build with --traits "
+                        + "defaults,LibGPS (needs libgps-dev)")
             #endif
         }
     }

@@ -4,6 +4,7 @@
 import CZlib
 import Crypto
 import FoundationEssentials
+import GNSSSources
 
 /// The track journal's file format: a directory of segments, `segment-NNNNNNNNNNNNNNNNNNNN.ocj`,
 /// numbered from 1, each readable only with the recipient's private key.
@@ -28,7 +29,7 @@ import FoundationEssentials
 /// record says what came before it; a segment closed on purpose ends with a final record that
 /// counts its records.
 public enum JournalFormat {
-    public static let magic: [UInt8] = Array("OCLJ".utf8)
+    public static let magic: [UInt8] = LogFormat.trackJournalMagic
     public static let version: UInt16 = 2
     /// The header's size in the version written (88) and in version 1 (72).
     public static let headerSize = 88

@@ -8,7 +8,10 @@ import GNSSSources
 import LocationEngine
 import LocationHosting
 import Logging
-import TrackJournal
+
+#if Journal
+    import TrackJournal
+#endif
 
 /// The command's logging: to standard error, at the level named by `GPSLOC_LOG_LEVEL` (trace,
 /// debug, info, notice, warning, error or critical; info when unset).
@@ -116,7 +119,7 @@ struct AppOptions: ParsableArguments {
             throw ValidationError("--source \(error)")
         }
         let fixSource: any FixSource
-        do { fixSource = try address.open(host: host, journals: JournalReplay()) } catch {
+        do { fixSource = try address.open(host: host, journals: Self.journals) } catch {
             printError("gpsloc \(command): error: \(error)")
             throw ExitCode(1)
         }
@@ -220,4 +223,16 @@ struct AppOptions: ParsableArguments {
 /// The output formats of `watch` and `monitor`.
 enum LineFormat: String, ExpressibleByArgument, CaseIterable {
     case text, jsonl
+}
+
+extension AppOptions {
+    /// What opens a track journal named by `--source 'file:JOURNAL?key=FILE'`: none in a gpsloc
+    /// built without the Journal trait, whose source then says so.
+    static var journals: (any JournalOpening)? {
+        #if Journal
+            JournalReplay()
+        #else
+            nil
+        #endif
+    }
 }

@@ -6,7 +6,6 @@ import FoundationEssentials
 import GNSS
 import GNSSSources
 import NMEA
-import TrackJournal
 
 #if canImport(Glibc)
     import Glibc
@@ -100,27 +99,9 @@ struct Decode: ParsableCommand {
         }
         if let track { output.append { track.begin(into: &$0) } }
         // Journals are opened into memory first; the logs' walk sees their sentences as a log.
-        var arguments = files
         var opened: [Int32] = []
         defer { opened.forEach { close($0) } }
-        if let journalKey {
-            let key = try Journal.KeyOption(path: journalKey).load(required: true, command: "decode")!
-            for (index, file) in files.enumerated() where JournalReader.isJournal(file) {
-                do {
-                    let (path, descriptor) = try DecodeJournal.open(file, key: key)
-                    arguments[index] = path
-                    opened.append(descriptor)
-                } catch {
-                    printError("gpsloc decode: error: \(file): \(error)")
-                    throw ExitCode.failure
-                }
-            }
-        } else if let journal = files.first(where: JournalReader.isJournal) {
-            printError(
-                "gpsloc decode: error: \(journal) is a sealed track journal; give its private key with --key FILE"
-            )
-            throw ExitCode.failure
-        }
+        let arguments = try DecodeJournal.openJournals(among: files, keyPath: journalKey, opened: &opened)
         let logs = LogFiles(arguments, recursive: recursive)
         // A directory that cannot be read stops nothing either: the other logs are decoded.
         for problem in logs.problems { printError("gpsloc decode: error: \(problem)") }

@@ -25,17 +25,13 @@ struct GPSLoc: AsyncParsableCommand {
 }
 
 extension GPSLoc {
-    /// The subcommands; `uplink` in a build with the MQTT trait (the default).
+    /// The subcommands. In a build without the Journal or MQTT trait, `record`, `journal` and
+    /// `uplink` say that they are not in it and how to build them (NotInThisBuild.swift).
     static var commands: [any ParsableCommand.Type] {
-        var commands: [any ParsableCommand.Type] = [
+        [
             Decode.self, Simulate.self, Watch.self, Monitor.self, Auth.self, Agent.self, Devices.self,
-            Record.self,
-            Journal.self,
+            Record.self, Journal.self, Uplink.self,
         ]
-        #if MQTT
-            commands.append(Uplink.self)
-        #endif
-        return commands
     }
 }
 

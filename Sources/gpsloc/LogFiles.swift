@@ -3,6 +3,7 @@
 
 import DescriptorIO
 import FoundationEssentials
+import GNSSSources
 
 #if canImport(Glibc)
     import Glibc
@@ -123,6 +124,7 @@ struct LogFiles {
     /// 64 KiB starts as a sentence does (`$` or `!`, three or more capitals and digits, a comma:
     /// `$GPGGA,`, `$PUBX,`, `$STI,`; a doubled `$` too, as some logs have it), it is compressed
     /// (gzip, xz, zstd: looked at once opened), empty, or cannot be read (which decoding it says).
+    /// A track journal's segment is named as one.
     static func notALog(_ path: String) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { return nil }
@@ -136,6 +138,9 @@ struct LogFiles {
         ]
         where head.starts(with: magic) {
             return nil
+        }
+        if head.starts(with: LogFormat.trackJournalMagic) {
+            return "a sealed track journal's segment, which needs --key FILE"
         }
         var lineStart = true
         for index in head.indices {

@@ -100,6 +100,7 @@ struct DecodeInputsTests {
             (Array("BZh9".utf8), "is bzip2-compressed; this build reads gzip, xz and zstd: bzip2 -dc"),
             ([0x50, 0x4B, 0x03, 0x04], "is a zip archive; this build reads gzip, xz and zstd: unzip -p"),
             ([0x7F, 0x45, 0x4C, 0x46], "is an executable (ELF), not an NMEA log"),
+            (Array("OCLJ".utf8), "is a sealed track journal; give its private key with --key FILE"),
         ])
     func refusedFormats(_ magic: [UInt8], _ says: String) async throws {
         let path = try scratch.make() + "/log.bin"

@@ -115,6 +115,36 @@ struct RecordCommandTests {
         }
     }
 
+    @Test("a journal read as a log, without its key, is named as a journal with what reads it")
+    func aJournalReadAsALog() async throws {
+        let workspace = try await Workspace()
+        defer { workspace.remove() }
+        let log = Fixtures.url("drive-1hz.nmea").path
+        let recorded = try await Runner.run(workspace.record("file:\(log)?speed=max"))
+        #expect(recorded.status == 0, "\(recorded.standardError)")
+        let segment = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: workspace.journal).first {
+                $0.hasPrefix("segment-")
+            })
+        let path = workspace.journal + "/" + segment
+        let journalSaid = "is a sealed track journal, not an NMEA log: `gpsloc decode --key FILE` decodes"
+        let piped = try await Runner.run(
+            ["decode", "-"], input: try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(piped.status == 1 && piped.standardError.contains(journalSaid), "\(piped.standardError)")
+        let replayed = try await Runner.run([
+            "watch", "--source", "file:\(path)?speed=max", "--app", Self.app, "--store", workspace.store,
+            "--manifest", workspace.directory + "/Info.plist", "--format", "jsonl",
+        ])
+        #expect(
+            replayed.status == 1 && replayed.standardError.contains(journalSaid), "\(replayed.standardError)")
+        #expect(replayed.standardOutput.isEmpty)
+        let walked = try await Runner.run(["decode", "--recursive", workspace.directory])
+        #expect(
+            walked.standardError.contains(
+                "skipped \(path): a sealed track journal's segment, which needs --key FILE"),
+            "\(walked.standardError)")
+    }
+
     @Test("a drive recorded comes back with the private key, as watch printed it; without it, nothing")
     func recordsAndReadsBack() async throws {
         let workspace = try await Workspace()
