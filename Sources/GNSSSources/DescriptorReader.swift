@@ -222,7 +222,9 @@ func deliverFromThread(
         var dropped = 0
         defer {
             if dropped > 0 {
-                logger.warning("\(name): \(dropped) fixes were dropped in all: the consumer fell behind")
+                logger.warning(
+                    "\(name): \(counted(dropped, "fix was", "fixes were")) dropped in all: the consumer fell behind"
+                )
             }
         }
         let yield = { (fix: Fix) in

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import GNSS
 import Locking
 import TrackJournal
 
@@ -55,8 +56,8 @@ public final class UplinkQueue: Sendable {
         state.withLock { $0.pending.append(contentsOf: unsent) }
         if let damage {
             say(
-                "the outbox is damaged: \(damage.lost) records lost\(damage.uncounted ? ", and more where how many cannot be told" : ""), "
-                    + "never sent; the \(unsent.count) messages around them are sent, in order: "
+                "the outbox is damaged: \(counted(damage.lost, "record", "records")) lost\(damage.uncounted ? ", and more where how many cannot be told" : ""), "
+                    + "never sent; the \(counted(unsent.count, "message", "messages")) around \(damage.lost == 1 && !damage.uncounted ? "it" : "them") \(agreeing(unsent.count, "is", "are")) sent, in order: "
                     + damage.places.joined(separator: "; "))
         }
         let made = try connect { [weak self] event in self?.handle(event) }
@@ -82,7 +83,7 @@ public final class UplinkQueue: Sendable {
         switch event {
         case .connected:
             state.withLock { $0.connected = true }
-            tell("connected; \(waiting) messages to send")
+            tell("connected; \(counted(waiting, "message", "messages")) to send")
             pump()
         case .refused(let reason):
             tell("the broker refused the connection: \(reason)")
@@ -154,7 +155,7 @@ public final class UplinkQueue: Sendable {
             return state.pending.count + state.inflight.count
         }
         if unsent > 0 {
-            say("stopping with \(unsent) messages kept in the outbox for the next run")
+            say("stopping with \(counted(unsent, "message", "messages")) kept in the outbox for the next run")
         }
         publisher.withLock { $0 }?.stop()
         outbox.close()

@@ -1,6 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import GNSS
+
 /// A journal's records by kind, in the words every report of them uses: `verify`'s lines,
 /// `decrypt`'s, and the recorder's last line count records the same way.
 public struct JournalCounts: Sendable, Hashable, CustomStringConvertible {
@@ -45,14 +47,14 @@ public struct JournalCounts: Sendable, Hashable, CustomStringConvertible {
     /// `302 records: 300 locations, 1 opening, 1 final` (kinds with none left out).
     public var description: String {
         func kind(_ count: Int, _ one: String, _ many: String) -> String? {
-            count == 0 ? nil : "\(count) \(count == 1 ? one : many)"
+            count == 0 ? nil : counted(count, one, many)
         }
         let kinds = [
             kind(locations, "location", "locations"), kind(nmea, "NMEA record", "NMEA records"),
             kind(messages, "message", "messages"), kind(gaps, "gap record", "gap records"),
             kind(openings, "opening", "openings"), kind(finals, "final", "finals"),
         ].compactMap { $0 }
-        let total = "\(records) \(records == 1 ? "record" : "records")"
+        let total = counted(records, "record", "records")
         return kinds.isEmpty ? total : total + ": " + kinds.joined(separator: ", ")
     }
 }

@@ -4,6 +4,7 @@
 import CLinux
 import Crypto
 import FoundationEssentials
+import GNSS
 import GNSSSources
 
 #if canImport(Glibc)
@@ -74,12 +75,12 @@ public struct JournalReader {
 
         /// What damage cost, in words: `3 records lost`, `at least 2 records lost`.
         public var lossSummary: String {
-            let counted = "\(lost) \(lost == 1 ? "record" : "records")"
-            if lostUncounted == 0 { return counted + " lost" }
-            let places = "\(lostUncounted) \(lostUncounted == 1 ? "place" : "places")"
+            let records = counted(lost, "record", "records")
+            if lostUncounted == 0 { return records + " lost" }
+            let places = counted(lostUncounted, "place", "places")
             return lost == 0
                 ? "records lost at \(places) (how many cannot be told)"
-                : "\(counted) lost, and more at \(places) (how many cannot be told)"
+                : "\(records) lost, and more at \(places) (how many cannot be told)"
         }
     }
 
@@ -186,7 +187,7 @@ public struct JournalReader {
         guard let privateKey else {
             for gap in scan.gaps {
                 report.damage.append(
-                    "\(name): byte \(gap.lowerBound): \(gap.count) bytes are not whole records, and whole ones follow: "
+                    "\(name): byte \(gap.lowerBound): \(notWhole(gap.count)), and whole ones follow: "
                         + "at least one record lost there")
                 report.lostUncounted += 1
             }
@@ -236,9 +237,10 @@ public struct JournalReader {
             if let gapStart {
                 let missing = Int(at - counter)
                 report.damage.append(
-                    "\(name): byte \(gapStart): \(gapBytes) bytes are not whole records; \(missing) "
-                        + "\(missing == 1 ? "record" : "records") lost there"
-                        + (missing > 0 ? " (records \(counter)–\(at - 1))" : ""))
+                    "\(name): byte \(gapStart): \(notWhole(gapBytes)); \(counted(missing, "record", "records")) "
+                        + "lost there"
+                        + (missing == 1
+                            ? " (record \(counter))" : missing > 1 ? " (records \(counter)–\(at - 1))" : ""))
                 report.lost += missing
             }
             counter = at + 1
@@ -262,7 +264,9 @@ public struct JournalReader {
             report.damage.append("\(name): its first record is not the segment's opening")
         }
         if afterFinal > 0 {
-            report.damage.append("\(name): \(afterFinal) records follow its final record: not read")
+            report.damage.append(
+                "\(name): \(counted(afterFinal, "record follows", "records follow")) its final record: not read"
+            )
         }
     }
 
@@ -283,15 +287,16 @@ public struct JournalReader {
             let closed = segment.final != nil || closedByHead
             if isLast && !closed && scan.isTornAtMost {
                 report.notes.append(
-                    "\(name): torn at byte \(at) after \(segment.frames) whole records: the last \(segment.tail) bytes "
-                        + "are the record a power cut stopped mid-write")
+                    "\(name): torn at byte \(at) after \(counted(segment.frames, "whole record", "whole records")): the "
+                        + "last \(counted(segment.tail, "byte is", "bytes are")) the record a power cut stopped mid-write"
+                )
             } else {
                 let why =
                     !isLast
                     ? "a later segment exists: damage, not a power cut (the recorder cuts a torn end before going on)"
                     : closed ? "the segment was closed: damage, not a power cut" : "damage comes before them"
                 report.damage.append(
-                    "\(name): byte \(at): the last \(segment.tail) bytes are not whole records, and \(why)")
+                    "\(name): byte \(at): the last \(notWhole(segment.tail)), and \(why)")
                 // Counted by the next segment's opening, or for a closed newest one by its final record
                 // or its head (``checkHead``); only an open newest one's loss, or any without the key,
                 // cannot be counted.
@@ -320,14 +325,15 @@ public struct JournalReader {
             } else if !previous.read {
                 // Its header could not be read: this segment's opening says how many records it held.
                 report.damage.append(
-                    "\(previous.path): its \(opening.previousFrames) records, as segment \(segment.number) counted "
-                        + "them, are lost with its header")
+                    "\(previous.path): its \(counted(opening.previousFrames, "record", "records")), as segment "
+                        + "\(segment.number) counted \(agreeing(opening.previousFrames, "it, is", "them, are")) lost with its header"
+                )
                 report.lost += Int(opening.previousFrames)
             } else if previous.final == nil {
                 let held = previous.nextCounter
                 if held == opening.previousFrames && previous.tail == 0 {
                     report.notes.append(
-                        "\(previous.path): ended without its final record after \(previous.frames) records: the "
+                        "\(previous.path): ended without its final record after \(counted(previous.frames, "record", "records")): the "
                             + "recorder stopped without closing it (a power cut), as segment \(segment.number) records"
                     )
                 } else if held + 1 == opening.previousFrames && previous.tail == 0 {
@@ -335,17 +341,18 @@ public struct JournalReader {
                     // to write, then writes it: stopped between the two, only that marker is lost.
                     report.notes.append(
                         "\(previous.path): its final record was not written: the recorder stopped between "
-                            + "beginning segment \(segment.number) and closing this one; its \(previous.frames) records are whole"
+                            + "beginning segment \(segment.number) and closing this one; its \(counted(previous.frames, "record is", "records are")) whole"
                     )
                 } else if held < opening.previousFrames {
                     let missing = Int(opening.previousFrames - held)
                     report.damage.append(
-                        "\(previous.path): ends after \(held) records, but segment \(segment.number) found "
-                            + "\(opening.previousFrames) when it began: \(missing) records lost from its end")
+                        "\(previous.path): ends after \(counted(held, "record", "records")), but segment \(segment.number) "
+                            + "found \(opening.previousFrames) when it began: \(counted(missing, "record", "records")) "
+                            + "lost from its end")
                     report.lost += missing
                 } else {
                     report.damage.append(
-                        "\(previous.path): has \(held) records, but segment \(segment.number) found "
+                        "\(previous.path): has \(counted(held, "record", "records")), but segment \(segment.number) found "
                             + "\(opening.previousFrames) when it began: records were added since")
                 }
             }
@@ -393,8 +400,9 @@ public struct JournalReader {
             {
                 let missing = max(0, Int(records) - Int(segment.nextCounter))
                 report.damage.append(
-                    "\(segment.path): its head says it was closed with \(records) records, but it ends after "
-                        + "\(segment.nextCounter) without its final record: \(missing) records were cut from its end"
+                    "\(segment.path): its head says it was closed with \(counted(records, "record", "records")), but it "
+                        + "ends after \(segment.nextCounter) without its final record: "
+                        + "\(counted(missing, "record was", "records were")) cut from its end"
                 )
                 report.lost += missing
             }
@@ -511,4 +519,9 @@ private func firstBytes(of path: String, count: Int) -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: count)
     let got = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, count) }
     return Array(bytes.prefix(max(0, got)))
+}
+
+/// `count` bytes that hold no whole record, in words: "3 bytes are not whole records".
+private func notWhole(_ count: some BinaryInteger) -> String {
+    counted(count, "byte is not a whole record", "bytes are not whole records")
 }

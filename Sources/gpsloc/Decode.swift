@@ -221,7 +221,9 @@ struct Decode: ParsableCommand {
                 missing >= 10 && missing * 2 >= statistics.framer.rejected && checksum == .required
                 ? "its \(missing) sentences without a checksum count with --checksum lenient"
                 : "is it an NMEA log? A receiver's binary log (u-blox UBX, SiRF) needs converting first"
-            printError("gpsloc decode: error: no NMEA sentences in \(name)'s \(bytes) bytes; \(hint)")
+            printError(
+                "gpsloc decode: error: no NMEA sentences in \(name)'s \(counted(bytes, "byte", "bytes")); \(hint)"
+            )
             return false
         }
         return true

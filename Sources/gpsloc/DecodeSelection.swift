@@ -174,7 +174,7 @@ struct FixReach {
         func text(_ value: Double) -> String { formatFixed(value, 4) }
         var warning =
             "no fix lies inside --bbox \(text(box.west)),\(text(box.south)),\(text(box.east)),\(text(box.north)); "
-            + "the \(positioned) fixes span longitude \(text(west)) to \(text(east)), latitude "
+            + "the \(counted(positioned, "fix", "fixes")) \(agreeing(positioned, "lies at", "span")) longitude \(text(west)) to \(text(east)), latitude "
             + "\(text(south)) to \(text(north))"
         // The same numbers read latitude first would have held them: say so.
         let swapped = (west: box.south, south: box.west, east: box.north, north: box.east)

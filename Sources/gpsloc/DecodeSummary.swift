@@ -71,7 +71,10 @@ extension Decode {
     ) -> String {
         let framer = statistics.framer
         let bytes = statistics.bytesRead ?? framer.bytes
-        var lines = ["\(name): \(bytes) bytes, \(framer.sentences) sentences, \(framer.rejected) rejected"]
+        var lines = [
+            "\(name): \(counted(bytes, "byte", "bytes")), \(counted(framer.sentences, "sentence", "sentences")), "
+                + "\(framer.rejected) rejected"
+        ]
         let types = statistics.sentencesByType.map { "\($0.type) \($0.count)" }.joined(separator: ", ")
         lines.append("  sentences: " + (types.isEmpty ? "none" : types))
         let reasons = RejectionReason.allCases.filter { framer[$0] > 0 }.map { "\($0) \(framer[$0])" }

@@ -132,10 +132,12 @@
                     print("DAMAGED: \(journal): \(Self.places(report.damage.count)); \(report.lossSummary)")
                 }
                 for segment in report.segments {
-                    var line = "\(segment.path): \(segment.frames) whole records"
+                    var line = "\(segment.path): \(counted(segment.frames, "whole record", "whole records"))"
                     line += privateKey == nil ? " (not opened without --key)" : "; opened \(segment.counts)"
                     if let final = segment.final { line += "; closed (\(final))" }
-                    if segment.tail > 0 { line += "; \(segment.tail) bytes after its last whole record" }
+                    if segment.tail > 0 {
+                        line += "; \(counted(segment.tail, "byte", "bytes")) after its last whole record"
+                    }
                     print(line)
                 }
                 for note in report.notes { print("note: \(note)") }

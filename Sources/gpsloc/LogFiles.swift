@@ -3,6 +3,7 @@
 
 import DescriptorIO
 import FoundationEssentials
+import GNSS
 import GNSSSources
 
 #if canImport(Glibc)
@@ -149,7 +150,10 @@ struct LogFiles {
             guard lineStart, byte == UInt8(ascii: "$") || byte == UInt8(ascii: "!") else { continue }
             if startsSentence(head[index...]) { return nil }
         }
-        let size = count < sniffLength ? "its \(count) bytes hold" : "its first 64 KiB hold"
+        let size =
+            count < sniffLength
+            ? "its \(counted(count, "byte", "bytes")) \(agreeing(count, "holds", "hold"))"
+            : "its first 64 KiB hold"
         return "not a log: \(size) no NMEA sentence"
     }
 

@@ -5,6 +5,7 @@
     import ArgumentParser
     import Dispatch
     import FoundationEssentials
+    import GNSS
     import Telematics
     import TrackJournal
 
@@ -143,10 +144,10 @@
         private static func sayRecovery(_ recovery: JournalWriter.Recovery, journal: String) {
             guard recovery.previous > 0 else { return }
             var said =
-                "gpsloc record: \(journal): continuing after segment \(recovery.previous) (\(recovery.previousFrames) records)"
+                "gpsloc record: \(journal): continuing after segment \(recovery.previous) (\(counted(recovery.previousFrames, "record", "records")))"
             if recovery.cutBytes > 0 {
                 said +=
-                    "; its last \(recovery.cutBytes) bytes were a torn write (the recorder stopped mid-record) and were cut at byte \(recovery.cutAt)"
+                    "; its last \(counted(recovery.cutBytes, "byte", "bytes")) \(agreeing(recovery.cutBytes, "was", "were")) a torn write (the recorder stopped mid-record) and were cut at byte \(recovery.cutAt)"
             }
             printError(said)
         }

@@ -120,7 +120,7 @@
                 throw ExitCode.failure
             }
             printError(
-                "gpsloc uplink: publishing to \(broker) on \(topic); \(queue.waiting) messages from the outbox first"
+                "gpsloc uplink: publishing to \(broker) on \(topic); \(counted(queue.waiting, "message", "messages")) from the outbox first"
             )
             let context = try options.makeContext(command: "uplink")
             let publishing = Task {

@@ -127,6 +127,21 @@ struct DecodeInputsTests {
             unchecked.standardError.contains("count with --checksum lenient"), "\(unchecked.standardError)")
     }
 
+    @Test("one sentence and one byte are counted in the singular")
+    func singularCounts() async throws {
+        let sentence = "$GPGGA,080000.00,5222.3856,N,00453.5576,E,1,08,0.9,12.0,M,46.9,M,,*51\r\n"
+        let one = try await Runner.run(["decode", "-"], input: Data(sentence.utf8))
+        #expect(
+            one.standardError.contains(
+                "standard input: \(sentence.utf8.count) bytes, 1 sentence, 0 rejected"),
+            "\(one.standardError)")
+        let byte = try await Runner.run(["decode", "-"], input: Data([0x41]))
+        #expect(byte.status == 1)
+        #expect(
+            byte.standardError.contains("no NMEA sentences in standard input's 1 byte;"),
+            "\(byte.standardError)")
+    }
+
     @Test("several files and a directory, in order; one that fails stops nothing and makes the status 1")
     func severalFiles() async throws {
         let directory = try scratch.make()

@@ -145,6 +145,31 @@ struct RecordCommandTests {
             "\(walked.standardError)")
     }
 
+    @Test("one stray byte after a closed segment is one byte in every line that counts it, not '1 bytes'")
+    func oneStrayByte() async throws {
+        let workspace = try await Workspace()
+        defer { workspace.remove() }
+        let log = Fixtures.url("drive-1hz.nmea").path
+        let recorded = try await Runner.run(workspace.record("file:\(log)?speed=max"))
+        #expect(recorded.status == 0, "\(recorded.standardError)")
+        let segment = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: workspace.journal).first {
+                $0.hasPrefix("segment-")
+            })
+        let handle = try #require(FileHandle(forWritingAtPath: workspace.journal + "/" + segment))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0x5A]))
+        try handle.close()
+        let verified = try await Runner.run([
+            "journal", "verify", workspace.journal, "--key", workspace.directory + "/key",
+        ])
+        let said = verified.standardOutput
+        #expect(verified.status == 2 && said.hasPrefix("DAMAGED: "), "\(said)")
+        #expect(said.contains("; 1 byte after its last whole record"), "\(said)")
+        #expect(said.contains("the last 1 byte is not a whole record, and the segment was closed"), "\(said)")
+        #expect(!said.contains(" 1 bytes") && !said.contains(" 1 records"), "\(said)")
+    }
+
     @Test("a drive recorded comes back with the private key, as watch printed it; without it, nothing")
     func recordsAndReadsBack() async throws {
         let workspace = try await Workspace()

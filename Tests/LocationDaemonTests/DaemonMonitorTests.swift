@@ -83,7 +83,7 @@ struct DaemonMonitorTests {
         try await daemon.start()
         // Stored monitors are opened once the daemon answers.
         #expect(
-            await waitUntil(within: 20) { daemon.log.contains("evaluating 1 stored monitors") },
+            await waitUntil(within: 20) { daemon.log.contains("evaluating 1 stored monitor (") },
             "\(daemon.log)")
         let file = try #require(Self.monitorFiles(daemon, uid: alice.uid, name: "trip").first)
         let stored = try String(contentsOfFile: file, encoding: .utf8)

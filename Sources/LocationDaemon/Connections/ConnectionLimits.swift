@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FoundationEssentials
+import GNSS
 import Locking
 
 #if canImport(Glibc)
@@ -103,7 +104,8 @@ public final class ConnectionLimits: Sendable {
                     if held >= perUser {
                         return Reached(
                             offender: "uid \(uid)",
-                            text: "uid \(uid) holds \(held) connections already, the most one user may "
+                            text:
+                                "uid \(uid) holds \(counted(held, "connection", "connections")) already, the most one user may "
                                 + "(connectionsPerUser, \(settings.perUser), or a quarter of the daemon's descriptors); "
                                 + "close some and connect again")
                     }
@@ -116,14 +118,15 @@ public final class ConnectionLimits: Sendable {
                     return Reached(
                         offender: "network client \(address)",
                         text:
-                            "\(address) holds \(fromAddress) connections already, the most one network address "
+                            "\(address) holds \(counted(fromAddress, "connection", "connections")) already, the most one network address "
                             + "may (\(perAddress)); close some and connect again")
                 }
                 let inBlock = open.byBlock[block, default: 0]
                 if inBlock >= perUser {
                     return Reached(
                         offender: "network block \(block)",
-                        text: "the network clients of \(block) hold \(inBlock) connections already, the most "
+                        text:
+                            "the network clients of \(block) hold \(counted(inBlock, "connection", "connections")) already, the most "
                             + "one block may (connectionsPerUser, \(settings.perUser), or a quarter of the "
                             + "daemon's descriptors); close some and connect again")
                 }
@@ -140,7 +143,9 @@ public final class ConnectionLimits: Sendable {
         all >= total
             ? Reached(
                 offender: "the daemon",
-                text: "the daemon holds \(all) connections, all its descriptors allow; try again later")
+                text:
+                    "the daemon holds \(counted(all, "connection", "connections")), all its descriptors allow; try again later"
+            )
             : nil
     }
 
@@ -162,7 +167,7 @@ public final class ConnectionLimits: Sendable {
     }
 
     public var summary: String {
-        "each user may hold \(perUser) connections (connectionsPerUser \(settings.perUser)), "
+        "each user may hold \(counted(perUser, "connection", "connections")) (connectionsPerUser \(settings.perUser)), "
             + "each network address \(perAddress) and each granted block \(perUser), \(total) in all; a connection silent for \(settings.helloTimeout) before its first request is closed"
     }
 }

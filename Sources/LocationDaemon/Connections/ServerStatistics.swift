@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import GNSS
 import Synchronization
 
 /// What the server counts, for its log and its status line.
@@ -31,11 +32,8 @@ public final class ServerStatistics: Sendable {
     public var cutOffClients: Int { cutOffCount.load(ordering: .relaxed) }
 
     public var summary: String {
-        func count(_ number: Int, _ one: String, _ many: String) -> String {
-            "\(number) \(number == 1 ? one : many)"
-        }
-        return "\(count(connections, "client", "clients")) connected, \(accepted) since start, "
-            + "\(count(refusedRequests, "request", "requests")) refused, "
-            + "\(count(cutOffClients, "client", "clients")) cut off for not reading"
+        "\(counted(connections, "client", "clients")) connected, \(accepted) since start, "
+            + "\(counted(refusedRequests, "request", "requests")) refused, "
+            + "\(counted(cutOffClients, "client", "clients")) cut off for not reading"
     }
 }

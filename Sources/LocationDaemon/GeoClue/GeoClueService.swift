@@ -5,6 +5,7 @@ import CGeoClueBus
 import CLinux
 import CSDBus
 import FoundationEssentials
+import GNSS
 @_spi(FrontEnd) import LocationEngine
 import LocationWire
 import Locking
@@ -239,7 +240,9 @@ public final class GeoClueService: FrontEnd, BusService {
         for path in paths { remove(path) }
         agents.gone(name)
         if let identity = peers.forget(name), !paths.isEmpty {
-            daemon.log("GeoClue2: \(identity.summary) left the bus; its \(paths.count) clients are deleted")
+            daemon.log(
+                "GeoClue2: \(identity.summary) left the bus; its \(counted(paths.count, "client is", "clients are")) deleted"
+            )
         }
     }
 

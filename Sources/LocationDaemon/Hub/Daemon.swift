@@ -193,7 +193,7 @@ public final class Daemon: Sendable {
         let bytes = hosted(uid: identity.uid).reduce(0) { $0 + $1.app.storedMonitors.bytes }
         guard bytes < limit else {
             throw WireError(
-                "uid \(identity.uid)'s monitors hold \(bytes) bytes, the most a user may keep is \(limit); "
+                "uid \(identity.uid)'s monitors hold \(counted(bytes, "byte", "bytes")), the most a user may keep is \(limit); "
                     + "remove some conditions first")
         }
     }
@@ -238,11 +238,13 @@ public final class Daemon: Sendable {
         }
         if !skipped.isEmpty {
             log(
-                "monitors of \(skipped.count) apps nobody registered or decided on are not evaluated: "
+                "monitors of \(counted(skipped.count, "app", "apps")) nobody registered or decided on are not evaluated: "
                     + skipped.prefix(10).joined(separator: ", ") + (skipped.count > 10 ? ", …" : ""))
         }
         if opened > 0 {
-            log("evaluating \(opened) stored monitors (opened in \(started.duration(to: .now)))")
+            log(
+                "evaluating \(counted(opened, "stored monitor", "stored monitors")) (opened in \(started.duration(to: .now)))"
+            )
         }
         return opened
     }

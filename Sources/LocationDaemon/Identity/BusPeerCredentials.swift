@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CLinux
+import GNSS
 import SystemPackage
 
 #if canImport(Glibc)
@@ -91,7 +92,7 @@ public struct BusPeerCredentials: Sendable, Equatable {
             )
         }
         guard held >= opened else {
-            let connections = opened == 1 ? "1 connection" : "\(opened) connections"
+            let connections = counted(opened, "connection", "connections")
             let stale = opened == 1 ? "it" : opened - held == 1 ? "one of them" : "\(opened - held) of them"
             return Refusal(
                 "pid \(pid) opened \(connections) to the bus and the process that has pid \(pid) now holds \(held == 0 ? "none" : "\(held)"): a process that exited opened \(stale) and its pid went to another program; \(unproven) nothing says whose the connection is"

@@ -3,6 +3,7 @@
 
 import DescriptorIO
 import FoundationEssentials
+import GNSS
 
 #if canImport(Glibc)
     import Glibc
@@ -35,7 +36,8 @@ public struct ReducerSecret: Sendable {
             guard data.count == 32 else {
                 throw SecretError(
                     path: path,
-                    reason: "it holds \(data.count) bytes, not 32; remove it and a new one is made "
+                    reason:
+                        "it holds \(counted(data.count, "byte", "bytes")), not 32; remove it and a new one is made "
                         + "(approximate locations then move to a new offset)")
             }
             return ReducerSecret(bytes: Array(data))
