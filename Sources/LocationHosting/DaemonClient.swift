@@ -326,7 +326,7 @@ final class DaemonClient: Sendable {
         case .accuracyAnswer(let id, let error):
             let completion = state.withLock { $0.accuracyRequests.removeValue(forKey: id) }
             completion?(error.map(AccuracyRequestRefusal.init(wireText:)))
-        case .ok(let id?), .records(let id?, _), .decisions(let id?, _):
+        case .ok(let id?, _), .records(let id?, _), .decisions(let id?, _):
             state.withLock { $0.replies.removeValue(forKey: id) }?.resume(returning: event)
         case .error(let id, let message):
             if let id, let waiting = state.withLock({ $0.replies.removeValue(forKey: id) }) {

@@ -98,7 +98,7 @@ package struct DaemonConnection: Sendable {
         while let line = try connection.readLine(timeout: 5000, splitter: &splitter) {
             guard let event = try? WireEvent.parse(line) else { continue }
             switch event {
-            case .ok(let id), .error(let id, _), .decisions(let id, _):
+            case .ok(let id, _), .error(let id, _), .decisions(let id, _):
                 if id == 1 || id == nil { return event }
             default: continue
             }

@@ -82,7 +82,9 @@ public struct WireDecisions: Sendable, Hashable {
 /// What the daemon sends: replies to requests (`reply`) and what it says on its own (`event`).
 public enum WireEvent: Sendable, Hashable {
     case hello(id: Int?, identity: WireIdentity, WireAuthorization)
-    case ok(id: Int?)
+    /// Done; `note` is what the one who asked should hear of it (a decision for a name nothing
+    /// knows), sent as `message`.
+    case ok(id: Int?, note: String? = nil)
     case error(id: Int?, message: String)
     case decisions(id: Int?, WireDecisions)
     case update(subscription: Int, WireUpdate)
@@ -122,9 +124,10 @@ public enum WireEvent: Sendable, Hashable {
                 Self.write(identity, &json)
                 json.closeObject()
                 Self.write(authorization, &json)
-            case .ok(let id):
+            case .ok(let id, let note):
                 json.add("reply", string: "ok")
                 json.add("id", integer: id)
+                if let note { json.add("message", string: note) }
             case .error(let id, let message):
                 json.add("reply", string: "error")
                 json.add("id", integer: id)
@@ -276,7 +279,7 @@ public enum WireEvent: Sendable, Hashable {
             case "hello":
                 return .hello(
                     id: fields.id, identity: try need(fields.identity, "identity"), try authorization())
-            case "ok": return .ok(id: fields.id)
+            case "ok": return .ok(id: fields.id, note: fields.message)
             case "error": return .error(id: fields.id, message: fields.message ?? "(no message)")
             case "decisions":
                 return .decisions(

@@ -56,7 +56,9 @@ struct StoreOptions: ParsableArguments {
     /// Makes a change through gpslocd, or on the store.
     func perform(_ change: AuthorizationChange) throws {
         if let socket = daemonSocket {
-            _ = try call(socket, .changeAuthorization(uid: uid, change))
+            if case .ok(_, let note?) = try call(socket, .changeAuthorization(uid: uid, change)) {
+                printError("gpsloc auth \(change.command): warning: \(terminalSafe(note))")
+            }
             return
         }
         do { try store.update { $0.apply(change) } } catch {
@@ -69,6 +71,19 @@ struct StoreOptions: ParsableArguments {
         do { return try store.load() } catch {
             printError("gpsloc auth: error: \(error)")
             throw ExitCode(1)
+        }
+    }
+}
+
+extension AuthorizationChange {
+    /// The `gpsloc auth` subcommand that makes this change.
+    var command: String {
+        switch self {
+        case .grant: "grant"
+        case .deny: "deny"
+        case .reset: "reset"
+        case .services: "services"
+        case .restrict: "restrict"
         }
     }
 }

@@ -243,6 +243,45 @@ struct FirstContactTests {
         await daemon.stop()
     }
 
+    @Test("a decision for an identifier nothing knows is kept, with a warning that it may be misspelt")
+    func grantWarnsOfUnknownNames() async throws {
+        let alice = try await Account.ensure("ocl-alice")
+        let daemon = try DaemonHarness(sources: [])
+        try daemon.register(
+            "tracker",
+            [
+                "CFBundleIdentifier": "com.example.tracker", "OpenCoreLocationExecutables": [socatPath.path],
+                "NSLocationWhenInUseUsageDescription": "To show where you are",
+            ])
+        try await daemon.start()
+        let environment = ["OPENCORELOCATION_SOCKET": daemon.socket]
+        func grant(_ app: String) async throws -> ProcessResult {
+            try await Runner.run(
+                ["auth", "grant", "--uid", "\(alice.uid)", app, "always"], environment: environment)
+        }
+        let misspelt = try await grant("com.exmaple.tracker")
+        #expect(misspelt.status == 0, "\(misspelt.standardError)")
+        #expect(
+            misspelt.standardError.contains(
+                "gpsloc auth grant: warning: nothing gpslocd knows is called 'com.exmaple.tracker': no registration in "
+            ), "\(misspelt.standardError)")
+        #expect(misspelt.standardError.contains("is it spelt right?"))
+        let shown = try await Runner.run(["auth", "show", "--uid", "\(alice.uid)"], environment: environment)
+        #expect(shown.standardOutput.contains("com.exmaple.tracker: "), "\(shown.standardOutput)")
+        // Known names are not warned of: a registration's, one decided on before, a desktop entry's.
+        let desktop = "/usr/share/applications/geoclue-where-am-i.desktop"
+        try #require(
+            FileManager.default.fileExists(atPath: desktop),
+            "\(desktop) is geoclue-2-demo's (tools/test installs it)")
+        for known in ["com.example.tracker", "com.exmaple.tracker", "geoclue-where-am-i"] {
+            let result = try await grant(known)
+            #expect(
+                result.status == 0 && !result.standardError.contains("warning"),
+                "\(known): \(result.standardError)")
+        }
+        await daemon.stop()
+    }
+
     @Test(
         "gpslocd removes its socket when it stops; gpsloc watch at a socket nobody serves says so and exits")
     func staleSocket() async throws {

@@ -46,7 +46,7 @@ public final class Daemon: Sendable {
     let registry: AppRegistry
     let router: PromptRouter
     var log: @Sendable (String) -> Void { configuration.log }
-    private let clients = Mutex<[HostedClient.Key: HostedClient]>([:])
+    let clients = Mutex<[HostedClient.Key: HostedClient]>([:])
     /// What identification refused, as logged already: each (uid, reason) once, so that a client
     /// reconnecting in a loop does not flood the log.
     private let loggedNotes = Mutex<Set<String>>([])
@@ -337,97 +337,6 @@ public final class Daemon: Sendable {
         throw WireError(
             "this program runs in \(sandbox), and a sandboxed program may not \(what); its user answers "
                 + "with `gpsloc agent` run outside any sandbox")
-    }
-
-    private func refusal(_ what: String) -> WireError {
-        WireError(
-            "only root or members of the administrators' group may \(what); your own apps' decisions you may "
-                + "take back (`gpsloc auth deny APP` or `gpsloc auth reset APP`, without --uid), answer their "
-                + "prompts with `gpsloc agent`, or ask an administrator")
-    }
-
-    /// Whether `change` is one a user may make without being an administrator: taking back a
-    /// decision of their own (a denial, or a reset that has the app asked again), in their own
-    /// store, as every platform lets its user revoke what they granted. A grant stays an answer to
-    /// the app's own prompt, which shows what the kernel proved, or an administrator's: a program
-    /// with no usage description to be asked with is not let grant itself by calling as its user.
-    /// The system's switch, restrictions, network clients and other users' decisions stay an
-    /// administrator's.
-    private static func isUsersOwn(_ change: AuthorizationChange, uid: Int?, by identity: PeerIdentity)
-        -> Bool
-    {
-        guard uid == nil || uid == Int(identity.uid) else { return false }
-        switch change {
-        case .deny, .reset: return true
-        case .grant, .services, .restrict: return false
-        }
-    }
-
-    /// Whose decisions `identity` asks to see: its own, or any user's for an administrator.
-    func authorize(_ identity: PeerIdentity, toSee uid: Int?) throws(WireError) -> UInt32 {
-        guard let uid else { return identity.uid }
-        guard let target = UInt32(exactly: uid) else { throw WireError("'uid' \(uid) is not a user id") }
-        guard target == identity.uid || isAdministrator(identity) else {
-            throw refusal("see another user's decisions")
-        }
-        return target
-    }
-
-    func decisions(uid: UInt32) throws(WireError) -> WireDecisions {
-        let store = stores.store(uid: uid)
-        let snapshot: AuthorizationSnapshot
-        do { snapshot = try store.load() } catch { throw WireError("\(error)") }
-        return WireDecisions(
-            store: store.path, uid: Int(uid), servicesEnabled: snapshot.servicesEnabled,
-            restrictAll: snapshot.restrictAll, restricted: snapshot.restrictedClients.sorted(),
-            decisions: snapshot.clients.mapValues(\.summary))
-    }
-
-    /// A change: to `uid`'s decisions (the caller's own when `nil`; a user may change their
-    /// own apps', an administrator anyone's), or, for the global switch and restrictions without a
-    /// `uid`, to the system's policy (an administrator's alone). Every hosted
-    /// app it concerns sees it at once.
-    func change(_ change: AuthorizationChange, uid: Int?, by identity: PeerIdentity) throws(WireError) {
-        let administrator = isAdministrator(identity)
-        guard administrator || Self.isUsersOwn(change, uid: uid, by: identity) else {
-            switch change {
-            case .services, .restrict: throw refusal("change the system's location policy")
-            case .grant: throw refusal("grant location")
-            default: throw refusal("change another user's decisions")
-            }
-        }
-        let store: AuthorizationStore
-        var target: UInt32?
-        var change = change
-        if let network = try NetworkClients.canonical(change) {
-            guard administrator else { throw refusal("decide for network clients") }
-            guard uid == nil else {
-                throw WireError("a network client's decisions belong to no user; drop --uid")
-            }
-            change = network
-            store = stores.store(uid: NetworkClients.uid)
-            do { try store.update { $0.apply(change) } } catch { throw WireError("\(error)") }
-            log("uid \(identity.uid) (pid \(identity.credentials.pid)): \(change) for network clients")
-            for client in clients.withLock({ Array($0.values) }) where client.key.uid == NetworkClients.uid {
-                client.app.reloadStore()
-            }
-            return
-        }
-        switch (change, uid) {
-        case (.services, nil), (.restrict, nil):
-            store = stores.system
-        default:
-            let resolved = try authorize(identity, toSee: uid)
-            target = resolved
-            store = stores.store(uid: resolved)
-        }
-        do { try store.update { $0.apply(change) } } catch { throw WireError("\(error)") }
-        log(
-            "uid \(identity.uid) (pid \(identity.credentials.pid)): \(change) for \(target.map { "uid \($0)" } ?? "every user")"
-        )
-        for client in clients.withLock({ Array($0.values) }) where target == nil || client.key.uid == target {
-            client.app.reloadStore()
-        }
     }
 }
 

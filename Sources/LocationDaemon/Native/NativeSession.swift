@@ -172,8 +172,8 @@ final class NativeSession: Sendable {
             send(WireEvent.decisions(id: id, try hub.decisions(uid: target)).encoded())
         case .changeAuthorization(let uid, let change):
             try hub.requireUnsandboxed(identity, to: "change decisions")
-            try hub.change(change, uid: uid, by: identity)
-            ok(id)
+            let note = try hub.change(change, uid: uid, by: identity)
+            send(WireEvent.ok(id: id, note: note).encoded())
         case .registerAgent:
             try hub.requireUnsandboxed(identity, to: "register as its user's agent")
             let registered = state.withLock { $0.agent != nil }
