@@ -207,7 +207,7 @@ public enum SourceAddress: Sendable, Hashable {
             #else
                 throw SourceError(
                     "gpsd+libgps://\(host):\(port): this build has no libgps; use gpsd://\(host):\(port) (the same "
-                        + "fixes over gpsd's JSON protocol) or build with --traits defaults,LibGPS (needs libgps-dev)"
+                        + "fixes over gpsd's JSON protocol) or build with --enable-all-traits (needs libgps-dev)"
                 )
             #endif
         case .gpsdSharedMemory:
@@ -215,8 +215,8 @@ public enum SourceAddress: Sendable, Hashable {
                 return LibGPSSource(.sharedMemory)
             #else
                 throw SourceError(
-                    "gpsd+shm: this build has no libgps; use gpsd://localhost:2947 or build with --traits "
-                        + "defaults,LibGPS (needs libgps-dev)")
+                    "gpsd+shm: this build has no libgps; use gpsd://localhost:2947 or build with "
+                        + "--enable-all-traits (needs libgps-dev)")
             #endif
         }
     }

@@ -16,7 +16,7 @@ enum NotInThisBuild {
     static let mqtt =
         "this gpsloc was built without the MQTT trait (the default traits were left out); "
         + "`swift build --product gpsloc` builds it with them (libmosquitto-dev, which tools/build-deps "
-        + "installs), and `--traits defaults,LibGPS` adds libgps to them"
+        + "installs), and `--enable-all-traits` adds libgps to them"
 
     /// The refusal of `command`, for `reason`: on standard error, exit status 1.
     static func refuse(_ command: String, _ reason: String) throws -> Never {

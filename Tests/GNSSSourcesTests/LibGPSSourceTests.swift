@@ -17,7 +17,7 @@ struct LibGPSSourceTests {
         #expect(try SourceAddress(parsing: "gpsd+shm:") == .gpsdSharedMemory)
         #if !LibGPS
             let error = #expect(throws: SourceError.self) { try SourceAddress.gpsdSharedMemory.open() }
-            #expect(error?.description.contains("--traits defaults,LibGPS") == true)
+            #expect(error?.description.contains("build with --enable-all-traits (needs libgps-dev)") == true)
         #endif
     }
 
