@@ -54,6 +54,18 @@ struct RecordCommandTests {
             ])
         }
 
+        /// The 5-minute drive recorded at full speed; the path of the segment it fills.
+        func recordDriveIntoOneSegment() async throws -> String {
+            let log = Fixtures.url("drive-1hz.nmea").path
+            let recorded = try await Runner.run(record("file:\(log)?speed=max"))
+            #expect(recorded.status == 0, "\(recorded.standardError)")
+            let segment = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: journal).first {
+                    $0.hasPrefix("segment-")
+                })
+            return journal + "/" + segment
+        }
+
         func remove() { try? FileManager.default.removeItem(atPath: directory) }
     }
 
@@ -119,14 +131,7 @@ struct RecordCommandTests {
     func aJournalReadAsALog() async throws {
         let workspace = try await Workspace()
         defer { workspace.remove() }
-        let log = Fixtures.url("drive-1hz.nmea").path
-        let recorded = try await Runner.run(workspace.record("file:\(log)?speed=max"))
-        #expect(recorded.status == 0, "\(recorded.standardError)")
-        let segment = try #require(
-            try FileManager.default.contentsOfDirectory(atPath: workspace.journal).first {
-                $0.hasPrefix("segment-")
-            })
-        let path = workspace.journal + "/" + segment
+        let path = try await workspace.recordDriveIntoOneSegment()
         let journalSaid = "is a sealed track journal, not an NMEA log: `gpsloc decode --key FILE` decodes"
         let piped = try await Runner.run(
             ["decode", "-"], input: try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -149,14 +154,8 @@ struct RecordCommandTests {
     func oneStrayByte() async throws {
         let workspace = try await Workspace()
         defer { workspace.remove() }
-        let log = Fixtures.url("drive-1hz.nmea").path
-        let recorded = try await Runner.run(workspace.record("file:\(log)?speed=max"))
-        #expect(recorded.status == 0, "\(recorded.standardError)")
-        let segment = try #require(
-            try FileManager.default.contentsOfDirectory(atPath: workspace.journal).first {
-                $0.hasPrefix("segment-")
-            })
-        let handle = try #require(FileHandle(forWritingAtPath: workspace.journal + "/" + segment))
+        let handle = try #require(
+            FileHandle(forWritingAtPath: try await workspace.recordDriveIntoOneSegment()))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data([0x5A]))
         try handle.close()
