@@ -134,14 +134,12 @@ struct LogFiles {
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, sniffLength) }
         guard count > 0 else { return nil }
         let head = buffer[0..<count]
-        for magic: [UInt8] in [
-            [0x1F, 0x8B], [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00], [0x28, 0xB5, 0x2F, 0xFD],
-        ]
-        where head.starts(with: magic) {
-            return nil
-        }
-        if head.starts(with: LogFormat.trackJournalMagic) {
-            return "a sealed track journal's segment, which needs --key FILE"
+        // The first bytes are read as the log reader reads them (LogFormat): what it decompresses
+        // may be a log, a journal's segment is one, and anything else is looked at as text.
+        switch LogFormat.detect(head) {
+        case .gzip, .xz, .zstd: return nil
+        case .trackJournal: return "a sealed track journal's segment, which needs --key FILE"
+        case .text, .compressed, .notALog: break
         }
         var lineStart = true
         for index in head.indices {
