@@ -243,6 +243,7 @@ public enum WireEvent: Sendable, Hashable {
         json.add("registered", bool: identity.registered)
         json.add("proof", string: identity.proof)
         if let sandboxed = identity.sandboxed { json.add("sandboxed", bool: sandboxed) }
+        json.add("desktopEntry", string: identity.desktopEntry)
     }
 
     private static func write(_ location: WireLocation, _ json: inout JSONObjectWriter) {

@@ -168,6 +168,9 @@ public struct WireIdentity: Codable, Sendable, Hashable {
     public var proof: String?
     /// Whether the program runs in a sandbox (it may not speak for its user).
     public var sandboxed: Bool?
+    /// The desktop id (`org.gnome.Maps`) of the system's desktop entry that runs the program's
+    /// executable, when that proved who it is.
+    public var desktopEntry: String?
 
     public init(
         app: String, uid: Int, pid: Int, executable: String?, unit: String?, flatpak: String?,

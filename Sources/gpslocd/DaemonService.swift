@@ -101,12 +101,12 @@ struct DaemonService {
                     + "change another user's decisions (each user may take back their own)"
             )
         }
-        daemon = Daemon(
-            .init(
-                receivers: receivers, stateDirectory: settings.stateDirectory,
-                appsDirectory: settings.appsDirectory,
-                administratorGroup: group, gracePeriod: .milliseconds(Int64(settings.grace * 1000)), log: log)
-        )
+        var configuration = Daemon.Configuration(
+            receivers: receivers, stateDirectory: settings.stateDirectory,
+            appsDirectory: settings.appsDirectory,
+            administratorGroup: group, gracePeriod: .milliseconds(Int64(settings.grace * 1000)), log: log)
+        configuration.applicationDirectories = settings.applicationDirectories
+        daemon = Daemon(configuration)
     }
 
     /// Looks at the clients' processes once a second (``Daemon/refreshActivity()``) until

@@ -22,6 +22,9 @@ struct DaemonSettings: Sendable {
     var socket = "/run/opencorelocation/gpslocd.sock"
     var stateDirectory = "/var/lib/opencorelocation"
     var appsDirectory = "/etc/opencorelocation/apps.d"
+    /// Where the desktop entries that prove packaged desktop apps are, as `XDG_DATA_DIRS` names
+    /// them by default for a system's own applications (a user's own are never read).
+    var applicationDirectories = ["/usr/local/share/applications", "/usr/share/applications"]
     var administratorGroup = "opencorelocation-admin"
     var grace: Double = 10
     var clientBuffer = 65536
@@ -42,8 +45,8 @@ struct DaemonSettings: Sendable {
 
     /// The configuration file's keys.
     enum Key: String, CaseIterable {
-        case sources, socket, stateDirectory, appsDirectory, administratorGroup, grace, clientBuffer
-        case connectionsPerUser, helloTimeout, gpsdListen, chronySockets, geoclue, nice
+        case sources, socket, stateDirectory, appsDirectory, applicationDirectories, administratorGroup, grace
+        case clientBuffer, connectionsPerUser, helloTimeout, gpsdListen, chronySockets, geoclue, nice
     }
 
     /// The file's settings, or the defaults when it does not exist; `warnings` gets what the file
@@ -98,6 +101,7 @@ struct DaemonSettings: Sendable {
             case (.socket, .string(let text), _, _): settings.socket = text
             case (.stateDirectory, .string(let text), _, _): settings.stateDirectory = text
             case (.appsDirectory, .string(let text), _, _): settings.appsDirectory = text
+            case (.applicationDirectories, _, _, let list?): settings.applicationDirectories = list
             case (.administratorGroup, .string(let text), _, _): settings.administratorGroup = text
             case (.grace, .number(let number), _, _): settings.grace = number
             case (.clientBuffer, _, let whole?, _): settings.clientBuffer = whole
@@ -119,6 +123,8 @@ struct DaemonSettings: Sendable {
         switch key {
         case .sources: #"a list of strings, such as ["serial:/dev/ttyUSB0"]"#
         case .socket, .stateDirectory, .appsDirectory: "a string: a path"
+        case .applicationDirectories:
+            #"a list of absolute paths, such as ["/usr/share/applications"], or [] for none"#
         case .administratorGroup: "a string: a group's name"
         case .grace: "a number: seconds, 0 to 600"
         case .clientBuffer: "a whole number: bytes, 4096 to 16777216"
@@ -150,7 +156,8 @@ struct DaemonSettings: Sendable {
     /// The command line's values over these, each checked.
     func overridden(
         sources: [String], socket: String?, stateDirectory: String?, appsDirectory: String?,
-        administratorGroup: String?, grace: Double?, clientBuffer: Int?, connectionsPerUser: Int? = nil,
+        applicationDirectories: [String] = [], administratorGroup: String?, grace: Double?,
+        clientBuffer: Int?, connectionsPerUser: Int? = nil,
         helloTimeout: Double? = nil, gpsdListen: String? = nil, chronySockets: String? = nil,
         geoclue: Bool = false, nice: Int? = nil
     ) throws(SettingsError) -> DaemonSettings {
@@ -159,6 +166,17 @@ struct DaemonSettings: Sendable {
         if let socket { settings.socket = socket }
         if let stateDirectory { settings.stateDirectory = stateDirectory }
         if let appsDirectory { settings.appsDirectory = appsDirectory }
+        // `--applications-dir ''` alone: none.
+        if !applicationDirectories.isEmpty {
+            settings.applicationDirectories = applicationDirectories.filter { !$0.isEmpty }
+        }
+        if let relative = settings.applicationDirectories.first(where: { !$0.hasPrefix("/") }) {
+            throw SettingsError(
+                description:
+                    "the application directory \(relative) (--applications-dir, or applicationDirectories in the "
+                    + "configuration) is not an absolute path; give /usr/share/applications, or '' for none",
+                isUsage: true)
+        }
         if let administratorGroup { settings.administratorGroup = administratorGroup }
         if let grace { settings.grace = grace }
         if let clientBuffer { settings.clientBuffer = clientBuffer }
@@ -232,7 +250,9 @@ struct DaemonSettings: Sendable {
     var summary: String {
         [
             "sources \(sources)", "socket \(socket)", "stateDirectory \(stateDirectory)",
-            "appsDirectory \(appsDirectory)", "administratorGroup \(administratorGroup)", "grace \(grace)",
+            "appsDirectory \(appsDirectory)",
+            "applicationDirectories \(applicationDirectories.isEmpty ? "(none)" : applicationDirectories.joined(separator: ":"))",
+            "administratorGroup \(administratorGroup)", "grace \(grace)",
             "clientBuffer \(clientBuffer)", "connectionsPerUser \(connectionsPerUser)",
             "helloTimeout \(helloTimeout)", "gpsdListen \(gpsdListen.isEmpty ? "(none)" : gpsdListen)",
             "chronySockets \(chronySockets.isEmpty ? "(none)" : chronySockets)", "geoclue \(geoclue)",

@@ -60,6 +60,14 @@ struct GPSLocD: AsyncParsableCommand {
     var appsDirectory: String?
 
     @Option(
+        name: .customLong("applications-dir"),
+        help: ArgumentHelp(
+            "Where the desktop entries that prove packaged desktop apps are; repeat for several, in the order "
+                + "looked in, or give '' for none (default \(DaemonSettings.defaults.applicationDirectories.joined(separator: " and "))).",
+            valueName: "DIR"))
+    var applicationDirectories: [String] = []
+
+    @Option(
         name: .customLong("admin-group"),
         help:
             "Members of this group may change decisions, as root may (default \(DaemonSettings.defaults.administratorGroup))."
@@ -143,7 +151,7 @@ struct GPSLocD: AsyncParsableCommand {
         do {
             settings = try DaemonSettings.load(configuration: config, warnings: &warnings).overridden(
                 sources: sources, socket: socket, stateDirectory: stateDirectory,
-                appsDirectory: appsDirectory,
+                appsDirectory: appsDirectory, applicationDirectories: applicationDirectories,
                 administratorGroup: administratorGroup, grace: grace, clientBuffer: clientBuffer,
                 connectionsPerUser: connectionsPerUser, helloTimeout: helloTimeout, gpsdListen: gpsdListen,
                 chronySockets: chronySockets, geoclue: geoclue, nice: nice)

@@ -32,6 +32,10 @@ struct DaemonConfigurationTests {
             (#"{"helloTimeout": "soon"}"#, "'helloTimeout' must be a number: seconds"),
             (#"{"nice": "high"}"#, "'nice' must be a whole number: a nice value, -20 to 19"),
             (#"{"nice": -21}"#, "--nice -21 is out of range; give -20 to 19"),
+            (
+                #"{"applicationDirectories": "/usr/share/applications"}"#,
+                #"'applicationDirectories' must be a list of absolute paths, such as ["/usr/share/applications"], or [] for none"#
+            ),
         ])
     func wrong(text: String, says: String) async throws {
         let result = try await Self.run(text)

@@ -97,6 +97,9 @@ final class DaemonHarness: Sendable {
     var socket: String { root + "/run/gpslocd.sock" }
     var state: String { root + "/state" }
     var apps: String { root + "/apps.d" }
+    /// The application directory the daemon reads desktop entries from (none of the machine's,
+    /// unless a test names them with `--applications-dir`).
+    var applications: String { root + "/applications" }
 
     init(
         sources: [String], extra: [String] = [], account: Account? = nil, groups: [String] = [],
@@ -114,6 +117,8 @@ final class DaemonHarness: Sendable {
         try FileManager.default.createDirectory(
             atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         try FileManager.default.createDirectory(atPath: apps, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: applications, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         try Data("{}\n".utf8).write(to: URL(fileURLWithPath: root + "/gpslocd.conf"))
         if let account { chown(root, account.uid, account.gid) }
     }
@@ -122,6 +127,7 @@ final class DaemonHarness: Sendable {
     /// the machine does not change the test.
     var arguments: [String] {
         ["--config", root + "/gpslocd.conf", "--socket", socket, "--state-dir", state, "--apps-dir", apps]
+            + (extra.contains("--applications-dir") ? [] : ["--applications-dir", applications])
             + sources.flatMap { ["--source", $0] } + extra
     }
 
@@ -129,6 +135,14 @@ final class DaemonHarness: Sendable {
     func register(_ name: String, _ keys: [String: Any]) throws {
         let data = try PropertyListSerialization.data(fromPropertyList: keys, format: .xml, options: 0)
         try data.write(to: URL(fileURLWithPath: "\(apps)/\(name).plist"))
+    }
+
+    /// Writes a desktop entry, `name`.desktop, into the daemon's application directory (or `directory`).
+    @discardableResult
+    func installDesktopEntry(_ name: String, _ text: String, in directory: String? = nil) throws -> String {
+        let path = "\(directory ?? applications)/\(name).desktop"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
     }
 
     /// Starts the daemon and waits until every socket it serves is bound.

@@ -22,83 +22,6 @@ struct GeoClueTests {
     static let interfaces = "/usr/share/dbus-1/interfaces"
     static var scripts: String { Fixtures.packageRoot.appendingPathComponent("Tests/Scripts").path }
 
-    /// A receiver, a private system bus and gpslocd serving GeoClue2 on it.
-    struct Setup {
-        let receiver: TenHertzReceiver
-        let bus: PrivateSystemBus
-        let daemon: DaemonHarness
-
-        static func start() async throws -> Setup {
-            let receiver = try TenHertzReceiver()
-            let bus = try await PrivateSystemBus()
-            let daemon = try DaemonHarness(
-                sources: [receiver.source], extra: ["--geoclue"],
-                environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
-            try await daemon.start()
-            #expect(
-                daemon.log.contains("serving GeoClue2 (org.freedesktop.GeoClue2) on the system bus"),
-                "\(daemon.log)")
-            return Setup(receiver: receiver, bus: bus, daemon: daemon)
-        }
-
-        func stop() async {
-            await daemon.stop()
-            await bus.stop()
-            receiver.stop()
-        }
-
-        /// Runs `body` on a new setup, stopped afterwards whatever happened.
-        static func with(_ body: (Setup) async throws -> Void) async throws {
-            let setup = try await start()
-            do {
-                try await body(setup)
-            } catch {
-                await setup.stop()
-                throw error
-            }
-            await setup.stop()
-        }
-
-        /// An administrator's decision for `app` of `uid`: `always` (precise or approximate) or denied.
-        func decide(uid: UInt32, app: String, _ decision: String, approximate: Bool = false) async throws {
-            let admin = try daemon.client(as: nil)
-            await admin.hello()
-            if decision == "denied" {
-                admin.send(#"{"op":"auth.deny","id":1,"uid":\#(uid),"app":"\#(app)"}"#)
-            } else {
-                admin.send(
-                    #"{"op":"auth.grant","id":1,"uid":\#(uid),"app":"\#(app)","level":"\#(decision)","approximate":\#(approximate)}"#
-                )
-            }
-            #expect(await admin.wait { $0.contains(.ok(id: 1)) }, "\(admin.output)")
-            await admin.stop()
-        }
-
-        /// Runs `command` as `account` with the bus's address.
-        func run(_ account: Account, _ command: [String]) async throws -> ProcessResult {
-            try await Runner.run(
-                account.setpriv() + command, executable: setprivPath,
-                environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
-        }
-
-        /// Starts `command` as `account` with the bus's address.
-        func start(_ account: Account, _ command: [String]) throws -> RunningProcess {
-            try RunningProcess(
-                account.setpriv() + command, executable: setprivPath,
-                environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
-        }
-
-        /// The python client's command line.
-        func client(desktopId: String, level: Int, seconds: Double, checkInterfaces: Bool = false) -> [String]
-        {
-            [
-                GeoClueTests.python, GeoClueTests.scripts + "/geoclue-client.py", bus.address, desktopId,
-                "\(level)", "\(seconds)",
-            ]
-                + (checkInterfaces ? ["--check-interfaces", GeoClueTests.interfaces] : [])
-        }
-    }
-
     /// where-am-i's locations: each "New location:" block's fields, by their label.
     static func locations(_ output: String) -> [[String: String]] {
         output.components(separatedBy: "New location:").dropFirst().map { block in
@@ -321,15 +244,7 @@ struct GeoClueTests {
                     "NSLocationWhenInUseUsageDescription": "Shows where you are.",
                     "OpenCoreLocationExecutables": [Self.whereAmI],
                 ])
-            let agent = try setup.start(
-                alice,
-                [
-                    Self.python, Self.scripts + "/geoclue-agent.py", setup.bus.address, Self.interfaces,
-                    "true", "4", "30",
-                ])
-            #expect(
-                await agent.waitForOutput(within: 10) { $0.contains("registered") },
-                "\(agent.output)\(agent.errors)")
+            let agent = try await setup.agent(alice, authorized: true, level: 4)
 
             // where-am-i in the foreground of a terminal: in use, undecided.
             let shown = try await setup.run(
@@ -342,16 +257,11 @@ struct GeoClueTests {
             let seen = Self.locations(shown.standardOutput)
             #expect(seen.count == 1, "\(shown.standardOutput)\n\(setup.daemon.log)")
             #expect((Self.number(seen.first?["Accuracy"]) ?? 0) >= 1000)
-            let stored = try String(
-                contentsOfFile: setup.daemon.state + "/decisions/\(alice.uid)/authorization.json",
-                encoding: .utf8)
-            let decisions = try #require(
-                (try JSONSerialization.jsonObject(with: Data(stored.utf8)) as? [String: Any])?["clients"]
-                    as? [String: Any])
+            let decisions = try setup.decisions(uid: alice.uid)
             let decision = decisions["geoclue-where-am-i"] as? [String: Any]
             #expect(
                 decision?["decision"] as? String == "whenInUse" && decision?["precise"] as? Bool == false,
-                "\(stored)")
+                "\(decisions)")
             await agent.stop()
         }
     }

@@ -58,7 +58,8 @@ final class GeoClueAgents: Sendable {
 
     /// Puts the first question to a GeoClue agent, which can show an app by its desktop id only:
     /// so only for an app whose desktop id is known for certain (a Flatpak's id from its sandbox,
-    /// a registered app's identifier), never for a program that names itself.
+    /// the desktop entry that runs its executable, a registered app's identifier), never for a
+    /// program that names itself.
     private func ask(agent: String, uid: UInt32, prompt: Int, _ question: WirePrompt, bus: BusConnection?)
         -> Bool
     {
@@ -66,6 +67,8 @@ final class GeoClueAgents: Sendable {
         let desktopId: String
         if let flatpak = question.identity.flatpak {
             desktopId = flatpak
+        } else if let entry = question.identity.desktopEntry {
+            desktopId = entry
         } else if question.identity.registered {
             desktopId = question.identity.app
         } else {

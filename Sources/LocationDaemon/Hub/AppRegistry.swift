@@ -37,13 +37,20 @@ public struct AppRegistration: Sendable, Hashable {
 ///
 /// The directory is read again when it changes (its modification time), so a registration
 /// installed while the daemon runs applies to the next connection.
+///
+/// Beside them, the desktop entries of the system's application directories, which prove a
+/// packaged desktop app that no registration covers (``DesktopEntries``).
 public final class AppRegistry: Sendable {
     public let directory: String
+    public let desktopEntries: DesktopEntries
     private let log: @Sendable (String) -> Void
     private let state = Mutex<(stamp: timespec?, registrations: [AppRegistration])>((nil, []))
 
-    public init(directory: String, log: @escaping @Sendable (String) -> Void) {
+    public init(
+        directory: String, applicationDirectories: [String] = [], log: @escaping @Sendable (String) -> Void
+    ) {
         self.directory = directory
+        self.desktopEntries = DesktopEntries(directories: applicationDirectories, log: log)
         self.log = log
     }
 

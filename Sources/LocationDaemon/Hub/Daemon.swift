@@ -18,6 +18,9 @@ public final class Daemon: Sendable {
         public var receivers: [Receiver]
         public var stateDirectory: String
         public var appsDirectory: String
+        /// The application directories whose desktop entries prove packaged desktop apps, in the
+        /// order the desktop looks in (none: no app is proven by a desktop entry).
+        public var applicationDirectories: [String] = []
         /// Members of this group may change any user's decisions, as root may.
         public var administratorGroup: UInt32?
         /// How long a vanished client's sessions are kept for it to take back.
@@ -69,8 +72,12 @@ public final class Daemon: Sendable {
             reducerSecret = .random()
         }
         stores = DecisionStores(stateDirectory: configuration.stateDirectory)
-        registry = AppRegistry(directory: configuration.appsDirectory, log: configuration.log)
+        registry = AppRegistry(
+            directory: configuration.appsDirectory,
+            applicationDirectories: configuration.applicationDirectories,
+            log: configuration.log)
         router = PromptRouter(stores: stores, log: configuration.log)
+        registry.desktopEntries.load()
     }
 
     /// The app a new connection belongs to, hosted already or made now: one per user, app and

@@ -136,6 +136,17 @@ extension Daemon {
         case .grant(let app, _, _, _), .deny(let app), .restrict(let app, lift: false): name = app
         case .restrict, .reset, .services: return nil
         }
+        if name.hasPrefix(DesktopEntries.prefix) {
+            let id = String(name.dropFirst(DesktopEntries.prefix.count))
+            if registry.desktopEntries.entry(id: id) != nil || snapshot.clients[name] != nil { return nil }
+            let directories = registry.desktopEntries.directories
+            return "no desktop entry \(id).desktop is in "
+                + (directories.isEmpty
+                    ? "the application directories (gpslocd reads none)"
+                    : directories.joined(separator: " or "))
+                + "; the decision is kept and applies to an app that asks under exactly that name (is it "
+                + "spelt right? `gpsloc auth show` lists the apps that asked)"
+        }
         guard !name.contains("/"), !name.contains(":") else { return nil }
         if snapshot.clients[name] != nil || snapshot.restrictedClients.contains(name) { return nil }
         if registry.registration(forApp: name) != nil { return nil }

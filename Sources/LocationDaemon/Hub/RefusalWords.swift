@@ -61,8 +61,16 @@ enum RefusalWords {
 
     /// Why an app that has no decision, and no usage description to ask with, gets nothing.
     static func cannotBeAsked(_ identity: PeerIdentity) -> String {
-        "\(identity.app) (uid \(identity.uid)) has no decision, and cannot be asked for one: no registration "
-            + "gives it an NSLocationWhenInUseUsageDescription; an administrator decides with "
+        let missing =
+            if case .desktopEntry(let entry, _) = identity.basis {
+                "its desktop entry \(entry.path) has no X-Geoclue-Reason, and no registration gives it an "
+                    + "NSLocationWhenInUseUsageDescription"
+            } else {
+                "no registration gives it an NSLocationWhenInUseUsageDescription"
+            }
+        return
+            "\(identity.app) (uid \(identity.uid)) has no decision, and cannot be asked for one: \(missing); "
+            + "an administrator decides with "
             + "`sudo gpsloc auth grant --uid \(identity.uid) '\(identity.app)' always` (or `gpsloc auth deny`)"
     }
 

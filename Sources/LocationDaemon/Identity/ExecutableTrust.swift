@@ -38,6 +38,10 @@ public enum ExecutableTrust {
         let isDirectory = info.st_mode & S_IFMT == S_IFDIR
         let what = isDirectory ? "the directory \(path)" : path
         if info.st_uid == uid { return "\(what) belongs to uid \(uid)" }
+        // A symbolic link's mode means nothing (every one reads rwxrwxrwx, and none can be
+        // written): replacing it takes writing the directory it is in, which the walk checks. Where
+        // it leads is the file's own path, which the caller checks too.
+        if info.st_mode & S_IFMT == S_IFLNK { return nil }
         let sticky = isDirectory && info.st_mode & S_ISVTX != 0
         // In a sticky directory a user may replace only the entries it owns (checked one level down).
         if sticky, let below, below.st_uid != uid { return nil }

@@ -51,6 +51,9 @@ public enum IdentityBasis: Sendable, Hashable {
     case snap(String)
     /// A registered executable its user could not have replaced.
     case registeredExecutable(String)
+    /// The executable (its path) that a desktop entry of the system's application directories
+    /// runs, where its user could have replaced neither the entry nor the program.
+    case desktopEntry(DesktopEntry, executable: String)
     /// Anything else: the program at that path (`nil` when it could not be read).
     case program(String?)
     /// A program whose path in `/proc` is not the file installed there (a mount namespace of its
@@ -68,6 +71,8 @@ public enum IdentityBasis: Sendable, Hashable {
         case .flatpak(let app): "Flatpak sandbox of \(app)"
         case .snap(let snap): "snap \(snap), by its AppArmor label"
         case .registeredExecutable(let path): "registered executable \(path), which its user cannot replace"
+        case .desktopEntry(let entry, let path):
+            "desktop entry \(entry.path), whose program \(path) its user cannot replace"
         case .program(let path?): "unregistered program at \(path)"
         case .program(nil): "unregistered program whose executable cannot be read"
         case .unverifiedProgram(let path): "program shown as \(path), which is not the file installed there"
@@ -96,7 +101,8 @@ public struct PeerIdentity: Sendable, Hashable {
 
     /// Identifies the peer: a Flatpak app id from its sandbox, a snap from its AppArmor label, a
     /// registered system unit, a registered user unit, a registered executable its user could
-    /// not have replaced, else an unregistered unit or program. `nil` when the process exited while
+    /// not have replaced, the desktop entry that runs its executable (outside a system unit),
+    /// else an unregistered unit or program. `nil` when the process exited while
     /// it was looked at (what was read may describe another process).
     public static func identify(_ credentials: PeerCredentials, registry: AppRegistry) -> PeerIdentity? {
         let pid = credentials.pid
@@ -130,6 +136,7 @@ public struct PeerIdentity: Sendable, Hashable {
             case .systemUnit(let unit): app = "unit:" + unit
             case .userUnit(let unit): app = "user-unit:" + unit
             case .registeredExecutable(let path), .program(let path?): app = path
+            case .desktopEntry(let entry, _): app = DesktopEntries.prefix + entry.id
             case .program(nil): app = "pid:\(pid)"
             case .unverifiedProgram(let path): app = "unverified:" + path
             case .network(let address): app = NetworkClients.prefix + address
@@ -142,8 +149,13 @@ public struct PeerIdentity: Sendable, Hashable {
         wire.snap = snap
         wire.proof = basis.proof
         wire.sandboxed = sandbox != nil
+        var manifest = registration?.manifest ?? Manifest()
+        if case .desktopEntry(let entry, _) = basis {
+            wire.desktopEntry = entry.id
+            manifest.whenInUseUsageDescription = entry.usageDescription
+        }
         return PeerIdentity(
-            credentials: credentials, wire: wire, manifest: registration?.manifest ?? Manifest(),
+            credentials: credentials, wire: wire, manifest: manifest,
             groups: groups, basis: basis, sandbox: sandbox, notes: notes)
     }
 
@@ -176,8 +188,8 @@ public struct PeerIdentity: Sendable, Hashable {
                     "its executable shows as \(executable), but that is not the file installed there")
             }
         }
+        let reachable = Set(groups + [credentials.gid])
         if let verified, let registered = registry.registration(forExecutable: verified) {
-            let reachable = Set(groups + [credentials.gid])
             if let reason = ExecutableTrust.replaceability(
                 of: verified, uid: credentials.uid, groups: reachable)
             {
@@ -186,6 +198,17 @@ public struct PeerIdentity: Sendable, Hashable {
                         + "have put any program there: it is known as an unregistered program")
             } else {
                 return (registered, .registeredExecutable(verified))
+            }
+        }
+        // A service of the system manager is known by its unit, a name root chose; any other
+        // process by the desktop entry that runs its executable, if one does.
+        if let verified, placement.systemUnit == nil {
+            switch registry.desktopEntries.proof(
+                forExecutable: verified, pid: credentials.pid, uid: credentials.uid, groups: reachable)
+            {
+            case .entry(let entry): return (nil, .desktopEntry(entry, executable: verified))
+            case .refused(let reason): notes.append(reason)
+            case .none: break
             }
         }
         if let unit = placement.systemUnit { return (nil, .systemUnit(unit)) }
@@ -223,7 +246,9 @@ public struct PeerIdentity: Sendable, Hashable {
 
     /// What ``isForeground`` is decided from, without the rest of the identity.
     public var foregroundProbe: ForegroundProbe {
-        ForegroundProbe(credentials: credentials, isService: isService, sandboxed: sandbox != nil)
+        var probe = ForegroundProbe(credentials: credentials, isService: isService, sandboxed: sandbox != nil)
+        if case .desktopEntry(let entry, _) = basis, !entry.terminal { probe.isDesktopApp = true }
+        return probe
     }
 
     /// What deciding whether a process is in the foreground takes: kept by each connection, and
@@ -233,6 +258,10 @@ public struct PeerIdentity: Sendable, Hashable {
         public var credentials: PeerCredentials
         var isService: Bool
         var sandboxed: Bool
+        /// A graphical app proven by its desktop entry: in use while it runs, outside a service
+        /// and a sandbox (the desktop shows no daemon whether its window is seen, and it has no
+        /// terminal to be in the foreground of; docs/desktop-apps.md says why this is the rule).
+        var isDesktopApp = false
 
         public init(credentials: PeerCredentials, isService: Bool, sandboxed: Bool) {
             self.credentials = credentials
@@ -266,6 +295,7 @@ public struct PeerIdentity: Sendable, Hashable {
         /// the foreground", never the contrary.
         public func look(knowing withoutTerminalIn: Int32?) -> Look {
             guard !isService else { return Look(foreground: false) }
+            if isDesktopApp, !sandboxed { return Look(foreground: credentials.isAlive) }
             let pid = credentials.pid
             if let session = withoutTerminalIn, getsid(pid) == session, credentials.isAlive {
                 return Look(foreground: false, withoutTerminalIn: session)
