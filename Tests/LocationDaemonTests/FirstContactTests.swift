@@ -162,6 +162,12 @@ struct FirstContactTests {
         )
         try await Task.sleep(for: .seconds(1))
         #expect(recorder.errors.components(separatedBy: why).count == 2, "said once: \(recorder.errors)")
+        // And in the daemon's log, once for the client, whatever its front-end.
+        let logged = daemon.log.split(separator: "\n").filter {
+            $0.contains("native: \(app) (uid 0, pid")
+                && $0.contains("gets no location: \(app) (uid 0) may have location while in use only")
+        }
+        #expect(logged.count == 1, "\(daemon.log)")
 
         recorder.signal(SIGTERM)
         let status = await recorder.wait(within: 20)

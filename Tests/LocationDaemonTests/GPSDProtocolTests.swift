@@ -96,6 +96,9 @@ struct GPSDProtocolTests {
             !malloryReports.contains { $0["class"] as? String == "TPV" || $0["class"] as? String == "SKY" })
         let error = malloryReports.first { $0["class"] as? String == "ERROR" }?["message"] as? String
         #expect(error?.contains("gpsloc auth grant --uid \(mallory.uid)") == true, "\(m.standardOutput)")
+        // What the client was told is in the daemon's log too.
+        #expect(await daemon.logs("gpsd: /usr/bin/gpspipe (uid \(mallory.uid), pid"), "\(daemon.log)")
+        #expect(error.map { daemon.log.contains("gets no location: \($0)") } == true, "\(daemon.log)")
         await daemon.stop()
     }
 

@@ -316,6 +316,27 @@ struct GeoClueTests {
     }
 
     @Test(
+        "a when-in-use app that is not in use is served nothing on the bus, and the daemon's log says why, once"
+    )
+    func notInUseIsLogged() async throws {
+        let alice = try await Account.ensure("ocl-alice")
+        try await Setup.with { setup in
+            try await setup.decide(uid: alice.uid, app: Self.whereAmI, "whenInUse")
+            // No terminal: not in use. GeoClue has no words for "running, and getting nothing".
+            let result = try await setup.run(alice, [Self.whereAmI, "-t", "3"])
+            #expect(Self.locations(result.standardOutput).isEmpty, "\(result.standardOutput)")
+            let reason =
+                "\(Self.whereAmI) (uid \(alice.uid)) may have location while in use only, and is not in use"
+            #expect(await setup.daemon.logs(reason), "\(setup.daemon.log)")
+            let lines = setup.daemon.log.split(separator: "\n").filter {
+                $0.contains("GeoClue2: \(Self.whereAmI) (uid \(alice.uid), pid")
+                    && $0.contains("gets no location: \(reason)")
+            }
+            #expect(lines.count == 1, "once for the client, not once an update: \(lines)")
+        }
+    }
+
+    @Test(
         "a decision denied while a client runs ends it; a connection holds 16 clients; a lost bus is served again"
     )
     func robustness() async throws {

@@ -403,7 +403,10 @@ final class GPSDSession: ProtocolSession {
             defer { state.lastRefusal = refusal }
             return state.lastRefusal == refusal
         }
-        if !said { error(refusal) }
+        if !said {
+            error(refusal)
+            hub.logRefusal(identity, via: "gpsd", refusal)
+        }
     }
 
     // MARK: Writing

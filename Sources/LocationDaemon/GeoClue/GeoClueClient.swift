@@ -94,6 +94,9 @@ struct GeoClueClient {
     var nextLocation = 0
     /// When the last location was published (monotonic seconds), for `TimeThreshold`.
     var publishedAt: Double?
+    /// Why it gets nothing, as last logged; cleared by a location. GeoClue has no words for a
+    /// running client that gets nothing, so the daemon's log says it.
+    var refusal: String?
 
     var isActive: Bool { running != nil }
     /// Every `Location` object it has on the bus.

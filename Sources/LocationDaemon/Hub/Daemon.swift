@@ -279,6 +279,15 @@ public final class Daemon: Sendable {
         for note in identity.notes { logOnce("\(identity.uid) \(note)", "\(identity.summary): \(note)") }
     }
 
+    /// Logs why a program gets no location, once for each of its processes and reasons: what its
+    /// front-end told it (an ERROR, a `why`), or could not tell it at all (a GeoClue app that is
+    /// not in use is served silence), for whoever reads the log to see it too.
+    func logRefusal(_ identity: PeerIdentity, via frontEnd: String, _ reason: String) {
+        logOnce(
+            "refusal \(identity.uid) \(identity.credentials.pid) \(reason)",
+            "\(frontEnd): \(identity.summary) gets no location: \(reason)")
+    }
+
     /// Logs `message` the first time `key` is seen (of the last 4,096 keys), so that a client
     /// reconnecting in a loop does not flood the log.
     func logOnce(_ key: String, _ message: String) {

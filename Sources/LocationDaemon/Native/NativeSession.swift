@@ -108,11 +108,14 @@ final class NativeSession: Sendable {
             let updates = app.updates(
                 configuration: configuration, monitoring: monitoring, reduced: reduced,
                 continuous: continuous, implicitSession: implicitSession)
-            let reasons = RefusalReasons(subscription: number) { [identity, app] update in
-                RefusalWords.text(
-                    update.flags, identity: identity,
-                    undecided: app.engine.authorizationStatus == .notDetermined)
-            }
+            let reasons = RefusalReasons(
+                subscription: number,
+                explain: { [identity, app] update in
+                    RefusalWords.text(
+                        update.flags, identity: identity,
+                        undecided: app.engine.authorizationStatus == .notDetermined)
+                },
+                noted: { [identity, hub] in hub.logRefusal(identity, via: "native", $0) })
             start(number, updates.feed) {
                 output.deliverUpdateLines(
                     updates, lines, subscription: number, reasons: reasons, readerSetsPace: paced, end: $0)

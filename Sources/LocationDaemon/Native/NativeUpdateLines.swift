@@ -33,14 +33,20 @@ struct UpdateLineHandler: PumpHandler {
 final class RefusalReasons: Sendable {
     let subscription: Int
     private let explain: @Sendable (LocationUpdate) -> String?
+    /// Told each new reason, as it is told to the client (for the daemon's log).
+    private let noted: @Sendable (String) -> Void
     /// The reason told last, until a location comes; read without the lock while nothing was
     /// told, so that a location costs one atomic load.
     private let told = Mutex<String?>(nil)
     private let anyTold = Atomic<Bool>(false)
 
-    init(subscription: Int, explain: @escaping @Sendable (LocationUpdate) -> String?) {
+    init(
+        subscription: Int, explain: @escaping @Sendable (LocationUpdate) -> String?,
+        noted: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.subscription = subscription
         self.explain = explain
+        self.noted = noted
     }
 
     /// The reason to tell before `update`, when it is a new one.
@@ -53,12 +59,14 @@ final class RefusalReasons: Sendable {
             return nil
         }
         guard let text = explain(update) else { return nil }
-        return told.withLock { told in
+        let new = told.withLock { told -> String? in
             guard told != text else { return nil }
             told = text
             anyTold.store(true, ordering: .relaxed)
             return text
         }
+        if let new { noted(new) }
+        return new
     }
 }
 
