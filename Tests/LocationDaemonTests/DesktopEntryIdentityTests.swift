@@ -103,6 +103,19 @@ struct DesktopEntryIdentityTests {
                     }
                 }
             }, "\(admin.output)")
+        // The desktop id alone is not the app's name: the grant would never apply to it, and says so.
+        admin.send(
+            #"{"op":"auth.grant","id":4,"uid":\#(alice.uid),"app":"org.example.Relay","level":"always"}"#)
+        #expect(
+            await admin.wait { events in
+                events.contains {
+                    if case .ok(4, let note?) = $0 {
+                        note.contains("decide on 'desktop:org.example.Relay' for the desktop app")
+                    } else {
+                        false
+                    }
+                }
+            }, "\(admin.output)")
         await admin.stop()
         await daemon.stop()
     }

@@ -94,9 +94,10 @@ struct GeoClueClient {
     var nextLocation = 0
     /// When the last location was published (monotonic seconds), for `TimeThreshold`.
     var publishedAt: Double?
-    /// Why it gets nothing, as last logged; cleared by a location. GeoClue has no words for a
-    /// running client that gets nothing, so the daemon's log says it.
-    var refusal: String?
+    /// The flags of the last update without a location, whose reason was logged; cleared by a
+    /// location. GeoClue has no words for a running client that gets nothing, so the daemon's
+    /// log says it, once a change of flags rather than once an update.
+    var refusalFlags: AuthorizationFlags?
 
     var isActive: Bool { running != nil }
     /// Every `Location` object it has on the bus.

@@ -433,22 +433,22 @@ public final class GeoClueService: FrontEnd, BusService {
     /// `LocationUpdated`; a refusal that the user decided (denied) ends the client, as GeoClue
     /// ends a client whose authorization went.
     /// Logs why a running client gets nothing (not in use, waiting for its user's answer…) when
-    /// the reason is new: its app cannot be told on the bus, and would otherwise wait in silence.
+    /// its flags change: its app cannot be told on the bus, and would otherwise wait in silence.
     private func logRefusal(_ update: LocationUpdate, of path: String) {
-        guard
-            let (identity, program) = state.withLock({ state in
-                state.clients[path].flatMap { client in client.running.map { (client.identity, $0.program) } }
-            }),
+        let changed = state.withLock { state -> (PeerIdentity, UnmodifiedProgram)? in
+            guard let running = state.clients[path]?.running,
+                state.clients[path]?.refusalFlags != update.flags,
+                let identity = state.clients[path]?.identity
+            else { return nil }
+            state.clients[path]?.refusalFlags = update.flags
+            return (identity, running.program)
+        }
+        guard let (identity, program) = changed,
             let reason = RefusalWords.text(
                 update.flags, identity: identity,
                 undecided: program.app.engine.authorizationStatus == .notDetermined)
         else { return }
-        let new = state.withLock { state -> Bool in
-            guard state.clients[path] != nil, state.clients[path]?.refusal != reason else { return false }
-            state.clients[path]?.refusal = reason
-            return true
-        }
-        if new { daemon.logRefusal(identity, via: "GeoClue2", reason) }
+        daemon.logRefusal(identity, via: "GeoClue2", reason)
     }
 
     private func deliver(_ update: LocationUpdate, to path: String) {
@@ -477,7 +477,7 @@ public final class GeoClueService: FrontEnd, BusService {
             for expired in client.publish(place, path: newPath, slot: slot, now: now) {
                 if let slot = expired.slot { sd_bus_slot_unref(slot) }
             }
-            client.refusal = nil
+            client.refusalFlags = nil
             state.clients[path] = client
             return (client.owner, old, newPath)
         }

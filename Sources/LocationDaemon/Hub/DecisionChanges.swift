@@ -130,34 +130,42 @@ extension Daemon {
     /// is known by: such a decision matches only an app that one day asks under exactly that name,
     /// and `com.exmaple.tracker` for `com.example.tracker` would stay silent forever. Paths and
     /// `unit:`/`network:` names are not identifiers (gpsloc resolves a path and says so itself).
+    /// A `desktop:` name is checked against the desktop entries read; the bare desktop id of one of
+    /// them is warned of too, since the app it proves is known by its `desktop:` name.
     func unknownName(_ change: AuthorizationChange, snapshot: AuthorizationSnapshot) -> String? {
         let name: String
         switch change {
         case .grant(let app, _, _, _), .deny(let app), .restrict(let app, lift: false): name = app
         case .restrict, .reset, .services: return nil
         }
+        let kept =
+            "the decision is kept and applies to an app that asks under exactly that name (is it spelt right? "
+            + "`gpsloc auth show` lists the apps that asked)"
+        let entries = registry.desktopEntries
         if name.hasPrefix(DesktopEntries.prefix) {
             let id = String(name.dropFirst(DesktopEntries.prefix.count))
-            if registry.desktopEntries.entry(id: id) != nil || snapshot.clients[name] != nil { return nil }
-            let directories = registry.desktopEntries.directories
+            if entries.entry(id: id) != nil || snapshot.clients[name] != nil { return nil }
             return "no desktop entry \(id).desktop is in "
-                + (directories.isEmpty
+                + (entries.directories.isEmpty
                     ? "the application directories (gpslocd reads none)"
-                    : directories.joined(separator: " or "))
-                + "; the decision is kept and applies to an app that asks under exactly that name (is it "
-                + "spelt right? `gpsloc auth show` lists the apps that asked)"
+                    : entries.directories.joined(separator: " or ")) + "; " + kept
         }
         guard !name.contains("/"), !name.contains(":") else { return nil }
         if snapshot.clients[name] != nil || snapshot.restrictedClients.contains(name) { return nil }
         if registry.registration(forApp: name) != nil { return nil }
         if clients.withLock({ $0.keys.contains { $0.app == name } }) { return nil }
+        // A desktop id the daemon proves apps by: that app is known by its prefixed name.
+        if let entry = entries.entry(id: name) {
+            return "'\(name)' is the desktop id of \(entry.path), whose app gpslocd knows as "
+                + "'\(DesktopEntries.prefix)\(name)': this decision applies only to an app registered as '\(name)'; "
+                + "decide on '\(DesktopEntries.prefix)\(name)' for the desktop app"
+        }
         for place in Self.knownAppPlaces where access(place.directory + "/" + name + place.suffix, F_OK) == 0
         {
             return nil
         }
         return "nothing gpslocd knows is called '\(name)': no registration in \(registry.directory), no "
             + "decision or request before this one, no client connected now, no desktop entry, Flatpak or "
-            + "snap; the decision is kept and applies to an app that asks under exactly that name (is it "
-            + "spelt right? `gpsloc auth show` lists the apps that asked)"
+            + "snap; " + kept
     }
 }

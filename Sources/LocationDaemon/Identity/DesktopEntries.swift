@@ -240,13 +240,13 @@ public final class DesktopEntries: Sendable {
     /// Programs that run other programs' code in their own process, so that the kernel's word
     /// for every script they run is the same executable: shells, language runtimes, virtual
     /// machines, emulators and the dynamic loader. Matched on the file's name without a version
-    /// (`python3.11`, `lua5.4`, `wine64`).
+    /// (`python3.11`, `lua5.4`, `wine64`); `ld-linux…`, `ld-musl…` and `qemu-…` by their prefix.
     static let interpreters: Set<String> = [
         "sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "busybox", "env",
         "python", "pypy", "perl", "ruby", "node", "nodejs", "deno", "bun", "lua", "luajit", "php", "tclsh",
         "wish", "gjs", "cjs", "seed", "java", "mono", "dotnet", "wine", "wine-preloader", "pwsh", "rscript",
         "r", "julia", "guile", "racket", "sbcl", "ocaml", "ocamlrun", "erl", "beam.smp", "electron", "awk",
-        "gawk", "mawk", "qemu", "box64", "ld-linux", "ld.so", "ld-musl", "emacs", "vim", "nvim",
+        "gawk", "mawk", "box64", "ld.so", "emacs", "vim", "nvim",
     ]
 
     /// The interpreter `path` is (its name), or `nil`.

@@ -28,7 +28,7 @@ public struct DesktopEntry: Sendable, Hashable {
     }
 
     /// Why a file is not an entry that can prove an app.
-    public struct Unusable: Error, CustomStringConvertible, Hashable {
+    public struct Unusable: Error, CustomStringConvertible {
         public var description: String
     }
 
