@@ -57,17 +57,14 @@ final class BusConnection: @unchecked Sendable {
         stopping.initialize(to: 0)
         callback = .allocate(capacity: 1)
         wake = ocl_wake_fd()
-        guard wake >= 0 else {
-            callback.deallocate()
-            throw BusError(step: "making an eventfd", errno: errno)
-        }
+        // Every stored property is set from here: a throw runs deinit, which closes and frees
+        // what was made (freeing here as well was a double free, and a crash later).
+        guard wake >= 0 else { throw BusError(step: "making an eventfd", errno: errno) }
         callback.initialize(to: Self.callbacks(Unmanaged.passUnretained(self).toOpaque()))
         var step: UnsafePointer<CChar>?
         var opened: OpaquePointer?
         let result = open(&opened, callback, &step)
         guard result >= 0, let opened else {
-            close(wake)
-            callback.deallocate()
             throw BusError(step: step.map { String(cString: $0) } ?? "opening the bus", errno: -result)
         }
         bus = opened
@@ -75,7 +72,7 @@ final class BusConnection: @unchecked Sendable {
 
     deinit {
         if let bus { sd_bus_flush_close_unref(bus) }
-        close(wake)
+        if wake >= 0 { close(wake) }
         stopping.deallocate()
         callback.deallocate()
     }
