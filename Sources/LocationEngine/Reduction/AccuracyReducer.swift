@@ -56,10 +56,16 @@ public struct AccuracyReducer: Sendable {
         /// When the next output is due, in fix time.
         public var nextDue: Date?
         /// The last precise coordinate reduced (it gave ``cell``): the same fix, the same answer.
+        /// Kept in memory alone, never stored: the state on disk holds no precise coordinate
+        /// (found again from ``cell`` and ``cellOffset``, the same fix gives the same cell).
         var lastFine: [Double]?
         /// The offset the current cell was found with (metres north and east): a device is kept
         /// in its cell by that one, so the drift alone never moves a device that stays.
         var cellOffset: [Double]?
+
+        private enum CodingKeys: String, CodingKey {
+            case cell, said, nextDue, cellOffset
+        }
 
         public init() {}
     }
