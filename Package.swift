@@ -103,6 +103,8 @@ let package = Package(
         // GeoClue2's own tables on it: its interfaces' vtables (which sd-bus's macros build), its
         // signals and its agent's call.
         .target(name: "CGeoClueBus", dependencies: ["CSDBus"]),
+        // The activity indicator's object on it (org.opencorelocation.Activity1).
+        .target(name: "CActivityBus", dependencies: ["CSDBus"]),
         // The privacy engine: authorization, sessions, the reducer, monitors, fan-out. Every
         // front-end (the Apple-API façade, the daemon's protocols) sits on it; it knows none of them.
         .target(
@@ -129,7 +131,7 @@ let package = Package(
             name: "LocationDaemon",
             dependencies: [
                 "DescriptorIO", "GNSS", "GNSSSources", "LocationEngine", "LocationWire", "Locking", "CLinux",
-                "CSDBus", "CGeoClueBus",
+                "CSDBus", "CGeoClueBus", "CActivityBus",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

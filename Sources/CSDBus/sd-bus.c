@@ -48,7 +48,26 @@ static int on_name_owner_changed(sd_bus_message *message, void *userdata, sd_bus
     // A unique name that lost its owner: that connection is gone.
     const ocl_bus_service *service = service_of(userdata);
     if (name[0] == ':' && new_owner[0] == '\0') service->gone(service->context, name);
+    // A unique name that gained one: a connection joined.
+    if (name[0] == ':' && old_owner[0] == '\0' && new_owner[0] != '\0' && service->arrived)
+        service->arrived(service->context, name);
     return 0;
+}
+
+int ocl_bus_list_connections(sd_bus *bus, ocl_bus_service *service) {
+    sd_bus_message *reply = NULL;
+    sd_bus_error error = SD_BUS_ERROR_NULL;
+    int r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                               "ListNames", &error, &reply, "");
+    sd_bus_error_free(&error);
+    if (r < 0) return r;
+    r = sd_bus_message_enter_container(reply, 'a', "s");
+    const char *name = NULL;
+    while (r >= 0 && (r = sd_bus_message_read_basic(reply, 's', &name)) > 0) {
+        if (name[0] == ':' && service->arrived) service->arrived(service->context, name);
+    }
+    sd_bus_message_unref(reply);
+    return r < 0 ? r : 0;
 }
 
 int ocl_bus_open_system(sd_bus **bus, ocl_bus_service *service, const char **step) {

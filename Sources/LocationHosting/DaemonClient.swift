@@ -334,7 +334,7 @@ final class DaemonClient: Sendable {
             } else {
                 log("gpslocd: \(message)")
             }
-        case .hello, .ok, .records, .decisions, .prompt, .withdraw:
+        case .hello, .ok, .records, .decisions, .prompt, .withdraw, .access:
             break
         }
     }

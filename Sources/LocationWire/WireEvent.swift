@@ -104,6 +104,9 @@ public enum WireEvent: Sendable, Hashable {
     /// A monitor's conditions (`monitor.records`).
     case records(id: Int?, [WireMonitorRecord])
     case monitorEvent(subscription: Int, WireMonitorEvent)
+    /// An entry of the access history (for `activity.show`, with its `id`), or a period's begin
+    /// or end as it happens (for `activity.watch`).
+    case access(id: Int?, WireAccess)
 
     /// The event as one line, `\n` included.
     public func encoded() -> [UInt8] {
@@ -214,6 +217,12 @@ public enum WireEvent: Sendable, Hashable {
                 Self.write(flags: event.flags, &json)
                 json.add("generation", integer: event.generation)
                 json.add("sequence", integer: event.sequence)
+            case .access(let id, let access):
+                json.add("event", string: "access")
+                json.add("id", integer: id)
+                json.openObject("access")
+                access.write(&json)
+                json.closeObject()
             }
         }
         bytes.append(UInt8(ascii: "\n"))
@@ -321,6 +330,7 @@ public enum WireEvent: Sendable, Hashable {
                     reason: fields.reason ?? "", purposeKey: fields.purposeKey,
                     defaultsToApproximate: fields.defaultsToApproximate ?? false))
         case "withdraw": return .withdraw(prompt: try need(fields.prompt, "prompt"))
+        case "access": return .access(id: fields.id, try need(fields.access, "access"))
         case "monitor":
             let text = try need(fields.state, "state")
             guard let state = WireMonitoringState(rawValue: text) else {

@@ -56,6 +56,8 @@ public struct WireLine: Decodable, Sendable {
     public var generation: Int?
     public var sequence: Int?
     public var records: [WireMonitorRecord]?
+    public var access: WireAccess?
+    public var since: Double?
 
     /// Parses one line; `what` names it in errors ("a request").
     public static func parse(_ line: some Collection<UInt8>, what: String) throws(WireError) -> WireLine {

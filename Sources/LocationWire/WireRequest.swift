@@ -72,6 +72,13 @@ public enum WireRequest: Sendable, Hashable {
     case activity(inUse: Bool)
     /// The decisions of a user (the caller's own, or `uid`'s for an administrator).
     case showAuthorization(uid: Int?)
+    /// The access history of a user (the caller's own, `uid`'s or, with `all`, everyone's for an
+    /// administrator): its entries since `since` (seconds since 1970), of `app` alone when given,
+    /// each an `access` event, then `ok`.
+    case showActivity(uid: Int?, all: Bool, since: Double?, app: String?)
+    /// Who uses location now, then each period's begin and end as it happens (`access` events):
+    /// the caller's user's programs, or everyone's with `all` for an administrator.
+    case watchActivity(all: Bool)
     case changeAuthorization(uid: Int?, AuthorizationChange)
     /// Makes this connection the caller's agent: prompts for apps under its uid come here.
     case registerAgent
@@ -100,6 +107,8 @@ public enum WireRequest: Sendable, Hashable {
         case .requestTemporaryFullAccuracy: "accuracy.request"
         case .activity: "activity"
         case .showAuthorization: "auth.show"
+        case .showActivity: "activity.show"
+        case .watchActivity: "activity.watch"
         case .changeAuthorization(_, let change):
             switch change {
             case .grant: "auth.grant"
@@ -122,7 +131,8 @@ public enum WireRequest: Sendable, Hashable {
     public static let operations = [
         "hello", "session.open", "session.background", "session.close", "updates.subscribe",
         "diagnostics.subscribe", "unsubscribe", "authorization.request", "accuracy.request", "activity",
-        "auth.show", "auth.grant", "auth.deny", "auth.reset", "auth.services", "auth.restrict",
+        "auth.show", "activity.show", "activity.watch", "auth.grant", "auth.deny", "auth.reset",
+        "auth.services", "auth.restrict",
         "agent.register", "agent.answer", "monitor.add", "monitor.remove", "monitor.records",
         "monitor.subscribe", "monitor.consumed",
     ]
@@ -212,6 +222,12 @@ public enum WireRequest: Sendable, Hashable {
             request = .activity(inUse: try need(fields.inUse, "inUse", "true or false"))
         case "auth.show":
             request = .showAuthorization(uid: fields.uid)
+        case "activity.show":
+            request = .showActivity(
+                uid: fields.uid, all: fields.all ?? false, since: fields.since,
+                app: fields.app == nil ? nil : try app())
+        case "activity.watch":
+            request = .watchActivity(all: fields.all ?? false)
         case "auth.grant":
             let always: Bool
             switch fields.level ?? "whenInUse" {
@@ -328,6 +344,13 @@ public enum WireRequest: Sendable, Hashable {
                 json.add("inUse", bool: inUse)
             case .showAuthorization(let uid):
                 json.add("uid", integer: uid)
+            case .showActivity(let uid, let all, let since, let app):
+                json.add("uid", integer: uid)
+                if all { json.add("all", bool: true) }
+                json.add("since", since, decimals: 3)
+                json.add("app", string: app)
+            case .watchActivity(let all):
+                if all { json.add("all", bool: true) }
             case .changeAuthorization(let uid, let change):
                 json.add("uid", integer: uid)
                 switch change {

@@ -29,7 +29,8 @@ extension GPSLoc {
     /// `uplink` say that they are not in it and how to build them (NotInThisBuild.swift).
     static var commands: [any ParsableCommand.Type] {
         [
-            Decode.self, Simulate.self, Watch.self, Monitor.self, Auth.self, Agent.self, Devices.self,
+            Decode.self, Simulate.self, Watch.self, Monitor.self, Auth.self, Agent.self, Activity.self,
+            Devices.self,
             Record.self, Journal.self, Uplink.self,
         ]
     }

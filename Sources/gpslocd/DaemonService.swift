@@ -106,6 +106,8 @@ struct DaemonService {
             appsDirectory: settings.appsDirectory,
             administratorGroup: group, gracePeriod: .milliseconds(Int64(settings.grace * 1000)), log: log)
         configuration.applicationDirectories = settings.applicationDirectories
+        configuration.historyRetention =
+            settings.historyDays > 0 ? .milliseconds(Int64(settings.historyDays * 86_400_000)) : nil
         daemon = Daemon(configuration)
     }
 
@@ -125,7 +127,13 @@ struct DaemonService {
             return
         }
         await onThread(named: "gpslocd-activity", stop: { pause.stop() }) {
-            while !pause.pause(until: .now + .seconds(1)) { daemon.refreshActivity() }
+            var turns = 0
+            while !pause.pause(until: .now + .seconds(1)) {
+                daemon.refreshActivity()
+                // The access history's old entries go once an hour.
+                turns += 1
+                if turns % 3600 == 0 { daemon.pruneHistory() }
+            }
         }
     }
 
@@ -227,6 +235,15 @@ struct DaemonService {
                 log(error.description)
             }
         }
+        if settings.indicator {
+            let indicator = ActivityIndicator(daemon: daemon)
+            do {
+                try indicator.connect()
+                frontEnds.append(indicator)
+            } catch {
+                log("\(error.description); `gpsloc activity --watch` shows who uses location all the same")
+            }
+        }
         if !settings.chronySockets.isEmpty {
             frontEnds.append(ChronyFeeds(hub: daemon, directory: settings.chronySockets))
         }
@@ -266,6 +283,7 @@ struct DaemonService {
         let signal = stoppedBy == SIGINT ? "SIGINT" : "SIGTERM"
         // The front-ends' tasks, cancelled, have stopped listening.
         log("stopping on \(signal): \(server.statistics.summary)")
+        daemon.endActivity()
         // The receivers first: read on the event loop, and telling their apps through it.
         await daemon.stopReceivers()
         try? await group.shutdownGracefully()

@@ -40,6 +40,10 @@ struct DaemonSettings: Sendable {
     /// The event loops' nice value: they read the receivers and write every client's update, and
     /// run ahead of the clients they wake and of the rest of the machine, as gpsd does (-10).
     var nice = -10
+    /// Whether the activity indicator is served on the system bus.
+    var indicator = true
+    /// How many days the access history keeps an entry; none is kept at 0.
+    var historyDays: Double = 7
 
     init() {}
 
@@ -47,6 +51,7 @@ struct DaemonSettings: Sendable {
     enum Key: String, CaseIterable {
         case sources, socket, stateDirectory, appsDirectory, applicationDirectories, administratorGroup, grace
         case clientBuffer, connectionsPerUser, helloTimeout, gpsdListen, chronySockets, geoclue, nice
+        case historyDays, indicator
     }
 
     /// The file's settings, or the defaults when it does not exist; `warnings` gets what the file
@@ -111,6 +116,8 @@ struct DaemonSettings: Sendable {
             case (.chronySockets, .string(let text), _, _): settings.chronySockets = text
             case (.geoclue, .bool(let flag), _, _): settings.geoclue = flag
             case (.nice, _, let whole?, _): settings.nice = whole
+            case (.historyDays, .number(let number), _, _): settings.historyDays = number
+            case (.indicator, .bool(let flag), _, _): settings.indicator = flag
             default:
                 throw SettingsError(description: "\(path): '\(name)' must be \(Self.expected(key))")
             }
@@ -134,6 +141,8 @@ struct DaemonSettings: Sendable {
         case .chronySockets: #"a string: a directory, such as "/run", or "" for none"#
         case .geoclue: "true or false"
         case .nice: "a whole number: a nice value, -20 to 19"
+        case .historyDays: "a number: days, 0 (no history) to 366"
+        case .indicator: "true or false"
         }
     }
 
@@ -159,7 +168,7 @@ struct DaemonSettings: Sendable {
         applicationDirectories: [String] = [], administratorGroup: String?, grace: Double?,
         clientBuffer: Int?, connectionsPerUser: Int? = nil,
         helloTimeout: Double? = nil, gpsdListen: String? = nil, chronySockets: String? = nil,
-        geoclue: Bool = false, nice: Int? = nil
+        geoclue: Bool = false, nice: Int? = nil, historyDays: Double? = nil, noIndicator: Bool = false
     ) throws(SettingsError) -> DaemonSettings {
         var settings = self
         if !sources.isEmpty { settings.sources = sources }
@@ -186,6 +195,8 @@ struct DaemonSettings: Sendable {
         if let chronySockets { settings.chronySockets = chronySockets }
         if geoclue { settings.geoclue = true }
         if let nice { settings.nice = nice }
+        if let historyDays { settings.historyDays = historyDays }
+        if noIndicator { settings.indicator = false }
         if !settings.chronySockets.isEmpty, !settings.chronySockets.hasPrefix("/") {
             throw SettingsError(
                 description:
@@ -213,6 +224,12 @@ struct DaemonSettings: Sendable {
         guard (0...600).contains(settings.grace) else {
             throw SettingsError(
                 description: "--grace \(settings.grace) is out of range; give 0 to 600 seconds")
+        }
+        guard (0...366).contains(settings.historyDays) else {
+            throw SettingsError(
+                description:
+                    "--history-days \(settings.historyDays) is out of range; give 0 (keep no access history) to 366 days",
+                isUsage: true)
         }
         guard (-20...19).contains(settings.nice) else {
             throw SettingsError(
@@ -256,7 +273,7 @@ struct DaemonSettings: Sendable {
             "clientBuffer \(clientBuffer)", "connectionsPerUser \(connectionsPerUser)",
             "helloTimeout \(helloTimeout)", "gpsdListen \(gpsdListen.isEmpty ? "(none)" : gpsdListen)",
             "chronySockets \(chronySockets.isEmpty ? "(none)" : chronySockets)", "geoclue \(geoclue)",
-            "nice \(nice)",
+            "nice \(nice)", "historyDays \(historyDays)", "indicator \(indicator)",
         ].joined(separator: ", ")
     }
 }

@@ -80,6 +80,18 @@ struct GPSLocD: AsyncParsableCommand {
     var grace: Double?
 
     @Option(
+        name: .customLong("history-days"),
+        help: ArgumentHelp(
+            "Days the access history keeps who used location when, 0 (none kept) to 366 (default 7).",
+            valueName: "DAYS"))
+    var historyDays: Double?
+
+    @Flag(
+        name: .customLong("no-indicator"),
+        help: "Do not serve the activity indicator (org.opencorelocation.Activity) on the system bus.")
+    var noIndicator = false
+
+    @Option(
         name: .customLong("client-buffer"), parsing: .unconditional,
         help:
             "Bytes of unsent lines a client may have before it is cut off (a log replayed at maximum speed waits up to 10 s for the client instead), 4096 to 16777216 (default 65536)."
@@ -154,7 +166,8 @@ struct GPSLocD: AsyncParsableCommand {
                 appsDirectory: appsDirectory, applicationDirectories: applicationDirectories,
                 administratorGroup: administratorGroup, grace: grace, clientBuffer: clientBuffer,
                 connectionsPerUser: connectionsPerUser, helloTimeout: helloTimeout, gpsdListen: gpsdListen,
-                chronySockets: chronySockets, geoclue: geoclue, nice: nice)
+                chronySockets: chronySockets, geoclue: geoclue, nice: nice, historyDays: historyDays,
+                noIndicator: noIndicator)
         } catch {
             // A mistake in the file, not in the command: no usage text, the status of a usage error.
             _ = try? FileDescriptor.standardError.writeAll("gpslocd: error: \(error.description)\n".utf8)

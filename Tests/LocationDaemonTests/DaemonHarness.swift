@@ -128,6 +128,8 @@ final class DaemonHarness: Sendable {
     var arguments: [String] {
         ["--config", root + "/gpslocd.conf", "--socket", socket, "--state-dir", state, "--apps-dir", apps]
             + (extra.contains("--applications-dir") ? [] : ["--applications-dir", applications])
+            // The indicator on a private bus only: never on the machine's own.
+            + (environment["DBUS_SYSTEM_BUS_ADDRESS"] == nil ? ["--no-indicator"] : [])
             + sources.flatMap { ["--source", $0] } + extra
     }
 

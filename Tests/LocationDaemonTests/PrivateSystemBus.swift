@@ -6,8 +6,9 @@ import Locking
 import TestSupport
 
 /// A system bus of the test's own: Debian's dbus-daemon with a system bus's default policy (no
-/// name owned, no method called, but the bus daemon's own) and the policy file gpslocd ships
-/// (`dist/dbus`), which is all that lets gpslocd own GeoClue2's name and call agents.
+/// name owned, no method called, but the bus daemon's own) and the policy files gpslocd ships
+/// (`dist/dbus`), which are all that lets gpslocd own GeoClue2's name and call agents, and own
+/// the activity indicator's name and be read there.
 final class PrivateSystemBus: Sendable {
     let directory: String
     private let running: Mutex<RunningProcess?> = Mutex(nil)
@@ -24,6 +25,9 @@ final class PrivateSystemBus: Sendable {
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let policy = Fixtures.packageRoot.appendingPathComponent(
             "dist/dbus/org.freedesktop.GeoClue2.gpslocd.conf"
+        ).path
+        let indicatorPolicy = Fixtures.packageRoot.appendingPathComponent(
+            "dist/dbus/org.opencorelocation.Activity.conf"
         ).path
         let configuration = """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
@@ -47,6 +51,7 @@ final class PrivateSystemBus: Sendable {
                 <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
               </policy>
               <include>\(policy)</include>
+              <include>\(indicatorPolicy)</include>
             </busconfig>
             """
         try Data(configuration.utf8).write(to: URL(fileURLWithPath: directory + "/system.conf"))

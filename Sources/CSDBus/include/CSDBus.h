@@ -28,6 +28,9 @@ typedef struct {
                const char *property, const char *sender, sd_bus_error *error);
     /// A connection left the bus.
     void (*gone)(void *context, const char *name);
+    /// A connection joined the bus (its unique name), or was on it when
+    /// `ocl_bus_list_connections` asked.
+    void (*arrived)(void *context, const char *name);
     /// The reply to the call `ocl_bus_call_async` made with `token` (an error reply included).
     void (*replied)(void *context, uint64_t token, sd_bus_message *reply);
     /// The bus thread was woken to run queued work.
@@ -47,6 +50,8 @@ int ocl_bus_set(sd_bus *bus, const char *path, const char *interface, const char
 /// Opens the system bus (`DBUS_SYSTEM_BUS_ADDRESS` when set) and watches connections leave it
 /// (`service`'s `gone`). Returns a negative errno on failure, with `*step` naming what failed.
 int ocl_bus_open_system(sd_bus **bus, ocl_bus_service *service, const char **step);
+/// Tells `service`'s `arrived` of every connection on the bus now (`ListNames`' unique names).
+int ocl_bus_list_connections(sd_bus *bus, ocl_bus_service *service);
 /// Asks for the well-known `name` (once the service's first objects are there).
 int ocl_bus_request_name(sd_bus *bus, const char *name);
 /// Adds an object with `vtable` at `path` for `service`.

@@ -25,8 +25,15 @@ protocol BusService: AnyObject, Sendable {
     ) -> Int32
     /// A connection left the bus.
     func gone(_ name: String)
+    /// A connection joined the bus (or was on it when the service listed them).
+    func arrived(_ name: String)
     /// The reply to the call made with `token` (``BusConnection/callback``).
     func replied(token: UInt64, reply: OpaquePointer)
+}
+
+extension BusService {
+    /// Most services care only for the connections that call them.
+    func arrived(_ name: String) {}
 }
 
 /// One service's connection to the system bus, owned by a thread of its own: sd-bus is not
@@ -150,6 +157,7 @@ final class BusConnection: @unchecked Sendable {
                     sender: sender.map { String(cString: $0) } ?? "", error: error)
             },
             gone: { context, name in connection(context).service?.gone(String(cString: name!)) },
+            arrived: { context, name in connection(context).service?.arrived(String(cString: name!)) },
             replied: { context, token, reply in
                 connection(context).service?.replied(token: token, reply: reply!)
             },

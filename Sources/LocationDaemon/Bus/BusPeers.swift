@@ -11,9 +11,9 @@ import SystemPackage
     import Musl
 #endif
 
-/// The programs calling gpslocd's GeoClue2 objects, each known by the bus daemon's word about its
+/// The programs calling one of gpslocd's D-Bus services (GeoClue2, the activity indicator), each known by the bus daemon's word about its
 /// connection and never by anything it says of itself; on the bus thread.
-final class GeoCluePeers: Sendable {
+final class BusPeers: Sendable {
     private let daemon: Daemon
     /// Each connection that called, by its unique name, until it leaves the bus.
     private let peers = Mutex<[String: PeerIdentity]>([:])
@@ -26,15 +26,15 @@ final class GeoCluePeers: Sendable {
 
     /// The verified identity of the connection `sender`: its credentials from the bus daemon,
     /// its process pinned, and identified as a socket's peer is; kept until it leaves.
-    func identity(of sender: String, on bus: OpaquePointer?) -> Result<PeerIdentity, GeoClueRefusal> {
+    func identity(of sender: String, on bus: OpaquePointer?) -> Result<PeerIdentity, BusRefusal> {
         if let known = peers.withLock({ $0[sender] }) { return .success(known) }
-        guard let bus else { return .failure(GeoClueRefusal("the bus is gone")) }
+        guard let bus else { return .failure(BusRefusal("the bus is gone")) }
         func ask() -> BusPeerCredentials? {
             var said = BusPeerCredentials(uid: 0, pid: 0, pidfd: -1)
             return ocl_peer_credentials(bus, sender, &said.uid, &said.pid, &said.pidfd) >= 0 ? said : nil
         }
         guard let said = ask() else {
-            return .failure(GeoClueRefusal("the bus daemon does not say which process \(sender) is"))
+            return .failure(BusRefusal("the bus daemon does not say which process \(sender) is"))
         }
         let credentials: PeerCredentials
         let pinned = said.pinned(
@@ -42,13 +42,13 @@ final class GeoCluePeers: Sendable {
             busAddress: said.pidfd >= 0 ? nil : BusConnectionProof.busAddress(of: sd_bus_get_fd(bus)))
         switch pinned {
         case .success(let pinned): credentials = pinned
-        case .failure(let reason): return .failure(GeoClueRefusal("\(sender): \(reason)"))
+        case .failure(let reason): return .failure(BusRefusal("\(sender): \(reason)"))
         }
         let pidfd = credentials.pidfd
         let pid = credentials.pid
         guard let identity = PeerIdentity.identify(credentials, registry: daemon.registry) else {
             try? pidfd?.close()
-            return .failure(GeoClueRefusal("pid \(pid) exited while it was identified"))
+            return .failure(BusRefusal("pid \(pid) exited while it was identified"))
         }
         daemon.logNotes(of: identity)
         let kept = peers.withLock { peers -> PeerIdentity? in
@@ -82,7 +82,7 @@ final class GeoCluePeers: Sendable {
 }
 
 /// Why a caller was refused, in the words its error reply carries.
-struct GeoClueRefusal: Error {
+struct BusRefusal: Error {
     var text: String
     init(_ text: String) { self.text = text }
 }

@@ -50,6 +50,8 @@ final class GPSDSession: ProtocolSession {
         var activated: [String: UTCTimestamp?] = [:]
         /// Whether the last thing served was a precise fix: only then does a pulse go out.
         var precise = false
+        /// The watch's period of use, for the access history and the indicators.
+        var period: UsePeriod?
         var closed = false
     }
 
@@ -289,6 +291,7 @@ final class GPSDSession: ProtocolSession {
         // Read on the connection's event loop: each report is written where it is made.
         // A log replayed as fast as it can be read waits for the client rather than outrunning it.
         let paced = client.app.readerSetsPace
+        let period = hub.usePeriod(identity, via: .gpsd)
         output.deliver(
             updates, readerSetsPace: paced, { [weak self] update in self?.receive(update, device: device) },
             end: {})
@@ -297,7 +300,8 @@ final class GPSDSession: ProtocolSession {
         let late = state.withLock { state -> Bool in
             if state.closed { return true }
             state.program = program
-            state.stops += [eventTask.cancel, pulseTask.cancel, updates.cancel, fixes.cancel]
+            state.period = period
+            state.stops += [eventTask.cancel, pulseTask.cancel, updates.cancel, fixes.cancel, period.end]
             return false
         }
         if late {
@@ -305,6 +309,7 @@ final class GPSDSession: ProtocolSession {
             eventTask.cancel()
             updates.cancel()
             fixes.cancel()
+            period.end()
             program.detach()
         }
     }
@@ -320,11 +325,12 @@ final class GPSDSession: ProtocolSession {
     /// A precise fix: gpsd's own reports of it, and its pseudo-NMEA for a watcher of NMEA or raw
     /// data (gpslocd passes no receiver's bytes through: see ``PseudoNMEA``).
     private func receive(_ fix: Fix, device: QuotedText?) {
-        let policy = state.withLock { state in
+        let (policy, period) = state.withLock { state in
             state.precise = true
-            return state.policy
+            return (state.policy, state.period)
         }
         guard policy.enable else { return }
+        period?.delivered(precise: true)
         var lines: [UInt8] = []
         if policy.json { lines = reports(of: fix, device: device) }
         if policy.json && policy.pps && FixFormat.appendGPSDTOFF(fix, device: device, to: &lines) {
@@ -357,10 +363,10 @@ final class GPSDSession: ProtocolSession {
     /// An update: a reduced location becomes a TPV of it alone; a refusal, an ERROR saying why. A
     /// precise location comes as its status alone (the fixes carry it), when that changes.
     private func receive(_ update: LocationUpdate, device: QuotedText?) {
-        let refusal: String?
+        let refusal: Refusal?
         if update.location == nil {
             let undecided = state.withLock { $0.program?.app.engine.authorizationStatus == .notDetermined }
-            refusal = RefusalWords.text(update.flags, identity: identity, undecided: undecided)
+            refusal = RefusalWords.refusal(update.flags, identity: identity, undecided: undecided)
         } else {
             refusal = nil
         }
@@ -374,10 +380,10 @@ final class GPSDSession: ProtocolSession {
         guard state.withLock({ $0.policy.enable }) else { return }
         if let location = update.location {
             guard update.flags.accuracyLimited else { return }  // the fixes carry precise ones
-            let (policy, told) = state.withLock { state in
+            let (policy, told, period) = state.withLock { state in
                 state.precise = false
                 defer { state.toldApproximate = true }
-                return (state.policy, state.toldApproximate)
+                return (state.policy, state.toldApproximate, state.period)
             }
             if !told && (policy.nmea || policy.raw > 0 || policy.pps) {
                 error(
@@ -385,6 +391,7 @@ final class GPSDSession: ProtocolSession {
                         + "reports of that, and no NMEA, raw data, SKY, GST, ATT, TOFF or PPS")
             }
             guard policy.json else { return }
+            period?.delivered(precise: false)
             var tpv: [UInt8] = []
             FixFormat.appendGPSDReducedTPV(
                 latitude: location.coordinate.latitude, longitude: location.coordinate.longitude,
@@ -399,13 +406,14 @@ final class GPSDSession: ProtocolSession {
             return
         }
         guard let refusal else { return }
-        let said = state.withLock { state -> Bool in
-            defer { state.lastRefusal = refusal }
-            return state.lastRefusal == refusal
+        let (said, period) = state.withLock { state -> (Bool, UsePeriod?) in
+            defer { state.lastRefusal = refusal.text }
+            return (state.lastRefusal == refusal.text, state.period)
         }
+        period?.pause()
         if !said {
-            error(refusal)
-            hub.logRefusal(identity, via: "gpsd", refusal)
+            error(refusal.text)
+            hub.refused(identity, via: .gpsd, refusal)
         }
     }
 

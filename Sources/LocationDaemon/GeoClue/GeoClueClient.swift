@@ -74,6 +74,8 @@ struct GeoClueClient {
         var program: UnmodifiedProgram
         /// Its app's updates, read on the bus thread.
         var updates: HostedFeed<LocationUpdate>
+        /// Its use of location, for the access history and the indicators.
+        var period: UsePeriod
     }
 
     let path: String

@@ -37,17 +37,25 @@ public final class GeoClueService: FrontEnd, BusService {
     }
 
     private let daemon: Daemon
-    private let peers: GeoCluePeers
+    private let peers: BusPeers
     private let agents: GeoClueAgents
     private let state = Mutex(State())
+    private let inUseObserver = Mutex(0)
     private let clock = ContinuousClock()
     private let started = ContinuousClock.now
 
     public init(daemon: Daemon) {
         self.daemon = daemon
-        peers = GeoCluePeers(daemon: daemon)
+        peers = BusPeers(daemon: daemon)
         agents = GeoClueAgents(daemon: daemon)
+        // Told under the ledger's lock: the change goes to a task, which reads the ledger anew.
+        let observer = daemon.activity.observeInUse { [weak self] _ in
+            Task { self?.inUseChanged() }
+        }
+        inUseObserver.withLock { $0 = observer }
     }
+
+    deinit { daemon.activity.removeInUseObserver(inUseObserver.withLock { $0 }) }
 
     /// Connects to the system bus and owns `org.freedesktop.GeoClue2`; throws, saying why,
     /// when it cannot (no bus, the name owned by another service, a policy that forbids it).
@@ -66,29 +74,10 @@ public final class GeoClueService: FrontEnd, BusService {
     /// Serves the bus ``connect()`` reached until cancelled; a lost bus is connected again every
     /// 2 seconds.
     public func run() async {
-        var bus = state.withLock { $0.bus }
-        while !Task.isCancelled {
-            if let serving = bus {
-                state.withLock { $0.bus = serving }
-                let failure = await withTaskCancellationHandler {
-                    await serving.runOnThread()
-                } onCancel: {
-                    serving.stop()
-                }
-                forgetEverything()
-                guard let failure else { break }
-                daemon.log("GeoClue2: the system bus was lost (\(failure)); connecting again")
-            }
-            try? await Task.sleep(for: .seconds(2))
-            if Task.isCancelled { break }
-            do {
-                bus = try openBus()
-                daemon.log("GeoClue2: serving on the system bus again")
-            } catch {
-                bus = nil
-                daemon.logOnce("geoclue \(error)", "GeoClue2: \(Self.explain(error))")
-            }
-        }
+        await BusServing(
+            label: "GeoClue2", daemon: daemon, open: openBus, explain: Self.explain,
+            adopt: { [self] bus in state.withLock { $0.bus = bus } }, forget: forgetEverything
+        ).run(first: state.withLock { $0.bus })
     }
 
     /// A connection of the system bus for GeoClue2's objects, owning its name.
@@ -171,7 +160,7 @@ public final class GeoClueService: FrontEnd, BusService {
     ) -> Int32 {
         if interface == "org.freedesktop.GeoClue2.Manager" {
             switch property {
-            case "InUse": return ocl_append_bool(reply, state.withLock { $0.inUse })
+            case "InUse": return ocl_append_bool(reply, daemon.activity.isInUse)
             default: return ocl_append_uint32(reply, availableLevel(for: sender))
             }
         }
@@ -255,20 +244,20 @@ public final class GeoClueService: FrontEnd, BusService {
         case .failure(let refusal):
             return reply(call, error: "org.freedesktop.DBus.Error.AccessDenied", refusal.text)
         }
-        let made = state.withLock { state -> Result<(String, Bool), GeoClueRefusal> in
+        let made = state.withLock { state -> Result<(String, Bool), BusRefusal> in
             if shared, let existing = state.clients.values.first(where: { $0.owner == sender && $0.shared }) {
                 return .success((existing.path, false))
             }
             let mine = state.clients.values.filter { $0.owner == sender }.count
             guard mine < Self.clientsPerConnection else {
                 return .failure(
-                    GeoClueRefusal(
+                    BusRefusal(
                         "a connection may hold \(Self.clientsPerConnection) clients; delete one first"))
             }
             let users = state.clients.values.filter { $0.identity.uid == identity.uid }.count
             guard users < Self.clientsPerUser else {
                 return .failure(
-                    GeoClueRefusal("uid \(identity.uid) holds \(Self.clientsPerUser) clients already"))
+                    BusRefusal("uid \(identity.uid) holds \(Self.clientsPerUser) clients already"))
             }
             state.nextClient += 1
             let path = "/org/freedesktop/GeoClue2/Client/\(state.nextClient)"
@@ -350,19 +339,24 @@ public final class GeoClueService: FrontEnd, BusService {
         // Refused, or undecided with nobody to ask (no usage description to ask with): said now,
         // rather than leaving the client waiting for locations that cannot come.
         let program: UnmodifiedProgram
+        var refusal: Refusal?
         do {
             program = try daemon.attachUnmodified(identity, receiver: nil) { app in
-                if let refused = RefusalWords.refused(app, identity: identity) { return refused }
-                guard app.engine.authorizationStatus == .notDetermined,
+                refusal = RefusalWords.refused(app, identity: identity)
+                if refusal == nil, app.engine.authorizationStatus == .notDetermined,
                     identity.manifest.whenInUseUsageDescription == nil
-                else { return nil }
-                return RefusalWords.cannotBeAsked(identity)
+                {
+                    refusal = Refusal(reason: .noUsageDescription, text: RefusalWords.cannotBeAsked(identity))
+                }
+                return refusal?.text
             }
         } catch {
+            if let refusal { daemon.refused(identity, via: .geoclue, refusal) }
             return reply(call, error: "org.freedesktop.DBus.Error.AccessDenied", error.description)
         }
         let updates = program.app.engineUpdates(reduced: GeoClueAccuracy.asksReduced(client.requestedLevel))
-        let running = GeoClueClient.Running(program: program, updates: updates)
+        let running = GeoClueClient.Running(
+            program: program, updates: updates, period: daemon.usePeriod(identity, via: .geoclue))
         let stale = state.withLock { state -> Bool in
             guard state.clients[path] != nil else { return true }
             state.clients[path]?.running = running
@@ -377,7 +371,6 @@ public final class GeoClueService: FrontEnd, BusService {
                 + "\(GeoClueAccuracy.name(client.requestedLevel)))")
         let result = ocl_reply_empty(call)
         changed(path)
-        updateInUse()
         pump(path, updates)
         return result
     }
@@ -410,12 +403,12 @@ public final class GeoClueService: FrontEnd, BusService {
         guard let running else { return }
         stopRunning(running)
         changed(path)
-        updateInUse()
     }
 
     private func stopRunning(_ running: GeoClueClient.Running?) {
         guard let running else { return }
         running.updates.cancel()
+        running.period.end()
         running.program.detach()
     }
 
@@ -435,20 +428,22 @@ public final class GeoClueService: FrontEnd, BusService {
     /// Logs why a running client gets nothing (not in use, waiting for its user's answer…) when
     /// its flags change: its app cannot be told on the bus, and would otherwise wait in silence.
     private func logRefusal(_ update: LocationUpdate, of path: String) {
-        let changed = state.withLock { state -> (PeerIdentity, UnmodifiedProgram)? in
+        let changed = state.withLock { state -> (PeerIdentity, GeoClueClient.Running)? in
             guard let running = state.clients[path]?.running,
                 state.clients[path]?.refusalFlags != update.flags,
                 let identity = state.clients[path]?.identity
             else { return nil }
             state.clients[path]?.refusalFlags = update.flags
-            return (identity, running.program)
+            return (identity, running)
         }
-        guard let (identity, program) = changed,
-            let reason = RefusalWords.text(
+        guard let (identity, running) = changed else { return }
+        if UsePeriod.refuses(update.flags) { running.period.pause() }
+        guard
+            let refusal = RefusalWords.refusal(
                 update.flags, identity: identity,
-                undecided: program.app.engine.authorizationStatus == .notDetermined)
+                undecided: running.program.app.engine.authorizationStatus == .notDetermined)
         else { return }
-        daemon.logRefusal(identity, via: "GeoClue2", reason)
+        daemon.refused(identity, via: .geoclue, refusal)
     }
 
     private func deliver(_ update: LocationUpdate, to path: String) {
@@ -464,7 +459,8 @@ public final class GeoClueService: FrontEnd, BusService {
         }
         let place = GeoClueClient.Place(location)
         let now = started.duration(to: clock.now) / .seconds(1)
-        let published = state.withLock { state -> (owner: String, old: String, new: String)? in
+        let published = state.withLock {
+            state -> (owner: String, old: String, new: String, period: UsePeriod?)? in
             guard var client = state.clients[path], client.isActive, client.passes(place, now: now) else {
                 return nil
             }
@@ -479,9 +475,11 @@ public final class GeoClueService: FrontEnd, BusService {
             }
             client.refusalFlags = nil
             state.clients[path] = client
-            return (client.owner, old, newPath)
+            return (client.owner, old, newPath, client.running?.period)
         }
         guard let published else { return }
+        // Outside the lock: the ledger tells the indicators, and `InUse` comes back here.
+        published.period?.delivered(precise: !update.flags.accuracyLimited)
         _ = ocl_emit_client_changed(bus, published.owner, path, true, published.new)
         _ = ocl_emit_location_updated(bus, published.owner, path, published.old, published.new)
     }
@@ -492,14 +490,19 @@ public final class GeoClueService: FrontEnd, BusService {
         _ = ocl_emit_client_changed(bus, client.owner, path, client.isActive, client.locationPath)
     }
 
-    /// `InUse`: whether any client runs (what a shell shows as its location indicator).
-    private func updateInUse() {
-        let changed = state.withLock { state -> Bool? in
-            let now = state.clients.values.contains(where: \.isActive)
-            defer { state.inUse = now }
-            return now != state.inUse ? now : nil
+    /// `InUse`: whether any program is being served now, on any front-end (what a shell shows as
+    /// its location indicator, lit for a gpsd client too); told everyone when it changes, on the
+    /// bus thread, as the ledger has it then.
+    private func inUseChanged() {
+        state.withLock { $0.bus }?.perform { [weak self] in
+            guard let self else { return }
+            let now = daemon.activity.isInUse
+            let changed = state.withLock { state -> Bool in
+                defer { state.inUse = now }
+                return now != state.inUse
+            }
+            if changed { _ = ocl_emit_in_use(bus, now) }
         }
-        if let changed { _ = ocl_emit_in_use(bus, changed) }
     }
 
     // MARK: Replies

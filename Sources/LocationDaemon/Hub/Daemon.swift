@@ -27,6 +27,10 @@ public final class Daemon: Sendable {
         public var gracePeriod: Duration
         /// How many monitors an app and a user may keep, and how many bytes of them.
         public var monitorLimits = MonitorLimits()
+        /// How long the access history keeps an entry (`nil`: no history is kept), and how many
+        /// bytes of it a user's file may hold.
+        public var historyRetention: Duration? = .seconds(7 * 24 * 3600)
+        public var historyBytesPerUser = 1 << 20
         public var log: @Sendable (String) -> Void
 
         public init(
@@ -48,6 +52,8 @@ public final class Daemon: Sendable {
     let stores: DecisionStores
     let registry: AppRegistry
     let router: PromptRouter
+    /// Who uses location now, and the access history.
+    let activity: ActivityLedger
     var log: @Sendable (String) -> Void { configuration.log }
     let clients = Mutex<[HostedClient.Key: HostedClient]>([:])
     /// What identification refused, as logged already: each (uid, reason) once, so that a client
@@ -78,6 +84,34 @@ public final class Daemon: Sendable {
             log: configuration.log)
         router = PromptRouter(stores: stores, log: configuration.log)
         registry.desktopEntries.load()
+        let history = configuration.historyRetention.map { retention in
+            AccessHistory(
+                directory: configuration.stateDirectory + "/activity",
+                limits: AccessHistory.Limits(
+                    retention: retention, bytesPerUser: configuration.historyBytesPerUser),
+                log: configuration.log)
+        }
+        activity = ActivityLedger(history: history)
+        if let history {
+            let now = Date()
+            let ended = history.endInterrupted(now: now)
+            if ended > 0 {
+                log(
+                    "the access history had \(counted(ended, "period", "periods")) the daemon did not see end "
+                        + "(it stopped while they lasted): ended now, marked interrupted")
+            }
+            history.prune(now: now)
+        }
+    }
+
+    /// Drops the access history's entries older than its retention; gpslocd runs it every hour.
+    public func pruneHistory() {
+        activity.history?.prune(now: Date())
+    }
+
+    /// The daemon stops: every period of use open now ends in the access history.
+    public func endActivity() {
+        activity.endAll()
     }
 
     /// The app a new connection belongs to, hosted already or made now: one per user, app and
@@ -279,23 +313,34 @@ public final class Daemon: Sendable {
         for note in identity.notes { logOnce("\(identity.uid) \(note)", "\(identity.summary): \(note)") }
     }
 
-    /// Logs why a program gets no location, once for each of its processes and reasons: what its
-    /// front-end told it (an ERROR, a `why`), or could not tell it at all (a GeoClue app that is
-    /// not in use is served silence), for whoever reads the log to see it too.
-    func logRefusal(_ identity: PeerIdentity, via frontEnd: String, _ reason: String) {
-        logOnce(
-            "refusal \(identity.uid) \(identity.credentials.pid) \(reason)",
-            "\(frontEnd): \(identity.summary) gets no location: \(reason)")
+    /// Logs why a program gets no location, and keeps it in the access history, once for each of
+    /// its processes and reasons: what its front-end told it (an ERROR, a `why`), or could not
+    /// tell it at all (a GeoClue app that is not in use is served silence), for whoever reads the
+    /// log or the history to see it too.
+    func refused(_ identity: PeerIdentity, via frontEnd: WireAccess.FrontEnd, _ refusal: Refusal) {
+        let first = logOnce(
+            "refusal \(identity.uid) \(identity.credentials.pid) \(refusal.text)",
+            "\(frontEnd.rawValue): \(identity.summary) gets no location: \(refusal.text)")
+        if first {
+            activity.refused(ActivityLedger.Accessor(identity, via: frontEnd), refusal.reason, refusal.text)
+        }
+    }
+
+    /// A period of use for a program `identity` names, for its front-end to tell what it delivers.
+    func usePeriod(_ identity: PeerIdentity, via frontEnd: WireAccess.FrontEnd) -> UsePeriod {
+        activity.period(for: ActivityLedger.Accessor(identity, via: frontEnd))
     }
 
     /// Logs `message` the first time `key` is seen (of the last 4,096 keys), so that a client
-    /// reconnecting in a loop does not flood the log.
-    func logOnce(_ key: String, _ message: String) {
+    /// reconnecting in a loop does not flood the log; returns whether it did.
+    @discardableResult
+    func logOnce(_ key: String, _ message: String) -> Bool {
         let first = loggedNotes.withLock { logged in
             if logged.count >= 4096 { logged.removeAll() }
             return logged.insert(key).inserted
         }
         if first { log(message) }
+        return first
     }
 
     /// Checks every hosted app's "in use" against `/proc`; the server calls it every second.

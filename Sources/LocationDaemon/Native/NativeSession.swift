@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import GNSS
 import LocationEngine
 @_spi(FrontEnd) import LocationWire
 import Locking
@@ -31,6 +32,8 @@ final class NativeSession: Sendable {
         var feeds: [Int: Feed] = [:]
         var authorizationObserver: Int?
         var agent: Int?
+        /// The connection's watch of who uses location (`activity.watch`).
+        var activityWatcher: Int?
         var closed = false
     }
 
@@ -111,14 +114,22 @@ final class NativeSession: Sendable {
             let reasons = RefusalReasons(
                 subscription: number,
                 explain: { [identity, app] update in
-                    RefusalWords.text(
+                    RefusalWords.refusal(
                         update.flags, identity: identity,
                         undecided: app.engine.authorizationStatus == .notDetermined)
                 },
-                noted: { [identity, hub] in hub.logRefusal(identity, via: "native", $0) })
-            start(number, updates.feed) {
+                noted: { [identity, hub] in hub.refused(identity, via: .native, $0) })
+            // Ended with the feed; a feed let go without its end (the connection gone) ends it
+            // as it goes.
+            let period = hub.usePeriod(identity, via: .native)
+            start(number, updates.feed) { end in
                 output.deliverUpdateLines(
-                    updates, lines, subscription: number, reasons: reasons, readerSetsPace: paced, end: $0)
+                    updates, lines, subscription: number, reasons: reasons, period: period,
+                    readerSetsPace: paced,
+                    end: {
+                        period.end()
+                        end()
+                    })
             }
         case .subscribeDiagnostics(let number, let sessionNumber):
             guard let session = state.withLock({ $0.sessions[sessionNumber] }) else {
@@ -173,6 +184,31 @@ final class NativeSession: Sendable {
             try hub.requireUnsandboxed(identity, to: "read its user's decisions")
             let target = try hub.authorize(identity, toSee: uid)
             send(WireEvent.decisions(id: id, try hub.decisions(uid: target)).encoded())
+        case .showActivity(let uid, let all, let since, let app):
+            let read = try hub.history(
+                view: try hub.activityView(identity, uid: uid, all: all), since: since, app: app)
+            for entry in read.entries { send(WireEvent.access(id: id, entry).encoded()) }
+            let damaged =
+                read.damaged == 0
+                ? nil
+                : "the history has \(counted(read.damaged, "damaged line", "damaged lines")) (a write cut off by a "
+                    + "crash or a power cut), skipped"
+            send(WireEvent.ok(id: id, note: damaged).encoded())
+        case .watchActivity(let all):
+            let view = try hub.activityView(identity, uid: nil, all: all)
+            guard state.withLock({ $0.activityWatcher == nil }) else {
+                throw WireError("this connection watches already; one watch per connection")
+            }
+            ok(id)
+            let output = output
+            let watcher = hub.activity.watch(uid: view) {
+                output.send(WireEvent.access(id: nil, $0).encoded())
+            }
+            let closed = state.withLock { state -> Bool in
+                state.activityWatcher = watcher
+                return state.closed
+            }
+            if closed { hub.activity.unwatch(watcher) }
         case .changeAuthorization(let uid, let change):
             try hub.requireUnsandboxed(identity, to: "change decisions")
             let note = try hub.change(change, uid: uid, by: identity)
@@ -269,7 +305,7 @@ final class NativeSession: Sendable {
     /// The connection ended: subscriptions end now; sessions stay with the app for the grace
     /// period, for a restarted app to take again.
     func close() {
-        let (feeds, sessions, observer, agent) = state.withLock { state in
+        let (feeds, sessions, observer, agent, watcher) = state.withLock { state in
             state.closed = true
             defer {
                 state.feeds = [:]
@@ -277,9 +313,10 @@ final class NativeSession: Sendable {
             }
             return (
                 Array(state.feeds.values), Array(state.sessions.values), state.authorizationObserver,
-                state.agent
+                state.agent, state.activityWatcher
             )
         }
+        if let watcher { hub.activity.unwatch(watcher) }
         for feed in feeds { feed.cancel(true) }
         if let observer { client.app.removeAuthorizationObserver(observer) }
         if let agent { hub.router.unregister(uid: identity.uid, agent: agent) }

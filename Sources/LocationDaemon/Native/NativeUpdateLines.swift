@@ -13,14 +13,19 @@ struct UpdateLineHandler: PumpHandler {
     /// The start of the subscription's lines, up to its number.
     let head: [UInt8]
     let reasons: RefusalReasons?
+    /// The subscription's use of location, told each update (``UsePeriod/saw(_:)``).
+    let period: UsePeriod?
 
-    init(lines: WireUpdateLines, subscription: Int, reasons: RefusalReasons? = nil) {
+    init(lines: WireUpdateLines, subscription: Int, reasons: RefusalReasons? = nil, period: UsePeriod? = nil)
+    {
         self.lines = lines
         head = WireUpdateLines.head(subscription: subscription)
         self.reasons = reasons
+        self.period = period
     }
 
     func handle(_ update: LocationUpdate, _ sink: some LineSink) {
+        period?.saw(update)
         if let reasons, let text = reasons.newReason(for: update) {
             sink.sendLine { WireEvent.why(subscription: reasons.subscription, text: text).append(to: &$0) }
         }
@@ -32,17 +37,17 @@ struct UpdateLineHandler: PumpHandler {
 /// between, or another reason, makes the next refusal told again.
 final class RefusalReasons: Sendable {
     let subscription: Int
-    private let explain: @Sendable (LocationUpdate) -> String?
+    private let explain: @Sendable (LocationUpdate) -> Refusal?
     /// Told each new reason, as it is told to the client (for the daemon's log).
-    private let noted: @Sendable (String) -> Void
+    private let noted: @Sendable (Refusal) -> Void
     /// The reason told last, until a location comes; read without the lock while nothing was
     /// told, so that a location costs one atomic load.
     private let told = Mutex<String?>(nil)
     private let anyTold = Atomic<Bool>(false)
 
     init(
-        subscription: Int, explain: @escaping @Sendable (LocationUpdate) -> String?,
-        noted: @escaping @Sendable (String) -> Void = { _ in }
+        subscription: Int, explain: @escaping @Sendable (LocationUpdate) -> Refusal?,
+        noted: @escaping @Sendable (Refusal) -> Void = { _ in }
     ) {
         self.subscription = subscription
         self.explain = explain
@@ -58,15 +63,16 @@ final class RefusalReasons: Sendable {
             }
             return nil
         }
-        guard let text = explain(update) else { return nil }
-        let new = told.withLock { told -> String? in
-            guard told != text else { return nil }
-            told = text
+        guard let refusal = explain(update) else { return nil }
+        let new = told.withLock { told -> Bool in
+            guard told != refusal.text else { return false }
+            told = refusal.text
             anyTold.store(true, ordering: .relaxed)
-            return text
+            return true
         }
-        if let new { noted(new) }
-        return new
+        guard new else { return nil }
+        noted(refusal)
+        return refusal.text
     }
 }
 
@@ -76,10 +82,11 @@ extension ConnectionOutput {
     /// why before updates without a location.
     func deliverUpdateLines(
         _ updates: HostedUpdates, _ lines: WireUpdateLines, subscription: Int, reasons: RefusalReasons? = nil,
-        readerSetsPace: Bool = false, end: @escaping () -> Void
+        period: UsePeriod? = nil, readerSetsPace: Bool = false, end: @escaping () -> Void
     ) {
         deliver(
-            updates, to: UpdateLineHandler(lines: lines, subscription: subscription, reasons: reasons),
+            updates,
+            to: UpdateLineHandler(lines: lines, subscription: subscription, reasons: reasons, period: period),
             readerSetsPace: readerSetsPace, end: end)
     }
 }
