@@ -37,6 +37,12 @@ struct AccessHistoryTests {
         deinit { try? FileManager.default.removeItem(atPath: directory) }
     }
 
+    /// A user's history once everything recorded is written.
+    func written(_ history: AccessHistory, uid: UInt32) -> AccessHistory.Read {
+        history.flush()
+        return history.read(uid: uid)
+    }
+
     static let maps = ActivityLedger.Accessor(
         uid: 1000, app: "desktop:org.gnome.Maps",
         proof: "desktop entry /usr/share/applications/org.gnome.Maps.desktop",
@@ -75,7 +81,7 @@ struct AccessHistoryTests {
         period.end()
         period.delivered(precise: true)
         #expect(!ledger.isInUse, "an ended period takes no more deliveries")
-        let entries = history.read(uid: 1000).entries
+        let entries = written(history, uid: 1000).entries
         #expect(entries.map(\.kind) == [.begin, .end], "\(entries)")
         #expect(entries.last?.updates == 5)
         #expect(entries[1].time - entries[0].time == 14, "begun at the first delivery, ended at the end")
@@ -114,9 +120,9 @@ struct AccessHistoryTests {
                 "end desktop:org.gnome.Maps",
             ], "uid 1001's cgps is none of uid 1000's business")
         #expect(everyone.withLock { $0 } == 8)
-        let maps1000 = history.read(uid: 1000).entries
+        let maps1000 = written(history, uid: 1000).entries
         #expect(maps1000.filter { $0.kind == .begin }.map(\.precise) == [true, false, false])
-        #expect(history.read(uid: 1001).entries.map(\.kind) == [.begin, .end])
+        #expect(written(history, uid: 1001).entries.map(\.kind) == [.begin, .end])
     }
 
     @Test("a line cut off by a power cut is skipped and counted, and the next entry is whole")
@@ -125,13 +131,14 @@ struct AccessHistoryTests {
         let history = scene.history()
         let ledger = scene.ledger(history)
         ledger.refused(Self.maps, .notInUse, "not in use")
+        history.flush()
         let path = history.path(uid: 1000)
         let handle = try #require(FileHandle(forWritingAtPath: path))
         handle.seekToEndOfFile()
         handle.write(Data(#"{"kind":"begin","id":"cut","time":17966"#.utf8))
         try handle.close()
         ledger.refused(Self.maps, .denied, "denied")
-        let read = history.read(uid: 1000)
+        let read = written(history, uid: 1000)
         #expect(read.damaged == 1)
         #expect(read.entries.map(\.reason) == ["notInUse", "denied"])
     }
@@ -139,15 +146,17 @@ struct AccessHistoryTests {
     @Test("a period the daemon did not see end is ended, interrupted, when it starts again")
     func interrupted() throws {
         let scene = Scene()
-        let ledger = scene.ledger(scene.history())
+        let killed = scene.history()
+        let ledger = scene.ledger(killed)
         let period = ledger.period(for: Self.maps)
         period.saw(Self.located(precise: true))
+        killed.flush()
         // The daemon is killed: the period's end is never written. A new daemon reads the history.
         scene.advance(3600)
         let history = scene.history()
         #expect(history.endInterrupted(now: scene.now) == 1)
         #expect(history.endInterrupted(now: scene.now) == 0, "once")
-        let entries = history.read(uid: 1000).entries
+        let entries = written(history, uid: 1000).entries
         #expect(entries.map(\.kind) == [.begin, .end])
         #expect(entries.last?.interrupted == true && entries.last?.updates == nil)
     }
@@ -162,19 +171,21 @@ struct AccessHistoryTests {
         ledger.refused(Self.cgps, .denied, "the oldest")
         scene.advance(6 * 86400)
         ledger.refused(Self.cgps, .denied, "six days later")
+        history.flush()
         scene.advance(2 * 86400)
         #expect(history.prune(now: scene.now) == 1)
-        #expect(history.read(uid: 1001).entries.map(\.text) == ["six days later"])
+        #expect(written(history, uid: 1001).entries.map(\.text) == ["six days later"])
         for number in 0..<500 {
             ledger.refused(Self.maps, .notInUse, "refusal \(number)")
             scene.advance(1)
         }
+        history.flush()
         let size = try #require(
             try FileManager.default.attributesOfItem(atPath: history.path(uid: 1000))[.size] as? Int)
         #expect(size <= 16384)
-        let kept = history.read(uid: 1000).entries
+        let kept = written(history, uid: 1000).entries
         #expect(kept.last?.text == "refusal 499" && kept.count > 20 && kept.count < 500, "\(kept.count)")
-        #expect(history.read(uid: 1001).entries.count == 1, "another user's history is its own")
+        #expect(written(history, uid: 1001).entries.count == 1, "another user's history is its own")
         #expect(scene.logged.withLock { $0 }.isEmpty, "\(scene.logged.withLock { $0 })")
     }
 }

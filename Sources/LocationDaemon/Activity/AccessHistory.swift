@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 The OpenCoreLocation Authors
 // SPDX-License-Identifier: Apache-2.0
 
+import Dispatch
 import FoundationEssentials
 import LocationWire
 import Locking
@@ -18,6 +19,9 @@ import SystemPackage
 /// its own. Entries older than the retention are dropped (``prune(now:)``), and a user's file
 /// never grows past its bound: the oldest entries go first. It holds no coordinate: a
 /// ``WireAccess`` has no place for one.
+///
+/// Written on a thread of its own (``record(_:now:)``), in the order entries came: a slow disk,
+/// or a compaction's `fsync`, never holds up the event loop whose delivery began a period.
 final class AccessHistory: Sendable {
     struct Limits: Sendable {
         /// How long an entry is kept.
@@ -36,8 +40,10 @@ final class AccessHistory: Sendable {
     let directory: String
     let limits: Limits
     private let log: @Sendable (String) -> Void
-    /// One writer at a time: an append and a compaction of one file never interleave.
-    private let writing = Mutex(())
+    /// Every write and every read of the files, one at a time, in order.
+    private let queue = DispatchQueue(label: "gpslocd access history")
+    /// The users whose history could not be written, told once until it can again.
+    private let failing = Mutex<Set<UInt32>>([])
 
     init(directory: String, limits: Limits = Limits(), log: @escaping @Sendable (String) -> Void) {
         self.directory = directory
@@ -55,27 +61,49 @@ final class AccessHistory: Sendable {
         }.sorted()
     }
 
+    /// Queues `entry` for its user's history, written after every entry queued before it.
+    func record(_ entry: WireAccess, now: Date) {
+        queue.async { self.append(entry, now: now) }
+    }
+
+    /// Waits until every entry queued is written.
+    func flush() { queue.sync {} }
+
+    /// The histories of `uids`, read after every entry queued before; `read` gets them on the
+    /// history's thread.
+    func read(uids: [UInt32]?, _ read: @escaping @Sendable ([UInt32: Read]) -> Void) {
+        queue.async {
+            var found: [UInt32: Read] = [:]
+            for uid in uids ?? self.users() { found[uid] = self.read(uid: uid) }
+            read(found)
+        }
+    }
+
     /// Appends `entry` to its user's history, making room first when the file is full; a failure
-    /// is logged once per cause (the history is a record, never a reason to refuse a client).
-    func append(_ entry: WireAccess, now: Date) {
+    /// is logged once until a write succeeds again (the history is a record, never a reason to
+    /// refuse a client).
+    private func append(_ entry: WireAccess, now: Date) {
         let line = entry.line()
-        writing.withLock { _ in
-            do {
-                try ensureDirectory()
-                let path = path(uid: entry.uid)
-                if fileSize(path) + line.count > limits.bytesPerUser {
-                    try compact(uid: entry.uid, now: now, room: line.count)
-                }
-                try appendLine(line, to: path)
-            } catch {
+        do {
+            try ensureDirectory()
+            let path = path(uid: entry.uid)
+            if fileSize(path) + line.count > limits.bytesPerUser {
+                try compact(uid: entry.uid, now: now, room: line.count)
+            }
+            try appendLine(line, to: path)
+            if failing.withLock({ $0.remove(entry.uid) != nil }) {
+                log("the access history of uid \(entry.uid) is written again")
+            }
+        } catch {
+            if failing.withLock({ $0.insert(entry.uid).inserted }) {
                 log(
-                    "the access history of uid \(entry.uid) could not be written (\(error)); check \(directory)"
-                )
+                    "the access history of uid \(entry.uid) cannot be written (\(error)); its entries are lost "
+                        + "until it can: check \(directory)")
             }
         }
     }
 
-    /// Reads a user's history.
+    /// Reads a user's history, as the files hold it now (``flush()`` first for what was queued).
     func read(uid: UInt32) -> Read {
         guard let bytes = FileManager.default.contents(atPath: path(uid: uid)) else { return Read() }
         var read = Read()
@@ -88,17 +116,17 @@ final class AccessHistory: Sendable {
     /// Drops every user's entries older than the retention; returns how many it dropped.
     @discardableResult
     func prune(now: Date) -> Int {
-        var dropped = 0
-        for uid in users() {
-            writing.withLock { _ in
+        queue.sync {
+            var dropped = 0
+            for uid in users() {
                 do {
                     dropped += try compact(uid: uid, now: now, room: 0)
                 } catch {
                     log("the access history of uid \(uid) could not be pruned (\(error)); check \(directory)")
                 }
             }
+            return dropped
         }
-        return dropped
     }
 
     /// Ends every period whose end was never written (the daemon stopped while it lasted): at
@@ -106,6 +134,10 @@ final class AccessHistory: Sendable {
     /// begins; returns how many it ended.
     @discardableResult
     func endInterrupted(now: Date) -> Int {
+        queue.sync { endingInterrupted(now: now) }
+    }
+
+    private func endingInterrupted(now: Date) -> Int {
         var ended = 0
         for uid in users() {
             let entries = read(uid: uid).entries

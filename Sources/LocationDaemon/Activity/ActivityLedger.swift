@@ -60,7 +60,7 @@ final class ActivityLedger: Sendable {
         let begin = WireAccess(
             kind: .begin, id: UUID().uuidString, time: AccessHistory.seconds(now()), uid: accessor.uid,
             app: accessor.app, proof: accessor.proof, frontEnd: accessor.frontEnd, precise: precise)
-        history?.append(begin, now: now())
+        history?.record(begin, now: now())
         changed { state in
             state.open[begin.id] = begin
             return begin
@@ -82,7 +82,7 @@ final class ActivityLedger: Sendable {
             wasOpen = state.open.removeValue(forKey: begin.id) != nil
             return wasOpen ? end : nil
         }
-        if wasOpen { history?.append(end, now: now()) }
+        if wasOpen { history?.record(end, now: now()) }
     }
 
     /// The daemon stops: every period open now ends, marked interrupted (its count of updates
@@ -97,7 +97,7 @@ final class ActivityLedger: Sendable {
             kind: .refusal, id: UUID().uuidString, time: AccessHistory.seconds(now()), uid: accessor.uid,
             app: accessor.app, proof: accessor.proof, frontEnd: accessor.frontEnd, reason: reason.rawValue,
             text: text)
-        history?.append(refusal, now: now())
+        history?.record(refusal, now: now())
     }
 
     /// Applies a change of the open periods and tells the watchers who may see it, and the

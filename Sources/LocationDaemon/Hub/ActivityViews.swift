@@ -30,22 +30,28 @@ extension Daemon {
     }
 
     /// The access history `view` may see (everyone's for `nil`), since `since`, of `app` alone
-    /// when given, oldest first; and how many of its lines were damaged (a cut-off write).
-    func history(view: UInt32?, since: Double?, app: String?) throws(WireError) -> AccessHistory.Read {
+    /// when given, oldest first, with how many of its lines were damaged (a cut-off write): handed
+    /// to `answer` on the history's own thread, once every entry recorded before is written.
+    func history(
+        view: UInt32?, since: Double?, app: String?,
+        _ answer: @escaping @Sendable (AccessHistory.Read) -> Void
+    ) throws(WireError) {
         guard let history = activity.history else {
             throw WireError(
                 "gpslocd keeps no access history: it was started with --history-days 0 (or \"historyDays\": 0 "
                     + "in gpslocd.conf); give it a number of days")
         }
-        var read = AccessHistory.Read()
-        for uid in view.map({ [$0] }) ?? history.users() {
-            let user = history.read(uid: uid)
-            read.damaged += user.damaged
-            read.entries += user.entries.filter { entry in
-                (since.map { entry.time >= $0 } ?? true) && (app.map { entry.app == $0 } ?? true)
+        history.read(uids: view.map { [$0] }) { users in
+            var read = AccessHistory.Read()
+            for uid in users.keys.sorted() {
+                let user = users[uid]!
+                read.damaged += user.damaged
+                read.entries += user.entries.filter { entry in
+                    (since.map { entry.time >= $0 } ?? true) && (app.map { entry.app == $0 } ?? true)
+                }
             }
+            if view == nil { read.entries.sort { $0.time < $1.time } }
+            answer(read)
         }
-        if view == nil { read.entries.sort { $0.time < $1.time } }
-        return read
     }
 }

@@ -112,6 +112,7 @@ public final class Daemon: Sendable {
     /// The daemon stops: every period of use open now ends in the access history.
     public func endActivity() {
         activity.endAll()
+        activity.history?.flush()
     }
 
     /// The app a new connection belongs to, hosted already or made now: one per user, app and

@@ -185,15 +185,18 @@ final class NativeSession: Sendable {
             let target = try hub.authorize(identity, toSee: uid)
             send(WireEvent.decisions(id: id, try hub.decisions(uid: target)).encoded())
         case .showActivity(let uid, let all, let since, let app):
-            let read = try hub.history(
-                view: try hub.activityView(identity, uid: uid, all: all), since: since, app: app)
-            for entry in read.entries { send(WireEvent.access(id: id, entry).encoded()) }
-            let damaged =
-                read.damaged == 0
-                ? nil
-                : "the history has \(counted(read.damaged, "damaged line", "damaged lines")) (a write cut off by a "
-                    + "crash or a power cut), skipped"
-            send(WireEvent.ok(id: id, note: damaged).encoded())
+            let view = try hub.activityView(identity, uid: uid, all: all)
+            let output = output
+            // Read on the history's thread; the lines reach the socket through the loop, in order.
+            try hub.history(view: view, since: since, app: app) { read in
+                for entry in read.entries { output.send(WireEvent.access(id: id, entry).encoded()) }
+                let damaged =
+                    read.damaged == 0
+                    ? nil
+                    : "the history has \(counted(read.damaged, "damaged line", "damaged lines")) (a write cut off "
+                        + "by a crash or a power cut), skipped"
+                output.send(WireEvent.ok(id: id, note: damaged).encoded())
+            }
         case .watchActivity(let all):
             let view = try hub.activityView(identity, uid: nil, all: all)
             guard state.withLock({ $0.activityWatcher == nil }) else {
