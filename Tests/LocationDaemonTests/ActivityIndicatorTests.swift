@@ -177,6 +177,21 @@ struct ActivityIndicatorTests {
             #expect(
                 bobsView.standardOutput.contains("@a(usssbt) []"),
                 "\(bobsView.standardOutput)\(bobsView.standardError)")
+
+            // A reader already on the bus when the daemon starts (an indicator started with the
+            // session): the daemon lists it as it opens the bus, and tells it too.
+            _ = try await setup.daemon.restart()
+            #expect(await setup.daemon.logs("serving the activity indicator"), "\(setup.daemon.log)")
+            let before = Self.heard(alices.output).count
+            let again = try setup.start(
+                alice, ["/usr/bin/timeout", "-s", "KILL", "3", "/usr/bin/gpspipe", "-w", "127.0.0.1:\(port)"])
+            let heardAgain = await alices.waitForOutput(within: 15) { output in
+                Self.heard(output).dropFirst(before).contains {
+                    $0.programs.contains { $0.app == "/usr/bin/gpspipe" }
+                }
+            }
+            #expect(heardAgain, "after the daemon's restart: \(alices.output)\n\(setup.daemon.log)")
+            _ = await again.wait(within: 20)
             await alices.stop()
             await bobs.stop()
         }

@@ -36,6 +36,8 @@ public final class ActivityIndicator: FrontEnd, BusService {
         /// The users whose programs changed since the viewers were last told (`nil`: all).
         var changed: Set<UInt32> = []
         var flushQueued = false
+        /// Connections listed as the bus was opened, before it could be asked who they are.
+        var unknown: [String] = []
     }
 
     private let daemon: Daemon
@@ -72,7 +74,10 @@ public final class ActivityIndicator: FrontEnd, BusService {
     public func run() async {
         await BusServing(
             label: "activity indicator", daemon: daemon, open: openBus, explain: Self.explain,
-            adopt: { [self] bus in state.withLock { $0.bus = bus } }, forget: forgetEverything
+            adopt: { [self] bus in
+                state.withLock { $0.bus = bus }
+                bus.perform { [weak self] in self?.identifyListed() }
+            }, forget: forgetEverything
         ).run(first: state.withLock { $0.bus })
     }
 
@@ -96,6 +101,7 @@ public final class ActivityIndicator: FrontEnd, BusService {
             state.viewers = [:]
             state.changed = []
             state.flushQueued = false
+            state.unknown = []
             state.bus = nil
         }
         peers.forgetAll()
@@ -136,7 +142,22 @@ public final class ActivityIndicator: FrontEnd, BusService {
     /// A connection joined the bus: what it may see is settled now, from the bus daemon's word,
     /// so that it hears of the changes it may see from the first.
     func arrived(_ name: String) {
-        _ = view(of: name)
+        // Listed while the bus is being opened: asked about once it is served.
+        let listing = state.withLock { state -> Bool in
+            guard state.bus == nil else { return false }
+            state.unknown.append(name)
+            return true
+        }
+        if !listing { _ = view(of: name) }
+    }
+
+    /// Settles what each connection listed at the bus's opening may see.
+    private func identifyListed() {
+        let listed = state.withLock { state in
+            defer { state.unknown = [] }
+            return state.unknown
+        }
+        for name in listed { _ = view(of: name) }
     }
 
     func gone(_ name: String) {
