@@ -12,17 +12,30 @@ import Locking
 /// time of a delivery to the program, or of its own going: an approximate app that reads its
 /// periods learns nothing its deliveries did not tell it already.
 ///
-/// A delivery within a period costs a lock and an addition: no allocation, no clock.
+/// A delivery within a period costs two atomic operations: no lock, no allocation, no clock. A
+/// subscription's deliveries come from one thread (its connection's loop, or the bus thread);
+/// its end may come from another, and a delivery racing it is counted in the period it ended,
+/// or in none: a count may be one short, never another period's.
 final class UsePeriod: Sendable {
+    /// What ``phase`` holds.
+    private enum Phase {
+        static let none: UInt8 = 0
+        static let precise: UInt8 = 1
+        static let approximate: UInt8 = 2
+        static let ended: UInt8 = 3
+    }
+
     private struct State {
         var begin: WireAccess?
-        var precise = false
-        var updates = 0
-        var ended = false
     }
 
     private let ledger: ActivityLedger
     private let accessor: ActivityLedger.Accessor
+    /// The open period's accuracy, or none, or ended: read without the lock by each delivery.
+    private let phase = Atomic<UInt8>(Phase.none)
+    /// The open period's deliveries.
+    private let updates = Atomic<Int>(0)
+    /// The open period's begin; changed under the lock, with ``phase``.
     private let state = Mutex(State())
 
     init(ledger: ActivityLedger, accessor: ActivityLedger.Accessor) {
@@ -34,16 +47,22 @@ final class UsePeriod: Sendable {
 
     /// A location was delivered to the program, precise or approximate.
     func delivered(precise: Bool) {
+        let wanted = precise ? Phase.precise : Phase.approximate
+        if phase.load(ordering: .acquiring) == wanted {
+            updates.wrappingAdd(1, ordering: .relaxed)
+            return
+        }
         state.withLock { state in
-            if state.begin != nil && state.precise == precise {
-                state.updates += 1
+            let now = phase.load(ordering: .relaxed)
+            guard now != Phase.ended else { return }
+            if now == wanted {
+                updates.wrappingAdd(1, ordering: .relaxed)
                 return
             }
-            guard !state.ended else { return }
-            if let begin = state.begin { ledger.end(begin, updates: state.updates) }
+            if let begin = state.begin { ledger.end(begin, updates: updates.load(ordering: .relaxed)) }
             state.begin = ledger.begin(accessor, precise: precise)
-            state.precise = precise
-            state.updates = 1
+            updates.store(1, ordering: .relaxed)
+            phase.store(wanted, ordering: .releasing)
         }
     }
 
@@ -58,21 +77,19 @@ final class UsePeriod: Sendable {
     }
 
     /// Ends the period open now, if any; the next delivery begins another.
-    func pause() {
-        state.withLock { state in
-            guard let begin = state.begin else { return }
-            ledger.end(begin, updates: state.updates)
-            state.begin = nil
-            state.updates = 0
-        }
-    }
+    func pause() { close(ending: false) }
 
     /// The subscription is over: the period open now ends, and none begins after.
-    func end() {
+    func end() { close(ending: true) }
+
+    private func close(ending: Bool) {
+        let now = phase.load(ordering: .acquiring)
+        if now == Phase.ended || (now == Phase.none && !ending) { return }
         state.withLock { state in
-            state.ended = true
+            guard phase.load(ordering: .relaxed) != Phase.ended else { return }
+            phase.store(ending ? Phase.ended : Phase.none, ordering: .releasing)
             guard let begin = state.begin else { return }
-            ledger.end(begin, updates: state.updates)
+            ledger.end(begin, updates: updates.load(ordering: .relaxed))
             state.begin = nil
         }
     }
