@@ -292,11 +292,8 @@ final class GPSDSession: ProtocolSession {
         // A log replayed as fast as it can be read waits for the client rather than outrunning it.
         let paced = client.app.readerSetsPace
         let period = hub.usePeriod(identity, via: .gpsd)
-        output.deliver(
-            updates, readerSetsPace: paced, { [weak self] update in self?.receive(update, device: device) },
-            end: {})
-        output.deliver(
-            fixes, readerSetsPace: paced, { [weak self] fix in self?.receive(fix, device: device) }, end: {})
+        // The program and its period first: the first update may come at once, and what it says
+        // (undecided, or refused) depends on the program's decision.
         let late = state.withLock { state -> Bool in
             if state.closed { return true }
             state.program = program
@@ -311,7 +308,13 @@ final class GPSDSession: ProtocolSession {
             fixes.cancel()
             period.end()
             program.detach()
+            return
         }
+        output.deliver(
+            updates, readerSetsPace: paced, { [weak self] update in self?.receive(update, device: device) },
+            end: {})
+        output.deliver(
+            fixes, readerSetsPace: paced, { [weak self] fix in self?.receive(fix, device: device) }, end: {})
     }
 
     private func stopWatching() {
