@@ -46,6 +46,8 @@ struct GeoClueDesktopEntryTests {
             #expect(
                 decision?["decision"] as? String == "whenInUse" && decision?["precise"] as? Bool == true,
                 "\(alices)")
+            // It asked for nothing above when-in-use: the daemon's session for it asks for no more.
+            #expect(!setup.daemon.log.contains("asked for Always access"), "\(setup.daemon.log)")
 
             // A python client declaring where-am-i's DesktopId is python, whatever it declares; and
             // python3.11.desktop, where Debian ships it, proves nothing of an interpreter.

@@ -143,6 +143,31 @@ struct LocationCoreTests {
         #expect(Self.updates(fix, to: id).first?.location != nil)
     }
 
+    @Test(
+        "A session that holds Always without asking: Always takes effect when decided; a when-in-use app is not asked for more, nor told it lacks a description"
+    )
+    func alwaysWithoutAsking() {
+        let session = SessionRequirement(level: .always, explicit: true, asksForAlways: false)
+        var whenInUse = Self.core(.whenInUse, inUse: false, manifest: Manifest())
+        let (_, opened) = whenInUse.addSession(session)
+        let (id, subscribed) = whenInUse.subscribeUpdates(profile: .default)
+        let actions = opened + subscribed
+        #expect(!actions.contains { if case .ask = $0 { true } else { false } }, "\(actions)")
+        #expect(!actions.contains { if case .log = $0 { true } else { false } }, "\(actions)")
+        #expect(Self.updates(subscribed, to: id).first?.flags.insufficientlyInUse == true)
+        // Decided Always: served out of use, as an asking session would be.
+        var always = Self.core(.always, inUse: false)
+        _ = always.addSession(session)
+        let (served, _) = always.subscribeUpdates(profile: .default)
+        let fix = always.receive(.fix(.position(52.1, 5.1, at: 1000)), origin: .receiver)
+        #expect(Self.updates(fix, to: served).first?.location != nil)
+        // The same session, asking: the upgrade is asked for (the manifest has the description).
+        var asking = Self.core(.whenInUse, inUse: true)
+        let (_, upgrade) = asking.addSession(SessionRequirement(level: .always, explicit: true))
+        #expect(
+            upgrade.contains { if case .ask(let request) = $0 { request.kind == .always } else { false } })
+    }
+
     @Test("Unavailability is said once per loss, and the end of the receiver ends every subscription")
     func unavailableAndEnded() {
         var core = Self.core()

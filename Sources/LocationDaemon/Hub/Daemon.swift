@@ -159,7 +159,9 @@ public final class Daemon: Sendable {
         }
         client.activate(connection)
         client.refreshActivity()
-        let session = client.takeSession(level: .always, purposeKey: nil, background: false)
+        // Always when its user decided it, never asked for: the program asked for nothing.
+        let session = client.takeSession(
+            level: .always, purposeKey: nil, background: false, asksForAlways: false)
         return UnmodifiedProgram(hub: self, client: client, connection: connection, session: session)
     }
 

@@ -117,9 +117,13 @@ final class HostedApp: Sendable {
     var client: String { engine.client }
 
     /// A service session (`CLServiceSession`); returns the core's number for it.
-    func openSession(_ level: WireLevel, purposeKey: String?) -> Int {
+    /// `asksForAlways: false` for the session of a program the daemon serves on its user's
+    /// decision alone (``SessionRequirement/asksForAlways``).
+    func openSession(_ level: WireLevel, purposeKey: String?, asksForAlways: Bool = true) -> Int {
         engine.addSession(
-            SessionRequirement(level: level.sessionLevel, purposeKey: purposeKey, explicit: true))
+            SessionRequirement(
+                level: level.sessionLevel, purposeKey: purposeKey, explicit: true,
+                asksForAlways: asksForAlways))
     }
 
     func openBackgroundSession() -> Int {

@@ -37,6 +37,8 @@ final class HostedClient: Sendable {
         var level: WireLevel
         var purposeKey: String?
         var background: Bool
+        /// `false`: it holds Always if decided, and asks for no more than when-in-use.
+        var asksForAlways = true
     }
 
     private struct Connection {
@@ -126,18 +128,26 @@ final class HostedClient: Sendable {
     }
 
     /// A session for a connection: a kept one opened the same way, or a new one.
-    func takeSession(level: WireLevel, purposeKey: String?, background: Bool) -> Session {
+    func takeSession(level: WireLevel, purposeKey: String?, background: Bool, asksForAlways: Bool = true)
+        -> Session
+    {
         let adopted = state.withLock { state -> Session? in
             guard
                 let index = state.kept.firstIndex(where: {
                     $0.level == level && $0.purposeKey == purposeKey && $0.background == background
+                        && $0.asksForAlways == asksForAlways
                 })
             else { return nil }
             return state.kept.remove(at: index)
         }
         if let adopted { return adopted }
-        let id = background ? app.openBackgroundSession() : app.openSession(level, purposeKey: purposeKey)
-        return Session(id: id, level: level, purposeKey: purposeKey, background: background)
+        let id =
+            background
+            ? app.openBackgroundSession()
+            : app.openSession(level, purposeKey: purposeKey, asksForAlways: asksForAlways)
+        return Session(
+            id: id, level: level, purposeKey: purposeKey, background: background, asksForAlways: asksForAlways
+        )
     }
 
     /// A connection says it went to the background (`true`) or came back (`false`).

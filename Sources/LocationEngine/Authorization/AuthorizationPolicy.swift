@@ -48,12 +48,20 @@ package struct SessionRequirement: Sendable, Hashable {
     package var explicit: Bool
     /// Keeps a when-in-use app in use in the background (a background activity session).
     package var keepsInUse = false
+    /// `false` for an `.always` session that holds Always when its user decided it, and asks for
+    /// no more than when-in-use: the session the daemon holds for a program that asks for
+    /// nothing itself (a gpsd client, a GeoClue app), served on its user's decision alone.
+    package var asksForAlways = true
 
-    package init(level: SessionLevel, purposeKey: String? = nil, explicit: Bool, keepsInUse: Bool = false) {
+    package init(
+        level: SessionLevel, purposeKey: String? = nil, explicit: Bool, keepsInUse: Bool = false,
+        asksForAlways: Bool = true
+    ) {
         self.level = level
         self.purposeKey = purposeKey
         self.explicit = explicit
         self.keepsInUse = keepsInUse
+        self.asksForAlways = asksForAlways
     }
 }
 
@@ -241,8 +249,9 @@ package struct AuthorizationState: Sendable {
     }
 
     /// The highest level asked for, by a session that counts or the delegate API's request.
+    /// The level the app asks for: what its sessions and its requests would have it be asked.
     package var requestedLevel: SessionLevel {
-        max(managerRequest ?? .none, summary.level)
+        max(managerRequest ?? .none, summary.askedLevel)
     }
 
     package var serviceSessionRequired: Bool {
@@ -447,6 +456,9 @@ private struct SessionSummary {
     /// The highest level of the sessions that count (explicit ones only, when the manifest
     /// requires explicit sessions).
     var level = SessionLevel.none
+    /// The highest level they ask for: ``level``, but when-in-use for a session that holds
+    /// Always without asking for it (``SessionRequirement/asksForAlways``).
+    var askedLevel = SessionLevel.none
     /// Whether a session keeps the app in use (counted whatever the manifest says).
     var keepsInUse = false
     /// Whether there is an explicit session at all, and one at when-in-use or above.
@@ -462,7 +474,11 @@ private struct SessionSummary {
                 explicit = true
                 explicitAuthorizing = explicitAuthorizing || session.level >= .whenInUse
             }
-            if session.explicit || !explicitOnly { level = max(level, session.level) }
+            if session.explicit || !explicitOnly {
+                level = max(level, session.level)
+                askedLevel = max(
+                    askedLevel, session.asksForAlways ? session.level : min(session.level, .whenInUse))
+            }
         }
     }
 }
