@@ -73,11 +73,16 @@ enum RefusalWords {
                     + "or an administrator runs `\(grant)`")
         }
         if undecided {
+            // A graphical desktop app is asked while it runs, through its user's desktop (or
+            // `gpsloc agent`); anything else while it is in its terminal's foreground.
+            let when =
+                identity.foregroundProbe.isDesktopApp
+                ? "while it runs, through the desktop's location dialog (or `gpsloc agent`)"
+                : "when it runs in a terminal's foreground (answer with `gpsloc agent`)"
             return Refusal(
                 reason: .undecided,
-                text: "\(identity.app) (uid \(uid)) has no decision yet: its user is asked when it runs in a "
-                    + "terminal's foreground (answer with `gpsloc agent`), or an administrator runs `\(grant)`"
-            )
+                text: "\(identity.app) (uid \(uid)) has no decision yet: its user is asked \(when), or an "
+                    + "administrator runs `\(grant)`")
         }
         if flags.insufficientlyInUse {
             return Refusal(
